@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+import { createInterface } from 'node:readline/promises';
+import meow from 'meow';
+import type { CommandContext } from './commands/command-context.js';
+import { AcodeError, ExitCode, isAcodeError } from './errors/acode-error.js';
+
+const help = `
+  Durable multi-step AI-agent workflows: every finished step is checkpointed, every
+  interruption (Ctrl+C, crash, kill -9) resumes where it stopped.
+
+  Usage
+    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
+    $ acode run --resume <id>            same as acode resume <id>
+    $ acode resume [<id>] [--json]       resume the most recent interrupted session, or <id>
+    $ acode sessions list [--status S] [--json]
+    $ acode sessions show <id> [--json]
+    $ acode sessions delete <id> [--force]
+    $ acode validate <spec.yaml>
+
+  Options
+    --var k=v            set a template variable (repeatable); overrides inputs.values
+    --no-save-session    run without writing a session (nothing to resume)
+    --json               print one JSON object (or array) on stdout
+    --status S           created | running | paused | completed | failed | cancelled
+    --force              delete without asking
+
+  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
+  <id> may be any unique prefix of at least 4 characters.
+
+  Exit codes
+    0 ok · 1 failure · 2 usage or spec error · 14 no resumable session
+    15 session already completed/failed/cancelled · 130 paused by Ctrl+C
+
+  Examples
+    $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
+    $ acode resume
+`;
+
+const cli = meow(help, {
+  importMeta: import.meta,
+  allowUnknownFlags: false,
+  flags: {
+    var: { type: 'string', isMultiple: true, default: [] },
+    saveSession: { type: 'boolean', default: true },
+    json: { type: 'boolean', default: false },
+    status: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    resume: { type: 'string' },
+  },
+});
+
+function hardExit(code: ExitCode): never {
+  process.exit(code);
+}
+
+const context: CommandContext = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  interactive: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+  color: Boolean(process.stderr.isTTY) && !('NO_COLOR' in process.env),
+  env: process.env,
+  cwd: process.cwd(),
+  hardExit,
+  async confirm(question) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await rl.question(question)).trim());
+    } finally {
+      rl.close();
+    }
+  },
+};
+
+function usage(message: string): never {
+  throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
+}
+
+function requireArg(value: string | undefined, what: string): string {
+  return value ?? usage(`missing ${what}`);
+}
+
+async function dispatch(): Promise<ExitCode> {
+  const [command, ...args] = cli.input;
+  const { flags } = cli;
+  switch (command) {
+    case 'run': {
+      const { resumeCommand } = await import('./commands/resume.js');
+      if (flags.resume) return resumeCommand(context, flags.resume, { json: flags.json });
+      const { runCommand } = await import('./commands/run.js');
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json });
+    }
+    case 'resume': {
+      const { resumeCommand } = await import('./commands/resume.js');
+      return resumeCommand(context, args[0], { json: flags.json });
+    }
+    case 'validate': {
+      const { validateCommand } = await import('./commands/validate.js');
+      return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
+    }
+    case 'sessions': {
+      const sessions = await import('./commands/sessions.js');
+      const [sub, id] = args;
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, json: flags.json });
+      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
+      if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
+      return usage(`unknown sessions command '${sub}' (list, show, delete)`);
+    }
+    case undefined:
+      cli.showHelp(0);
+      return ExitCode.ok;
+    default:
+      return usage(`unknown command '${command}'`);
+  }
+}
+
+let exitCode: ExitCode;
+try {
+  exitCode = await dispatch();
+} catch (error) {
+  if (!isAcodeError(error)) throw error;
+  process.stderr.write(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`);
+  exitCode = error.exitCode;
+}
+// Exit now: idle keep-alive sockets of the HTTP client would otherwise hold the process open.
+process.exit(exitCode);

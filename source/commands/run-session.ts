@@ -1,0 +1,73 @@
+import { ExitCode } from '../errors/acode-error.js';
+import { ChainExecutor, type ChainRunOptions, type RunSummary } from '../engine/chain-executor.js';
+import { paint, type CommandContext } from './command-context.js';
+import { plainLine } from './plain-progress.js';
+
+export interface SessionRunOptions extends ChainRunOptions {
+  /** False for --no-save-session: nothing to resume, so no resume hint. */
+  saved: boolean;
+  json: boolean;
+  /** Closes the journal's file handles once the run has ended. */
+  close?: () => void;
+}
+
+function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
+  if (summary.status === 'completed') return ExitCode.ok;
+  if (summary.status === 'paused' && userStopped) return ExitCode.interrupted;
+  return ExitCode.failure;
+}
+
+function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): string {
+  const counts = `${summary.steps_total} steps (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out`;
+  if (summary.status === 'completed') return `${paint(ctx, 32, '✓ completed')}: ${counts}`;
+  const resume = saved ? `\nResume with: acode resume ${summary.session_id}` : '';
+  return `${summary.status === 'paused' ? paint(ctx, 33, '⏸ paused') : paint(ctx, 31, '✗ failed')}: ${counts}${summary.status === 'paused' ? resume : ''}`;
+}
+
+/**
+ * Runs (or resumes) one session with the right face: the Ink run view for a person at a
+ * terminal, plain lines on stderr otherwise, and one JSON object on stdout with --json.
+ * Ctrl+C or SIGTERM pauses; a second one leaves at once (the checkpoint is already durable).
+ */
+export async function runSession(ctx: CommandContext, options: SessionRunOptions): Promise<ExitCode> {
+  const executor = new ChainExecutor(options);
+  const agents = options.spec.pattern.config.steps.map((step) => step.agent);
+  const total = agents.length;
+  const useInk = ctx.interactive && !options.json;
+
+  let stopRequests = 0;
+  const onSignal = () => {
+    if (++stopRequests > 1) ctx.hardExit(ExitCode.interrupted);
+    executor.cancel();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let screen: { close(): Promise<void> } | undefined;
+  if (useInk) {
+    // React and Ink load only here, so plain commands never pay for them.
+    const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), import('../ui/run/run-screen.js')]);
+    const { store } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });
+    screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
+  } else {
+    ctx.stderr.write(`acode: session ${options.sessionId} · ${options.spec.name}\n`);
+    executor.subscribe((event) => {
+      const line = plainLine(event, total, agents);
+      if (line) ctx.stderr.write(`${line}\n`);
+    });
+  }
+
+  let summary: RunSummary;
+  try {
+    summary = await executor.run();
+  } finally {
+    options.close?.();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await screen?.close();
+  }
+
+  if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
+  if (!useInk) ctx.stderr.write(`${closingLine(ctx, summary, options.saved)}\n`);
+  return exitCodeFor(summary, executor.cancelled);
+}

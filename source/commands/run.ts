@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { ExitCode } from '../errors/acode-error.js';
+import { nullJournal } from '../engine/journal.js';
+import { initialProgress } from '../engine/session-progress.js';
+import { mergeVariables } from '../engine/template-context.js';
+import { createProvider } from '../providers/create-provider.js';
+import { loadSpecFile } from '../spec/load-spec.js';
+import { formatProblem } from '../spec/spec-problem.js';
+import { hashText } from '../spec/hash.js';
+import { openStore, type CommandContext } from './command-context.js';
+import { parseVars } from './parse-vars.js';
+import { runSession } from './run-session.js';
+
+export interface RunFlags {
+  vars: readonly string[];
+  saveSession: boolean;
+  json: boolean;
+}
+
+/** `acode run <spec>`: validates, creates the session (unless --no-save-session) and runs it. */
+export async function runCommand(ctx: CommandContext, specPath: string, flags: RunFlags): Promise<ExitCode> {
+  const loaded = loadSpecFile(specPath);
+  for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
+  const { spec } = loaded;
+  const variables = mergeVariables(spec, parseVars(flags.vars));
+  const provider = createProvider(spec, ctx.env);
+  const stepsTotal = spec.pattern.config.steps.length;
+
+  if (!flags.saveSession) {
+    return runSession(ctx, {
+      sessionId: `unsaved-${randomBytes(4).toString('hex')}`,
+      spec, variables, provider, journal: nullJournal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
+    });
+  }
+  const handle = openStore(ctx).create({
+    workflow_name: spec.name,
+    pattern_type: spec.pattern.type,
+    spec_path: resolve(ctx.cwd, specPath),
+    spec_hash: hashText(loaded.text),
+    cwd: ctx.cwd,
+    variables,
+    runtime: { provider: spec.runtime.provider, model_id: spec.runtime.model_id, host: spec.runtime.host },
+    specText: loaded.text,
+    stepsTotal,
+  });
+  const journal = handle.openJournal();
+  return runSession(ctx, {
+    sessionId: handle.record.session_id,
+    spec, variables, provider, journal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
+    close: () => journal.close(),
+  });
+}

@@ -1,0 +1,200 @@
+import type { WorkflowSpec } from '../spec/schema.js';
+import { renderTemplate, TemplateError } from '../spec/template.js';
+import { abortableSleep, backoffMs } from './abortable-sleep.js';
+import { ArtifactPathError, writeArtifacts } from './artifacts.js';
+import type { EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
+import type { Journal } from './journal.js';
+import type { ChatMessage, CompletionResult, Provider } from './provider.js';
+import { applyEvent, type SessionProgress } from './session-progress.js';
+import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from './stop-errors.js';
+import { stepContext, type Variables } from './template-context.js';
+
+export interface ChainRunOptions {
+  sessionId: string;
+  spec: WorkflowSpec;
+  variables: Variables;
+  provider: Provider;
+  journal: Journal;
+  /** Fresh for a new run; replayed from the event log for a resume. */
+  progress: SessionProgress;
+  cwd: string;
+  /** Attempts per step before the session pauses (rate limits, retryable errors). */
+  maxAttempts?: number;
+}
+
+/** The `--json` shape of DESIGN.md §1. */
+export interface RunSummary {
+  session_id: string;
+  status: SessionStatus;
+  steps_total: number;
+  steps_executed: number;
+  steps_skipped: number;
+  tokens: TokenUsage;
+  artifacts: string[];
+}
+
+export type EngineListener = (event: EngineEvent) => void;
+
+/** Ends a run early with a recorded outcome (paused or failed), not as a crash. */
+class StopRun extends Error {
+  constructor(
+    readonly outcome: 'paused' | 'failed',
+    readonly reason: StopReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs a chain from `progress.next_step` to the end: completed steps are skipped, each step's
+ * attempt is journaled before it runs, and each result is journaled (checkpointed) before the next
+ * step starts. Events out through `subscribe`, control in through `cancel`.
+ */
+export class ChainExecutor {
+  private readonly listeners = new Set<EngineListener>();
+  private readonly abort = new AbortController();
+  private readonly progress: SessionProgress;
+  private executed = 0;
+
+  constructor(private readonly options: ChainRunOptions) {
+    this.progress = options.progress;
+  }
+
+  subscribe(listener: EngineListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Asks the run to stop: the running step is abandoned and the session is paused (user_exit). */
+  cancel(): void {
+    this.abort.abort();
+  }
+
+  get cancelled(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private emit(body: EngineEventBody): EngineEvent {
+    const event = { ...body, event_id: this.progress.last_event_id + 1, ts: new Date().toISOString() } as EngineEvent;
+    applyEvent(this.progress, event);
+    this.options.journal.record(event, this.progress);
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  async run(): Promise<RunSummary> {
+    const { spec } = this.options;
+    const steps = spec.pattern.config.steps;
+    const skipped = this.progress.next_step;
+    this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: steps.length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, next_step: skipped });
+    for (let step = 0; step < skipped; step++) this.emit({ type: 'step_skipped', step, agent: steps[step]?.agent ?? '' });
+
+    try {
+      for (let step = skipped; step < steps.length; step++) await this.runStep(step);
+      this.finishArtifacts();
+      this.emit({ type: 'session_completed', tokens: this.progress.tokens });
+    } catch (error) {
+      if (!(error instanceof StopRun)) throw error;
+      const step = this.progress.in_progress?.step ?? null;
+      if (error.outcome === 'paused') this.emit({ type: 'session_paused', reason: error.reason, message: error.message, step });
+      else this.emit({ type: 'session_failed', reason: error.reason, message: error.message, step });
+    }
+    return {
+      session_id: this.options.sessionId,
+      status: this.progress.status,
+      steps_total: steps.length,
+      steps_executed: this.executed,
+      steps_skipped: skipped,
+      tokens: { ...this.progress.tokens },
+      artifacts: [...this.progress.artifacts],
+    };
+  }
+
+  private checkBudget(): void {
+    const limit = this.options.spec.runtime.budgets?.max_tokens;
+    const used = this.progress.tokens.input + this.progress.tokens.output;
+    if (limit !== undefined && used >= limit) {
+      throw new StopRun('failed', 'budget_exceeded', `token budget exhausted: ${used} of runtime.budgets.max_tokens ${limit} used; fork the session with a larger budget to continue`);
+    }
+  }
+
+  private messagesFor(step: number): { messages: ChatMessage[]; context: Record<string, unknown> } {
+    const { spec, variables } = this.options;
+    const config = spec.pattern.config.steps[step]!;
+    const context = stepContext(spec, variables, this.progress.results, step);
+    try {
+      const system = renderTemplate(spec.agents[config.agent]?.prompt ?? '', context);
+      const user = renderTemplate(config.input, context);
+      return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
+    } catch (error) {
+      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `step ${step} (${config.agent}): ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async runStep(step: number): Promise<void> {
+    const { sessionId, provider } = this.options;
+    const maxAttempts = this.options.maxAttempts ?? 5;
+    const agent = this.options.spec.pattern.config.steps[step]!.agent;
+    for (let tries = 1; ; tries++) {
+      if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
+      this.checkBudget();
+      const { messages, context } = this.messagesFor(step);
+      const attempt = (this.progress.in_progress?.step === step ? this.progress.in_progress.attempt : 0) + 1;
+      this.emit({ type: 'step_started', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}` });
+      const started = performance.now();
+      let result: CompletionResult;
+      try {
+        // A response that arrives after Ctrl+C is kept: it is paid for and complete.
+        result = await provider.complete({ agent, step, attempt, messages, context, signal: this.abort.signal });
+      } catch (error) {
+        const delay = this.classify(error, step, attempt, tries, maxAttempts);
+        this.emit({ type: 'step_retry_scheduled', step, attempt, reason: delay.reason, message: delay.message, delay_ms: delay.ms });
+        try {
+          await abortableSleep(delay.ms, this.abort.signal);
+        } catch {
+          throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
+        }
+        continue;
+      }
+      this.emit({ type: 'step_completed', step, agent, attempt, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
+      this.executed++;
+      return;
+    }
+  }
+
+  /** Decides what a failed attempt means: wait and retry (returns the delay), pause, or fail. */
+  private classify(error: unknown, step: number, attempt: number, tries: number, maxAttempts: number): { ms: number; reason: StopReason; message: string } {
+    if (error instanceof StepAbortedError || this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
+    const message = error instanceof Error ? error.message : String(error);
+    const fail = (reason: StopReason, retryable: boolean, outcome: 'paused' | 'failed', text: string): never => {
+      this.emit({ type: 'step_failed', step, attempt, reason, message, retryable });
+      throw new StopRun(outcome, reason, text);
+    };
+    if (error instanceof ContextExhaustedError) {
+      return fail('context_exhausted', true, 'paused', `step ${step}: the model's context window is exhausted (${message}); resume to retry the step`);
+    }
+    const retryable = error instanceof RateLimitError || (error instanceof ProviderError && error.retryable);
+    const reason: StopReason = error instanceof RateLimitError ? 'rate_limit' : 'provider_error';
+    if (!retryable) {
+      if (error instanceof ProviderError) return fail(reason, false, 'failed', `step ${step}: ${message}`);
+      throw error;
+    }
+    if (tries >= maxAttempts) {
+      return fail(reason, true, 'paused', `step ${step}: gave up after ${tries} attempts (${message}); resume to try again`);
+    }
+    const ms = error instanceof RateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffMs(tries);
+    return { ms, reason, message };
+  }
+
+  private finishArtifacts(): void {
+    const { spec, variables, cwd } = this.options;
+    try {
+      for (const written of writeArtifacts(spec, variables, this.progress.results, cwd)) this.emit({ type: 'artifact_written', ...written });
+    } catch (error) {
+      if (error instanceof TemplateError || error instanceof ArtifactPathError) throw new StopRun('failed', error instanceof TemplateError ? 'template_error' : 'artifact_error', `artifact: ${error.message}`);
+      throw error;
+    }
+  }
+}

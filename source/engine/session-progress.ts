@@ -1,0 +1,118 @@
+import type { EngineEvent, SessionStatus, StopReason, TokenUsage } from './events.js';
+
+/** One finished step, as chain templates see it (`steps[n].response` …), strands-cli's record shape. */
+export interface StepRecord {
+  index: number;
+  agent: string;
+  response: string;
+  tokens_estimated: number;
+}
+
+/** The in-progress step: its idempotency key was persisted before it ran. */
+export interface InProgressStep {
+  step: number;
+  attempt: number;
+  idempotency_key: string;
+}
+
+/**
+ * A session's progress: what the checkpoint stores (minus `results`) and what replaying the event
+ * log rebuilds. One reducer serves both, so the two agree by construction.
+ */
+export interface SessionProgress {
+  status: SessionStatus;
+  steps_total: number;
+  /** Index of the next chain step to run; equals the number of completed steps. */
+  next_step: number;
+  in_progress: InProgressStep | null;
+  tokens: TokenUsage;
+  stop_reason: StopReason | null;
+  error: string | null;
+  artifacts: string[];
+  last_event_id: number;
+  /** Finished steps' outputs; kept out of the checkpoint so its size never grows with the chain. */
+  results: StepRecord[];
+}
+
+export type Checkpoint = Omit<SessionProgress, 'results'>;
+
+export function initialProgress(stepsTotal: number): SessionProgress {
+  return {
+    status: 'created',
+    steps_total: stepsTotal,
+    next_step: 0,
+    in_progress: null,
+    tokens: { input: 0, output: 0 },
+    stop_reason: null,
+    error: null,
+    artifacts: [],
+    last_event_id: 0,
+    results: [],
+  };
+}
+
+/** Applies one event. Mutates and returns `progress`: the executor calls it once per step. */
+export function applyEvent(progress: SessionProgress, event: EngineEvent): SessionProgress {
+  progress.last_event_id = event.event_id;
+  switch (event.type) {
+    case 'session_started':
+      progress.status = 'running';
+      progress.steps_total = event.steps_total;
+      progress.stop_reason = null;
+      progress.error = null;
+      break;
+    case 'step_started':
+      progress.in_progress = { step: event.step, attempt: event.attempt, idempotency_key: event.idempotency_key };
+      break;
+    case 'step_completed':
+      progress.results[event.step] = {
+        index: event.step,
+        agent: event.agent,
+        response: event.response,
+        tokens_estimated: event.usage.input + event.usage.output,
+      };
+      progress.next_step = event.step + 1;
+      progress.in_progress = null;
+      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
+      break;
+    case 'artifact_written':
+      if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);
+      break;
+    case 'session_paused':
+      progress.status = 'paused';
+      progress.stop_reason = event.reason;
+      progress.error = event.message;
+      break;
+    case 'session_completed':
+      progress.status = 'completed';
+      progress.in_progress = null;
+      break;
+    case 'session_failed':
+      progress.status = 'failed';
+      progress.stop_reason = event.reason;
+      progress.error = event.message;
+      break;
+    case 'step_skipped':
+    case 'step_retry_scheduled':
+    case 'step_failed':
+      break;
+  }
+  return progress;
+}
+
+/** Replay order: (timestamp, event_id), as DESIGN.md §4 fixes it. */
+export function compareEvents(a: EngineEvent, b: EngineEvent): number {
+  return a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.event_id - b.event_id;
+}
+
+/** Rebuilds progress from the event log. */
+export function replayEvents(events: readonly EngineEvent[], stepsTotal: number): SessionProgress {
+  const progress = initialProgress(stepsTotal);
+  for (const event of [...events].sort(compareEvents)) applyEvent(progress, event);
+  return progress;
+}
+
+export function toCheckpoint(progress: SessionProgress): Checkpoint {
+  const { results: _results, ...checkpoint } = progress;
+  return checkpoint;
+}

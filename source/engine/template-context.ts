@@ -1,0 +1,24 @@
+import type { WorkflowSpec } from '../spec/schema.js';
+import type { StepRecord } from './session-progress.js';
+
+export type Variables = Record<string, string | number | boolean>;
+
+/** `inputs.values` defaults overridden by `--var` values, as strands-cli merges them. */
+export function mergeVariables(spec: WorkflowSpec, overrides: Variables): Variables {
+  return { ...spec.inputs?.values, ...overrides };
+}
+
+/** What a chain step's input sees: variables, `steps[n]`, `last_response`, then the step's own vars. */
+export function stepContext(spec: WorkflowSpec, variables: Variables, results: readonly StepRecord[], step: number): Record<string, unknown> {
+  return {
+    ...variables,
+    steps: results,
+    last_response: results.at(-1)?.response ?? '',
+    ...spec.pattern.config.steps[step]?.vars,
+  };
+}
+
+/** What an artifact's `path` and `from` see (strands-cli: last_response, TRACE, variables, steps). */
+export function artifactContext(variables: Variables, results: readonly StepRecord[]): Record<string, unknown> {
+  return { last_response: results.at(-1)?.response ?? '', TRACE: '', ...variables, steps: results };
+}

@@ -1,0 +1,93 @@
+import type { CompletionRequest, CompletionResult, Provider } from '../engine/provider.js';
+import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from '../engine/stop-errors.js';
+import { parseRetryAfter } from './retry-after.js';
+
+export interface OpenAiSettings {
+  /** Base URL ending before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
+  baseUrl: string;
+  model: string;
+  /** Read from the environment at call time; never stored. */
+  apiKey?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+}
+
+interface ChatCompletion {
+  choices?: { message?: { content?: string | null } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+interface ErrorBody {
+  error?: { message?: string; code?: string | null; type?: string } | string;
+}
+
+const contextPattern = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long/i;
+
+function errorDetails(body: string): { message: string; code: string } {
+  try {
+    const parsed = JSON.parse(body) as ErrorBody;
+    if (typeof parsed.error === 'string') return { message: parsed.error, code: '' };
+    return { message: parsed.error?.message ?? body.slice(0, 300), code: parsed.error?.code ?? parsed.error?.type ?? '' };
+  } catch {
+    return { message: body.slice(0, 300), code: '' };
+  }
+}
+
+/** Any OpenAI-compatible chat-completions endpoint: OpenAI, Ollama, vLLM, LM Studio, llama.cpp. */
+export class OpenAiProvider implements Provider {
+  readonly name = 'openai';
+
+  constructor(private readonly settings: OpenAiSettings) {}
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const { baseUrl, model, apiKey, temperature, maxTokens, topP } = this.settings;
+    const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    const body = { model, messages: request.messages, temperature, max_tokens: maxTokens, top_p: topP, stream: false };
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        body: JSON.stringify(body),
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (request.signal.aborted) throw new StepAbortedError();
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new ProviderError(`cannot reach ${url} (${cause}); check runtime.host or OPENAI_BASE_URL and that the server is running`, true);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (request.signal.aborted) throw new StepAbortedError();
+      throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
+    }
+    if (!response.ok) throw this.failure(response, text);
+
+    let parsed: ChatCompletion;
+    try {
+      parsed = JSON.parse(text) as ChatCompletion;
+    } catch {
+      throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
+    }
+    const content = parsed.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
+    return { text: content, usage: { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 } };
+  }
+
+  private failure(response: Response, body: string): Error {
+    const { message, code } = errorDetails(body);
+    const status = response.status;
+    const what = `HTTP ${status} from ${this.settings.baseUrl}: ${message}`;
+    if (status === 429) {
+      if (code === 'insufficient_quota') return new ProviderError(`${what} (quota exhausted: add credit or change the key)`, false);
+      return new RateLimitError(what, parseRetryAfter(response.headers));
+    }
+    if (code === 'context_length_exceeded' || contextPattern.test(message)) return new ContextExhaustedError(what);
+    if (status === 401 || status === 403) return new ProviderError(`${what} (check OPENAI_API_KEY)`, false);
+    if (status === 404) return new ProviderError(`${what} (check runtime.model_id '${this.settings.model}' and runtime.host)`, false);
+    return new ProviderError(what, status === 408 || status === 409 || status >= 500);
+  }
+}

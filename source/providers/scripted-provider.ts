@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { abortableSleep } from '../engine/abortable-sleep.js';
+import type { CompletionRequest, CompletionResult, Provider } from '../engine/provider.js';
+import { ContextExhaustedError, ProviderError, RateLimitError } from '../engine/stop-errors.js';
+import type { ScriptedFault, ScriptedSpec } from '../spec/schema.js';
+import { renderTemplate } from '../spec/template.js';
+
+const words = 'durable agent step checkpoint resume chain token model context session event replay plan write read'.split(' ');
+
+/** Deterministic filler text of exactly `bytes` bytes, seeded by `seed`. */
+function filler(seed: string, bytes: number): string {
+  if (bytes <= 0) return '';
+  let state = createHash('sha256').update(seed).digest().readUInt32LE(0);
+  let text = '';
+  while (text.length < bytes) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    text += `${words[state % words.length]} `;
+  }
+  return text.slice(0, bytes);
+}
+
+/** Rough tokens for text the scripted model "reads" or "writes": ~4 characters a token. */
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * An offline, deterministic model for demos, tests and benchmarks: the same input always gives
+ * the same answer, so an interrupted-and-resumed run can be compared byte for byte with a clean one.
+ */
+export class ScriptedProvider implements Provider {
+  readonly name = 'scripted';
+  private readonly settings: ScriptedSpec;
+
+  constructor(settings: ScriptedSpec | undefined, private readonly stepIds: readonly string[] = []) {
+    this.settings = settings ?? { latency_ms: 0, response_bytes: 0, responses: {}, faults: [] };
+  }
+
+  private faultFor(request: CompletionRequest): ScriptedFault | undefined {
+    return this.settings.faults.find((fault) => {
+      const matches = typeof fault.step === 'number' ? fault.step === request.step : fault.step === this.stepIds[request.step];
+      // A crash fires on the first attempt only, so a resume gets past it.
+      const limit = fault.kind === 'crash' ? 1 : fault.times;
+      return matches && request.attempt <= limit;
+    });
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const fault = this.faultFor(request);
+    if (fault?.kind === 'crash') process.kill(process.pid, 'SIGKILL');
+    if (this.settings.latency_ms > 0) await abortableSleep(this.settings.latency_ms, request.signal);
+    if (fault?.kind === 'rate_limit') {
+      throw new RateLimitError(fault.message ?? 'scripted rate limit (429)', fault.retry_after_s === undefined ? undefined : fault.retry_after_s * 1000);
+    }
+    if (fault?.kind === 'context_exhausted') throw new ContextExhaustedError(fault.message ?? 'scripted context length exceeded');
+    if (fault?.kind === 'error') throw new ProviderError(fault.message ?? 'scripted provider error', false);
+
+    const input = request.messages.map((m) => m.content).join('\n');
+    const scripted = this.settings.responses[request.agent];
+    const template = typeof scripted === 'string' ? scripted : scripted?.then;
+    const head = template === undefined
+      ? `${request.agent} answered step ${request.step + 1} (input ${createHash('sha256').update(input).digest('hex').slice(0, 12)}).`
+      : renderTemplate(template, request.context);
+    const pad = this.settings.response_bytes - Buffer.byteLength(head) - 1;
+    const text = pad > 0 ? `${head}\n${filler(`${request.agent}:${request.step}:${input}`, pad)}` : head;
+    return { text, usage: { input: estimateTokens(input), output: estimateTokens(text) } };
+  }
+}

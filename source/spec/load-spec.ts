@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { knownPatternTypes, specSchema, type WorkflowSpec } from './schema.js';
+import { formatProblem, type SpecProblem } from './spec-problem.js';
+import { checkTemplate, TemplateError } from './template.js';
+import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
+
+export interface LoadedSpec {
+  spec: WorkflowSpec;
+  /** The YAML text exactly as read: snapshotted into the session. */
+  text: string;
+  file: string;
+  warnings: SpecProblem[];
+}
+
+export interface SpecCheck {
+  spec?: WorkflowSpec;
+  problems: SpecProblem[];
+}
+
+type Issue = z.core.$ZodIssue;
+
+function deleteAt(root: unknown, path: readonly PropertyKey[], keys: readonly string[]): void {
+  let node = root as Record<PropertyKey, unknown> | undefined;
+  for (const part of path) node = node?.[part] as Record<PropertyKey, unknown> | undefined;
+  if (node && typeof node === 'object') for (const key of keys) delete node[key];
+}
+
+function describeIssue(issue: Issue): string {
+  const where = issue.path.length ? `${issue.path.map(String).join('.')}: ` : '';
+  return `${where}${issue.message}`;
+}
+
+/** Template fields to compile, with the path of each for error positions. */
+function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]> {
+  for (const [id, agent] of Object.entries(spec.agents)) yield [['agents', id, 'prompt'], agent.prompt];
+  for (const [i, step] of spec.pattern.config.steps.entries()) yield [['pattern', 'config', 'steps', i, 'input'], step.input];
+  for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
+    yield [['outputs', 'artifacts', i, 'path'], artifact.path];
+    yield [['outputs', 'artifacts', i, 'from'], artifact.from];
+  }
+}
+
+/** Where line/column of a template map to in the YAML file: block scalars start on the next line. */
+function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: TemplateError): { line: number; column: number } {
+  const start = yaml.locate(path);
+  const node = yaml.doc.getIn(path, true) as { type?: string } | undefined;
+  const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
+  if (block) return { line: start.line + error.line, column: error.column };
+  const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE';
+  return error.line === 1 ? { line: start.line, column: start.column + error.column - (quoted ? 0 : 1) } : { line: start.line + error.line - 1, column: error.column };
+}
+
+type Report = (pos: { line: number; column: number }, message: string) => void;
+
+function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report): void {
+  const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
+  const agentIds = Object.keys(spec.agents);
+  for (const [i, step] of spec.pattern.config.steps.entries()) {
+    if (!spec.agents[step.agent]) {
+      problem(['pattern', 'config', 'steps', i, 'agent'], `step ${i} uses agent '${step.agent}', which is not defined under agents (defined: ${agentIds.join(', ') || 'none'})`);
+    }
+  }
+  for (const [path, source] of templateFields(spec)) {
+    try {
+      checkTemplate(source);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      report(templatePosition(yaml, path as (string | number)[], error), `template ${path.map(String).join('.')}: ${error.message}`);
+    }
+  }
+}
+
+/** Parses and validates spec text; never throws for bad input, returns every problem found. */
+export function checkSpecText(text: string, file: string): SpecCheck {
+  const problems: SpecProblem[] = [];
+  const yaml = parsePositioned(text);
+  const push = (severity: SpecProblem['severity'], pos: { line: number; column: number }, message: string) =>
+    problems.push({ severity, file, ...pos, message });
+
+  for (const error of yaml.doc.errors) {
+    const [line, column] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [1, 1];
+    push('error', { line, column }, `YAML: ${error.message.split('\n')[0]}`);
+  }
+  if (problems.length) return { problems };
+  const raw: unknown = yaml.doc.toJS();
+  if (!raw || typeof raw !== 'object') {
+    push('error', { line: 1, column: 1 }, 'a spec is a YAML mapping with version, name, runtime, agents and pattern');
+    return { problems };
+  }
+
+  const patternType = (raw as { pattern?: { type?: unknown } }).pattern?.type;
+  const unsupportedPattern = typeof patternType === 'string' && patternType !== 'chain' && knownPatternTypes.includes(patternType);
+  if (unsupportedPattern) {
+    push('error', yaml.locate(['pattern', 'type']), `pattern type '${patternType}' is not supported by acode yet; supported: chain`);
+  }
+
+  let result = specSchema.safeParse(raw);
+  if (!result.success) {
+    const unknownKeys = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
+    const errors = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys' && !(unsupportedPattern && issue.path[0] === 'pattern'));
+    for (const issue of unknownKeys) {
+      for (const key of issue.keys) {
+        const where = [...issue.path.map(String), key].join('.');
+        push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}' is not supported by acode yet and is ignored`);
+      }
+    }
+    for (const issue of errors) push('error', yaml.locate(issue.path as (string | number)[]), describeIssue(issue));
+    if (errors.length === 0 && !unsupportedPattern) {
+      // Only unknown keys: drop them (after warning) and validate what remains.
+      const copy = structuredClone(raw);
+      for (const issue of unknownKeys) deleteAt(copy, issue.path, issue.keys);
+      result = specSchema.safeParse(copy);
+    }
+  }
+  if (!result.success || unsupportedPattern) return { problems };
+
+  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message));
+  return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
+}
+
+/** Reads and validates a spec file; a bad spec is an AcodeError (exit 2) listing every problem. */
+export function loadSpecFile(file: string): LoadedSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new AcodeError(`cannot read spec ${file}: ${reason}. Check the path, or run 'acode validate <spec.yaml>'.`, ExitCode.usage);
+  }
+  return loadSpecText(text, file);
+}
+
+export function loadSpecText(text: string, file: string): LoadedSpec {
+  const { spec, problems } = checkSpecText(text, file);
+  if (!spec) {
+    const errors = problems.filter((p) => p.severity === 'error');
+    throw new AcodeError(
+      `${file}: ${errors.length} problem${errors.length === 1 ? '' : 's'} in the spec:\n${problems.map(formatProblem).join('\n')}\nFix them and run 'acode validate ${file}' to check.`,
+      ExitCode.usage,
+    );
+  }
+  return { spec, text, file, warnings: problems };
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The workflow spec, compatible with strands-cli spec v0 for what acode runs. Objects are strict so
+ * that keys acode does not know are reported (as warnings) instead of silently dropped.
+ */
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const toolCallSchema = z.strictObject({
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+const scriptedResponseSchema = z.union([
+  z.string(),
+  z.strictObject({ tool_calls: z.array(toolCallSchema).default([]), then: z.string() }),
+]);
+
+const faultSchema = z.strictObject({
+  step: z.union([z.number().int().min(0), z.string()]),
+  kind: z.enum(['crash', 'rate_limit', 'context_exhausted', 'error']),
+  retry_after_s: z.number().min(0).optional(),
+  times: z.number().int().min(1).default(1),
+  message: z.string().optional(),
+});
+
+const scriptedSchema = z.strictObject({
+  latency_ms: z.number().int().min(0).default(0),
+  response_bytes: z.number().int().min(0).default(0),
+  responses: z.record(z.string(), scriptedResponseSchema).default({}),
+  faults: z.array(faultSchema).default([]),
+});
+
+const runtimeSchema = z.strictObject({
+  provider: z.enum(['openai', 'ollama', 'anthropic', 'scripted']),
+  model_id: z.string().optional(),
+  host: z.string().optional(),
+  region: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().min(1).optional(),
+  budgets: z.strictObject({ max_tokens: z.number().int().min(1).optional() }).optional(),
+  scripted: scriptedSchema.optional(),
+});
+
+const agentSchema = z.strictObject({
+  prompt: z.string(),
+  tools: z.unknown().optional(),
+  model_id: z.string().optional(),
+  provider: z.string().optional(),
+});
+
+const chainStepSchema = z.strictObject({
+  agent: z.string(),
+  input: z.string().default(''),
+  vars: z.record(z.string(), scalar).optional(),
+});
+
+const chainPatternSchema = z.strictObject({
+  type: z.literal('chain'),
+  config: z.strictObject({ steps: z.array(chainStepSchema).min(1) }),
+});
+
+const inputTypeSchema = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+export const specSchema = z.strictObject({
+  version: z.union([z.literal(0), z.literal('0')]),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  runtime: runtimeSchema,
+  inputs: z
+    .strictObject({
+      required: z.record(z.string(), inputTypeSchema).optional(),
+      optional: z.record(z.string(), inputTypeSchema).optional(),
+      values: z.record(z.string(), scalar).optional(),
+    })
+    .optional(),
+  agents: z.record(z.string(), agentSchema),
+  pattern: chainPatternSchema,
+  outputs: z
+    .strictObject({
+      artifacts: z.array(z.strictObject({ path: z.string(), from: z.string() })).default([]),
+    })
+    .optional(),
+});
+
+export type WorkflowSpec = z.infer<typeof specSchema>;
+export type RuntimeSpec = WorkflowSpec['runtime'];
+export type ScriptedSpec = z.infer<typeof scriptedSchema>;
+export type ScriptedFault = z.infer<typeof faultSchema>;
+export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
+export type ChainStep = z.infer<typeof chainStepSchema>;
+
+/** Pattern types strands-cli knows but acode cannot run yet: named in the error, not "invalid". */
+export const knownPatternTypes = ['chain', 'routing', 'parallel', 'orchestrator_workers', 'evaluator_optimizer', 'graph', 'workflow'];

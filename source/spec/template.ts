@@ -1,0 +1,93 @@
+import nunjucks from 'nunjucks';
+
+/**
+ * Jinja-compatible templates, rendered the way strands-cli renders them: no autoescaping, an
+ * undefined variable is an error (Jinja's StrictUndefined), and strands' own `truncate`,
+ * `tojson` and `regex_search` filters. nunjucks' other Jinja filters (replace, title, default…)
+ * stay available.
+ */
+const env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
+
+env.addFilter('truncate', (value: unknown, length = 100) => {
+  const text = String(value ?? '');
+  return text.length <= length ? text : `${text.slice(0, Math.max(0, length - 3))}...`;
+});
+env.addFilter('tojson', (value: unknown) => JSON.stringify(value ?? null));
+env.addFilter('regex_search', (value: unknown, pattern: string) => {
+  const match = new RegExp(pattern, 'i').exec(String(value ?? ''));
+  return match ? (match[1] ?? match[0]) : '';
+});
+
+/** A template problem with its position inside the template text (1-based). */
+export class TemplateError extends Error {
+  override readonly name = 'TemplateError';
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(message);
+  }
+}
+
+const cache = new Map<string, nunjucks.Template>();
+
+function compile(source: string): nunjucks.Template {
+  let template = cache.get(source);
+  if (!template) {
+    // eagerCompile surfaces syntax errors now, not at first render.
+    template = new nunjucks.Template(source, env, undefined, true);
+    cache.set(source, template);
+  }
+  return template;
+}
+
+function toTemplateError(error: unknown): TemplateError {
+  const raw = error instanceof Error ? error.message : String(error);
+  // nunjucks prefixes "(unknown path) [Line 2, Column 5]\n  "; keep the position, drop the noise.
+  const position = /\[Line (\d+), Column (\d+)\]/.exec(raw);
+  const message = raw
+    .replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\])?\s*/, '')
+    .replace(/^Error: /, '')
+    .trim();
+  // nunjucks reports 1-based positions, except 0 for "at the very start".
+  return new TemplateError(message, Math.max(1, Number(position?.[1] ?? 1)), Math.max(1, Number(position?.[2] ?? 1)));
+}
+
+/** Root names used in `{{ … }}` / `{% … %}` blocks that the context lacks: nunjucks never names them. */
+function undefinedNames(source: string, context: Record<string, unknown>): string[] {
+  const keywords = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'not', 'and', 'or', 'is', 'set', 'true', 'false', 'none', 'True', 'False', 'None', 'loop', 'defined', 'undefined']);
+  const missing = new Set<string>();
+  for (const block of source.matchAll(/\{[{%]([\s\S]*?)[}%]\}/g)) {
+    // Strip string literals and filter names before looking for identifiers.
+    const code = (block[1] ?? '').replace(/(["'])(?:\\.|(?!\1).)*\1/g, '').replace(/\|\s*\w+/g, '');
+    for (const name of code.matchAll(/(?<![.\w])([A-Za-z_]\w*)/g)) {
+      const id = name[1] ?? '';
+      if (!keywords.has(id) && !(id in context)) missing.add(id);
+    }
+  }
+  return [...missing];
+}
+
+/** Throws a TemplateError if the template does not parse. */
+export function checkTemplate(source: string): void {
+  try {
+    compile(source);
+  } catch (error) {
+    throw toTemplateError(error);
+  }
+}
+
+/** Renders a template with the given variables; undefined variables throw a TemplateError. */
+export function renderTemplate(source: string, context: Record<string, unknown>): string {
+  if (!source.includes('{{') && !source.includes('{%')) return source;
+  try {
+    return compile(source).render(context);
+  } catch (error) {
+    const problem = toTemplateError(error);
+    const missing = undefinedNames(source, context);
+    if (missing.length === 0) throw problem;
+    const known = Object.keys(context).sort().join(', ') || 'none';
+    throw new TemplateError(`undefined variable ${missing.map((n) => `'${n}'`).join(', ')} (defined here: ${known}); pass it with --var ${missing[0]}=… or set inputs.values.${missing[0]}`, problem.line, problem.column);
+  }
+}

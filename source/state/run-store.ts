@@ -1,0 +1,121 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { EngineEvent, TokenUsage } from '../engine/events.js';
+
+export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
+
+export interface StepView {
+  index: number;
+  agent: string;
+  status: StepStatus;
+  attempt: number;
+  tokens?: TokenUsage;
+  durationMs?: number;
+  note?: string;
+}
+
+export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed';
+
+/** What the run view shows; derived from engine events only. */
+export interface RunState {
+  sessionId: string;
+  workflowName: string;
+  steps: StepView[];
+  phase: RunPhase;
+  /** Steps completed in an earlier run and skipped by this one. */
+  skipped: number;
+  tokens: TokenUsage;
+  startedAt: number;
+  finishedAt?: number;
+  message?: string;
+  artifacts: string[];
+  /** Applies one engine event (bind-engine.ts is the only caller). */
+  apply(event: EngineEvent): void;
+  /** Ctrl+C: asks the engine to pause after flushing the checkpoint. */
+  requestStop(): void;
+}
+
+export interface RunControls {
+  cancel(): void;
+}
+
+export interface RunStoreInit {
+  sessionId: string;
+  workflowName: string;
+  agents: readonly string[];
+  controls: RunControls;
+  now?: () => number;
+}
+
+export type RunStore = StoreApi<RunState>;
+
+function updateStep(steps: StepView[], index: number, patch: Partial<StepView>): StepView[] {
+  return steps.map((step) => (step.index === index ? { ...step, ...patch } : step));
+}
+
+/** One store per run view; the engine writes through `apply`, the view reads with selectors. */
+export function createRunStore(init: RunStoreInit): RunStore {
+  const now = init.now ?? Date.now;
+  return createStore<RunState>()((set, get) => ({
+    sessionId: init.sessionId,
+    workflowName: init.workflowName,
+    steps: init.agents.map((agent, index) => ({ index, agent, status: 'pending', attempt: 0 })),
+    phase: 'starting',
+    skipped: 0,
+    tokens: { input: 0, output: 0 },
+    startedAt: now(),
+    artifacts: [],
+    requestStop() {
+      if (get().phase !== 'running' && get().phase !== 'starting') return;
+      set({ phase: 'stopping', message: 'pausing: flushing the checkpoint…' });
+      init.controls.cancel();
+    },
+    apply(event) {
+      const { steps } = get();
+      switch (event.type) {
+        case 'session_started':
+          set({
+            phase: get().phase === 'stopping' ? 'stopping' : 'running',
+            skipped: event.steps_skipped,
+            steps: steps.map((step) => (step.index < event.steps_skipped ? { ...step, status: 'skipped' } : step)),
+          });
+          return;
+        case 'step_skipped':
+          return;
+        case 'step_started':
+          set({ steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });
+          return;
+        case 'step_retry_scheduled':
+          set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${event.reason.replace('_', ' ')}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
+          return;
+        case 'step_completed': {
+          const tokens = get().tokens;
+          set({
+            steps: updateStep(steps, event.step, { status: 'done', tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
+            tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output },
+          });
+          return;
+        }
+        case 'step_failed':
+          set({ steps: updateStep(steps, event.step, { status: 'failed', note: event.message }) });
+          return;
+        case 'artifact_written':
+          set({ artifacts: [...get().artifacts, event.path] });
+          return;
+        case 'session_paused':
+          set({
+            phase: 'paused',
+            finishedAt: now(),
+            message: event.message,
+            steps: steps.map((step) => (step.status === 'running' || step.status === 'waiting' ? { ...step, status: 'pending', note: 'interrupted' } : step)),
+          });
+          return;
+        case 'session_completed':
+          set({ phase: 'completed', finishedAt: now() });
+          return;
+        case 'session_failed':
+          set({ phase: 'failed', finishedAt: now(), message: event.message });
+          return;
+      }
+    },
+  }));
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import type { SyncAdapter } from 'lowdb';
+import { writeFileDurable } from './durable-file.js';
+
+/**
+ * lowdb adapter whose writes survive crashes and power cuts: lowdb's stock JSONFile adapter
+ * renames without fsync, so a crash can leave an empty file behind.
+ * `parse` validates what is read (zod), so a damaged file is reported, never trusted.
+ */
+export class DurableJsonFileSync<T> implements SyncAdapter<T> {
+  constructor(
+    private readonly path: string,
+    private readonly parse: (raw: unknown) => T,
+  ) {}
+
+  read(): T | null {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    return this.parse(JSON.parse(text));
+  }
+
+  write(data: T): void {
+    writeFileDurable(this.path, JSON.stringify(data));
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { Checkpoint } from '../engine/session-progress.js';
+
+const statusSchema = z.enum(['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled']);
+const tokensSchema = z.object({ input: z.number(), output: z.number() });
+
+const checkpointSchema = z.object({
+  status: statusSchema,
+  steps_total: z.number().int(),
+  next_step: z.number().int(),
+  in_progress: z.object({ step: z.number().int(), attempt: z.number().int(), idempotency_key: z.string() }).nullable(),
+  tokens: tokensSchema,
+  stop_reason: z
+    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error'])
+    .nullable(),
+  error: z.string().nullable(),
+  artifacts: z.array(z.string()),
+  last_event_id: z.number().int(),
+}) satisfies z.ZodType<Checkpoint>;
+
+/** session.json: who the session is, what it runs, and its latest checkpoint. Never holds secrets. */
+export const sessionRecordSchema = z.object({
+  schemaVersion: z.literal(1),
+  session_id: z.string(),
+  workflow_name: z.string(),
+  pattern_type: z.string(),
+  spec_path: z.string(),
+  spec_hash: z.string(),
+  cwd: z.string(),
+  variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  runtime: z.object({ provider: z.string(), model_id: z.string().optional(), host: z.string().optional() }),
+  created_at: z.string(),
+  updated_at: z.string(),
+  checkpoint: checkpointSchema,
+});
+
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+
+/** One row of the index and of `sessions list --json` (DESIGN.md §1). */
+export const sessionSummarySchema = z.object({
+  session_id: z.string(),
+  workflow_name: z.string(),
+  status: statusSchema,
+  pattern_type: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  steps_done: z.number().int(),
+  steps_total: z.number().int(),
+  tokens: tokensSchema,
+  cwd: z.string(),
+});
+
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+export function summarize(record: SessionRecord): SessionSummary {
+  return {
+    session_id: record.session_id,
+    workflow_name: record.workflow_name,
+    status: record.checkpoint.status,
+    pattern_type: record.pattern_type,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    steps_done: record.checkpoint.next_step,
+    steps_total: record.checkpoint.steps_total,
+    tokens: record.checkpoint.tokens,
+    cwd: record.cwd,
+  };
+}

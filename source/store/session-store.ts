@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { LowSync } from 'lowdb';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { EngineEvent } from '../engine/events.js';
+import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
+import { DurableJsonFileSync } from './durable-json-adapter.js';
+import { writeFileDurable, fsyncDirectory } from './durable-file.js';
+import { readEventLog } from './event-log.js';
+import { SessionIndex } from './session-index.js';
+import { SessionJournal } from './session-journal.js';
+import { sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
+
+/** `ACODE_HOME`, else `${XDG_DATA_HOME:-~/.local/share}/acode`. */
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ACODE_HOME) return env.ACODE_HOME;
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acode');
+}
+
+export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
+  specText: string;
+  stepsTotal: number;
+};
+
+/** One session folder: its record (lowdb, durable adapter), spec snapshot and event log. */
+export class SessionHandle {
+  constructor(
+    readonly dir: string,
+    readonly db: LowSync<SessionRecord>,
+    private readonly index: SessionIndex,
+  ) {}
+
+  get record(): SessionRecord {
+    return this.db.data;
+  }
+
+  specText(): string {
+    return readFileSync(join(this.dir, 'spec.yaml'), 'utf8');
+  }
+
+  events(): EngineEvent[] {
+    return readEventLog(join(this.dir, 'events.jsonl'));
+  }
+
+  /** Opens the session for appending events and writing checkpoints. */
+  openJournal(): SessionJournal {
+    return new SessionJournal(this.dir, this.db, (record) => this.index.upsert(summarize(record)));
+  }
+}
+
+const idPattern = /^[0-9a-f]{16}$/;
+
+/** The session repository: the only code that knows how sessions are laid out on disk. */
+export class SessionStore {
+  readonly sessionsDir: string;
+  private readonly index: SessionIndex;
+
+  constructor(readonly home: string) {
+    this.sessionsDir = join(home, 'sessions');
+    this.index = new SessionIndex(home, (id) => {
+      try {
+        return summarize(this.readRecord(id));
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
+  private adapterFor(id: string): DurableJsonFileSync<SessionRecord> {
+    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw));
+  }
+
+  private readRecord(id: string): SessionRecord {
+    const record = this.adapterFor(id).read();
+    if (!record) throw new Error(`session ${id} has no session.json`);
+    return record;
+  }
+
+  create(init: NewSession): SessionHandle {
+    const { specText, stepsTotal, ...fields } = init;
+    const id = randomBytes(8).toString('hex');
+    const dir = join(this.sessionsDir, id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileDurable(join(dir, 'spec.yaml'), specText);
+    writeFileDurable(join(dir, 'events.jsonl'), '');
+    const now = new Date().toISOString();
+    const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
+    const db = new LowSync(this.adapterFor(id), record);
+    db.write();
+    fsyncDirectory(this.sessionsDir);
+    this.index.upsert(summarize(db.data));
+    return new SessionHandle(dir, db, this.index);
+  }
+
+  /** Finds a session by id or unique prefix (≥ 4 characters). */
+  resolveId(idOrPrefix: string): string {
+    if (idPattern.test(idOrPrefix) && existsSync(join(this.sessionsDir, idOrPrefix))) return idOrPrefix;
+    if (idOrPrefix.length < 4) throw new AcodeError(`session id prefix '${idOrPrefix}' is too short: give at least 4 characters (see 'acode sessions list')`, ExitCode.usage);
+    const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => id.startsWith(idOrPrefix)) : [];
+    if (ids.length === 1) return ids[0]!;
+    if (ids.length === 0) throw new AcodeError(`no session matches '${idOrPrefix}'; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');
+    throw new AcodeError(`'${idOrPrefix}' matches ${ids.length} sessions (${ids.slice(0, 5).join(', ')}…); give more characters`, ExitCode.usage);
+  }
+
+  open(idOrPrefix: string): SessionHandle {
+    const id = this.resolveId(idOrPrefix);
+    let record: SessionRecord | null;
+    try {
+      record = this.adapterFor(id).read();
+    } catch (error) {
+      throw new AcodeError(`session ${id} is damaged: ${join(this.sessionsDir, id, 'session.json')} does not parse (${(error as Error).message.split('\n')[0]}); inspect it, or delete the session with 'acode sessions delete ${id} --force'`, ExitCode.failure, 'ACODE-RESUME-005');
+    }
+    if (!record) throw new AcodeError(`session ${id} has no checkpoint (session.json is missing); delete it with 'acode sessions delete ${id} --force'`, ExitCode.failure, 'ACODE-RESUME-005');
+    return new SessionHandle(join(this.sessionsDir, id), new LowSync(this.adapterFor(id), record), this.index);
+  }
+
+  /** Every session, newest first, from the index (reconciled with the sessions folder). */
+  list(): SessionSummary[] {
+    return this.index.list();
+  }
+
+  delete(id: string): void {
+    rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
+    this.index.remove(id);
+  }
+}

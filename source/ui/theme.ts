@@ -1,0 +1,20 @@
+import type { StepStatus } from '../state/run-store.js';
+
+/** Step glyphs and colours, one place for the run view and the plain-line printer. */
+export const stepGlyph: Record<StepStatus, string> = {
+  pending: '○',
+  running: '●',
+  waiting: '◷',
+  done: '✓',
+  skipped: '↷',
+  failed: '✗',
+};
+
+export const stepColor: Record<StepStatus, string | undefined> = {
+  pending: 'gray',
+  running: 'cyan',
+  waiting: 'yellow',
+  done: 'green',
+  skipped: 'blue',
+  failed: 'red',
+};

@@ -87,7 +87,7 @@ export class ChainExecutor {
     const { spec } = this.options;
     const steps = spec.pattern.config.steps;
     const skipped = this.progress.next_step;
-    this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: steps.length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, next_step: skipped });
+    this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: steps.length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, next_step: skipped, tokens: { ...this.progress.tokens } });
     for (let step = 0; step < skipped; step++) this.emit({ type: 'step_skipped', step, agent: steps[step]?.agent ?? '' });
 
     try {

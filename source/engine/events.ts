@@ -15,7 +15,7 @@ export interface TokenUsage {
 export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error';
 
 export type EngineEventBody =
-  | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; next_step: number }
+  | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; next_step: number; tokens: TokenUsage }
   | { type: 'step_skipped'; step: number; agent: string }
   | { type: 'step_started'; step: number; agent: string; attempt: number; idempotency_key: string }
   | { type: 'step_completed'; step: number; agent: string; attempt: number; response: string; usage: TokenUsage; duration_ms: number }

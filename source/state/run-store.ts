@@ -23,6 +23,7 @@ export interface RunState {
   phase: RunPhase;
   /** Steps completed in an earlier run and skipped by this one. */
   skipped: number;
+  resumed: boolean;
   tokens: TokenUsage;
   startedAt: number;
   finishedAt?: number;
@@ -61,6 +62,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
     steps: init.agents.map((agent, index) => ({ index, agent, status: 'pending', attempt: 0 })),
     phase: 'starting',
     skipped: 0,
+    resumed: false,
     tokens: { input: 0, output: 0 },
     startedAt: now(),
     artifacts: [],
@@ -76,6 +78,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({
             phase: get().phase === 'stopping' ? 'stopping' : 'running',
             skipped: event.steps_skipped,
+            resumed: event.resumed,
+            tokens: event.tokens,
             steps: steps.map((step) => (step.index < event.steps_skipped ? { ...step, status: 'skipped' } : step)),
           });
           return;

@@ -27,12 +27,14 @@ function Header({ store }: { store: RunStore }) {
   const sessionId = useStore(store, (s) => s.sessionId);
   const workflowName = useStore(store, (s) => s.workflowName);
   const total = useStore(store, (s) => s.steps.length);
+  const resumed = useStore(store, (s) => s.resumed);
   return (
     <Box gap={1}>
       <Text bold color="cyan">acode</Text>
       <Text bold>{workflowName}</Text>
       <Text dimColor>· {total} steps · session</Text>
       <Text color="magenta">{sessionId}</Text>
+      {resumed ? <Text color="yellow">(resumed)</Text> : null}
     </Box>
   );
 }
@@ -98,6 +100,8 @@ function Outcome({ store }: { store: RunStore }) {
 export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: () => void }) {
   const steps = useStore(store, (s) => s.steps);
   const skipped = useStore(store, (s) => s.skipped);
+  // <Static> prints each item once: wait for session_started so the header knows what it shows.
+  const started = useStore(store, (s) => s.phase !== 'starting');
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
@@ -112,7 +116,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
   const pending = steps.filter((s) => s.status === 'pending');
   return (
     <>
-      <Static items={staticItems(steps, skipped)}>
+      <Static items={started ? staticItems(steps, skipped) : []}>
         {(item) =>
           item.kind === 'header' ? (
             <Header key={item.key} store={store} />

@@ -1,0 +1,37 @@
+import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import type { EngineEvent } from '../../source/engine/events.js';
+import type { Journal } from '../../source/engine/journal.js';
+import { initialProgress, replayEvents, type SessionProgress } from '../../source/engine/session-progress.js';
+import { mergeVariables } from '../../source/engine/template-context.js';
+import { createProvider } from '../../source/providers/create-provider.js';
+import { loadSpecText } from '../../source/spec/load-spec.js';
+
+/** A journal that keeps events in order, as the event log would. */
+export class MemoryJournal implements Journal {
+  readonly events: EngineEvent[] = [];
+  record(event: EngineEvent): void {
+    this.events.push(event);
+  }
+}
+
+/** Builds an executor for spec text with the real provider the spec names. */
+export function executorFor(specText: string, options: { cwd: string; journal?: MemoryJournal; progress?: SessionProgress; maxAttempts?: number }) {
+  const { spec } = loadSpecText(specText, 'spec.yaml');
+  const journal = options.journal ?? new MemoryJournal();
+  const executor = new ChainExecutor({
+    sessionId: 'test-session',
+    spec,
+    variables: mergeVariables(spec, {}),
+    provider: createProvider(spec, {}),
+    journal,
+    progress: options.progress ?? initialProgress(spec.pattern.config.steps.length),
+    cwd: options.cwd,
+    maxAttempts: options.maxAttempts,
+  });
+  return { executor, journal, spec };
+}
+
+/** Progress rebuilt from a journal, as `acode resume` rebuilds it from events.jsonl. */
+export function replayed(journal: MemoryJournal, steps: number): SessionProgress {
+  return replayEvents(journal.events, steps);
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import { createRunStore } from '../../source/state/run-store.js';
+import { RunView } from '../../source/ui/run/run-view.js';
+import { keys, renderInk } from '../helpers/ink.js';
+
+let id = 0;
+const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
+const usage = { input: 1200, output: 3400 };
+
+function setup(agents = ['researcher', 'analyst', 'writer']) {
+  const cancel = vi.fn();
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel }, now: () => 0 });
+  const onForceQuit = vi.fn();
+  const ui = renderInk(<RunView store={store} onForceQuit={onForceQuit} />);
+  const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
+  return { store, ui, apply, cancel, onForceQuit };
+}
+
+const started = (skipped = 0, total = 3) =>
+  ({ type: 'session_started', workflow_name: 'demo', steps_total: total, resumed: skipped > 0, steps_skipped: skipped, next_step: skipped, tokens: { input: 0, output: 0 } }) as const;
+
+describe('the run view', () => {
+  it('shows the session id, done, running and pending steps, and the totals', async () => {
+    const { ui, apply } = setup();
+    apply(started());
+    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    apply({ type: 'step_completed', step: 0, agent: 'researcher', attempt: 1, response: 'r', usage, duration_ms: 1500 });
+    apply({ type: 'step_started', step: 1, agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
+    const frame = await ui.waitForFrame((f) => f.includes('1/3 done'));
+    expect(frame).toContain('acode demo · 3 steps · session abcd1234abcd1234');
+    expect(frame).toMatch(/✓ +1 researcher 1\.5s · 1\.2k in \/ 3\.4k out/);
+    expect(frame).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +2 analyst/);
+    expect(frame).toMatch(/○ +3 writer/);
+    expect(frame).toContain('1/3 done · 0 skipped (completed earlier) · 2 remaining · tokens 1.2k in / 3.4k out');
+    expect(frame).toContain('Ctrl+C pause');
+  });
+
+  it('marks steps completed before the crash as skipped and counts them', async () => {
+    const { ui, apply } = setup();
+    apply({ ...started(2), tokens: { input: 500, output: 700 } });
+    apply({ type: 'step_started', step: 2, agent: 'writer', attempt: 2, idempotency_key: 'k2' });
+    const frame = await ui.waitForFrame((f) => f.includes('attempt 2'));
+    expect(frame).toContain('(resumed)');
+    expect(frame).toMatch(/↷ +1 researcher completed earlier/);
+    expect(frame).toMatch(/↷ +2 analyst completed earlier/);
+    expect(frame).toContain('2/3 done · 2 skipped (completed earlier) · 1 remaining · tokens 500 in / 700 out');
+  });
+
+  it('collapses many skipped steps into one line', async () => {
+    const { ui, apply } = setup(Array.from({ length: 100 }, (_, i) => `agent${i}`));
+    apply(started(98, 100));
+    const frame = await ui.waitForFrame((f) => f.includes('98 skipped'));
+    expect(frame).toContain('↷ steps 1–98 skipped (completed earlier)');
+    expect(frame).not.toContain('agent5 ');
+  });
+
+  it('pauses on Ctrl+C and quits at once on a second Ctrl+C', async () => {
+    const { ui, apply, cancel, onForceQuit } = setup();
+    apply(started());
+    await ui.waitForFrame((f) => f.includes('Ctrl+C pause'));
+    ui.stdin.write(keys.ctrlC);
+    await ui.waitForFrame((f) => f.includes('flushing the checkpoint'));
+    expect(cancel).toHaveBeenCalledTimes(1);
+    ui.stdin.write(keys.ctrlC);
+    expect(onForceQuit).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows the exact resume command once paused', async () => {
+    const { ui, apply } = setup();
+    apply(started());
+    apply({ type: 'session_paused', reason: 'user_exit', message: 'stopped by the user', step: 0 });
+    const frame = await ui.waitForFrame((f) => f.includes('paused'));
+    expect(frame).toContain('⏸ paused: stopped by the user');
+    expect(frame).toContain('Resume with: acode resume abcd1234abcd1234');
+  });
+
+  it('lists written artifacts on completion', async () => {
+    const { ui, apply } = setup(['writer']);
+    apply(started(0, 1));
+    apply({ type: 'step_started', step: 0, agent: 'writer', attempt: 1, idempotency_key: 'k' });
+    apply({ type: 'step_completed', step: 0, agent: 'writer', attempt: 1, response: 'r', usage, duration_ms: 10 });
+    apply({ type: 'artifact_written', path: '/tmp/out/report.md', bytes: 3, sha256: 'x' });
+    apply({ type: 'session_completed', tokens: usage });
+    const frame = await ui.waitForFrame((f) => f.includes('✓ completed'));
+    expect(frame).toContain('wrote /tmp/out/report.md');
+  });
+});

@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { executorFor, MemoryJournal, replayed } from '../helpers/engine-harness.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const spec = (steps: number, scripted = '', budget?: number) => chainSpec({ steps, provider: 'scripted', scripted: scripted ? `  scripted:\n${scripted}` : undefined, budget });
+
+describe('the chain executor', () => {
+  it('runs every step in order and reports typed events', async () => {
+    const { executor, journal } = executorFor(spec(3), { cwd: tempDir() });
+    const summary = await executor.run();
+    expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0 });
+    expect(journal.events.map((e) => e.type)).toEqual([
+      'session_started',
+      'step_started', 'step_completed',
+      'step_started', 'step_completed',
+      'step_started', 'step_completed',
+      'artifact_written', 'session_completed',
+    ]);
+    expect(journal.events.map((e) => e.event_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('feeds each step the previous responses through templates', async () => {
+    const { executor, journal } = executorFor(spec(2), { cwd: tempDir() });
+    await executor.run();
+    const [first, second] = journal.events.filter((e) => e.type === 'step_completed');
+    expect(first?.type === 'step_completed' && first.response).toMatch(/^worker answered step 1/);
+    // Step 1's input quotes step 0's response, so its scripted answer hashes a different input.
+    expect(second?.type === 'step_completed' && second.response).not.toBe(first?.type === 'step_completed' && first.response);
+  });
+
+  it('skips the steps a replayed session completed and runs only the rest', async () => {
+    const cwd = tempDir();
+    const full = executorFor(spec(4), { cwd });
+    await full.executor.run();
+    const fullArtifact = readFileSync(join(cwd, 'out/report.md'), 'utf8');
+
+    // Cut the log after step 1 completed (as a crash would), then resume from the replay.
+    const journal = new MemoryJournal();
+    const cut = full.journal.events.findIndex((e) => e.type === 'step_completed' && e.step === 1);
+    journal.events.push(...full.journal.events.slice(0, cut + 1));
+    const resumed = executorFor(spec(4), { cwd, journal, progress: replayed(journal, 4) });
+    const summary = await resumed.executor.run();
+
+    expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 2 });
+    const started = journal.events.slice(cut + 1).filter((e) => e.type === 'step_started').map((e) => e.type === 'step_started' && e.step);
+    expect(started).toEqual([2, 3]);
+    expect(journal.events.slice(cut + 1).filter((e) => e.type === 'step_skipped')).toHaveLength(2);
+    expect(readFileSync(join(cwd, 'out/report.md'), 'utf8')).toBe(fullArtifact);
+  });
+
+  it('retries an interrupted step with the next attempt number and idempotency key', async () => {
+    const journal = new MemoryJournal();
+    const first = executorFor(spec(2), { cwd: tempDir(), journal });
+    await first.executor.run();
+    // Keep the log up to "step 1 started": the process died during step 1.
+    const cut = journal.events.findIndex((e) => e.type === 'step_started' && e.step === 1);
+    journal.events.splice(cut + 1);
+    const resumed = executorFor(spec(2), { cwd: tempDir(), journal, progress: replayed(journal, 2) });
+    await resumed.executor.run();
+    const retry = journal.events.slice(cut + 1).find((e) => e.type === 'step_started');
+    expect(retry).toMatchObject({ step: 1, attempt: 2, idempotency_key: 'test-session:1:2' });
+  });
+
+  it('waits out a rate limit and retries the same step', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: rate_limit, retry_after_s: 0.01, times: 2 }'), { cwd: tempDir() });
+    const summary = await executor.run();
+    expect(summary.status).toBe('completed');
+    const retries = journal.events.filter((e) => e.type === 'step_retry_scheduled');
+    expect(retries).toEqual([
+      expect.objectContaining({ step: 1, attempt: 1, reason: 'rate_limit', delay_ms: 10 }),
+      expect.objectContaining({ step: 1, attempt: 2, reason: 'rate_limit', delay_ms: 10 }),
+    ]);
+  });
+
+  it('pauses, resumable, once a step hits the attempt cap', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 0, times: 99 }'), { cwd: tempDir(), maxAttempts: 3 });
+    const summary = await executor.run();
+    expect(summary.status).toBe('paused');
+    expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(3);
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', step: 0 });
+  });
+
+  it('pauses when the context window is exhausted', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: context_exhausted }'), { cwd: tempDir() });
+    expect((await executor.run()).status).toBe('paused');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'context_exhausted', step: 1 });
+  });
+
+  it('fails on a provider error that retrying cannot fix', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: error, message: bad request }'), { cwd: tempDir() });
+    expect((await executor.run()).status).toBe('failed');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'provider_error' });
+  });
+
+  it('pauses with user_exit when cancelled mid-step, keeping completed steps', async () => {
+    const { executor, journal } = executorFor(spec(3, '    latency_ms: 30000'), { cwd: tempDir() });
+    executor.subscribe((e) => e.type === 'step_started' && executor.cancel());
+    const summary = await executor.run();
+    expect(summary.status).toBe('paused');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'user_exit', step: 0 });
+  });
+
+  it('enforces the token budget across resumes', async () => {
+    // ~107 tokens for step 0, ~205 for step 1: only their sum crosses the budget of 250.
+    const text = spec(3, '    response_bytes: 400', 250);
+    const journal = new MemoryJournal();
+    const first = executorFor(text, { cwd: tempDir(), journal });
+    first.executor.subscribe((e) => e.type === 'step_completed' && first.executor.cancel());
+    expect((await first.executor.run()).status).toBe('paused');
+
+    const resumed = executorFor(text, { cwd: tempDir(), journal, progress: replayed(journal, 3) });
+    const summary = await resumed.executor.run();
+    expect(summary).toMatchObject({ status: 'failed', steps_executed: 1, steps_skipped: 1 });
+    expect(summary.tokens.input + summary.tokens.output).toBeGreaterThanOrEqual(250);
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'budget_exceeded' });
+  });
+
+  it('fails with template_error when a step references an unknown variable', async () => {
+    const text = spec(1).replace('research {{ topic }}', 'research {{ subject }}');
+    const { executor, journal } = executorFor(text, { cwd: tempDir() });
+    expect((await executor.run()).status).toBe('failed');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'template_error', message: expect.stringContaining("'subject'") });
+  });
+
+  it('refuses artifact paths outside the working directory', async () => {
+    const text = spec(1).replace('./out/report.md', '../escape.md');
+    const { executor } = executorFor(text, { cwd: tempDir() });
+    const summary = await executor.run();
+    expect(summary.status).toBe('failed');
+  });
+});

@@ -1,0 +1,81 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { initialProgress, replayEvents, toCheckpoint } from '../../source/engine/session-progress.js';
+import { createProvider } from '../../source/providers/create-provider.js';
+import { loadSpecText } from '../../source/spec/load-spec.js';
+import { defaultHome, SessionStore } from '../../source/store/session-store.js';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Runs a scripted chain of `steps` steps into a real store, as `acode run` does. */
+async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
+  const text = chainSpec({ steps, provider: 'scripted', scripted: '  scripted:\n    response_bytes: 2048' });
+  const { spec } = loadSpecText(text, 'spec.yaml');
+  const handle = store.create({
+    workflow_name: spec.name, pattern_type: 'chain', spec_path: join(cwd, 'spec.yaml'), spec_hash: 'h', cwd,
+    variables: {}, runtime: { provider: 'scripted' }, specText: text, stepsTotal: steps,
+  });
+  const journal = handle.openJournal();
+  const executor = new ChainExecutor({
+    sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, {}), journal,
+    progress: initialProgress(steps), cwd,
+  });
+  await executor.run();
+  journal.close();
+  return handle;
+}
+
+describe('the session store', () => {
+  it('keeps the checkpoint the same size however long the chain', async () => {
+    const cwd = tempDir();
+    const store = new SessionStore(join(cwd, 'home'));
+    const short = await runIntoStore(store, 10, cwd);
+    const long = await runIntoStore(store, 300, cwd);
+    const size = (dir: string) => statSync(join(dir, 'session.json')).size;
+    expect(Math.abs(size(long.dir) - size(short.dir))).toBeLessThan(16);
+  });
+
+  it('stores a checkpoint equal to the replay of its event log', async () => {
+    const cwd = tempDir();
+    const store = new SessionStore(join(cwd, 'home'));
+    const handle = await runIntoStore(store, 5, cwd);
+    const reopened = store.open(handle.record.session_id);
+    expect(toCheckpoint(replayEvents(reopened.events(), 5))).toEqual(reopened.record.checkpoint);
+  });
+
+  it('finds a session by a unique prefix of 4+ characters and refuses shorter ones', async () => {
+    const cwd = tempDir();
+    const store = new SessionStore(join(cwd, 'home'));
+    const handle = await runIntoStore(store, 1, cwd);
+    const id = handle.record.session_id;
+    expect(store.resolveId(id.slice(0, 4))).toBe(id);
+    expect(() => store.resolveId(id.slice(0, 3))).toThrowError(/at least 4 characters/);
+    expect(() => store.resolveId('zzzzzz')).toThrowError(/no session matches/);
+  });
+
+  it('rebuilds a corrupt index from the session files', async () => {
+    const cwd = tempDir();
+    const store = new SessionStore(join(cwd, 'home'));
+    const a = await runIntoStore(store, 1, cwd);
+    const b = await runIntoStore(store, 2, cwd);
+    writeFileSync(join(store.home, 'index.json'), '{"schemaVersion": 1, "sessions": {"x": tor');
+    const ids = store.list().map((row) => row.session_id).sort();
+    expect(ids).toEqual([a.record.session_id, b.record.session_id].sort());
+    expect(JSON.parse(readFileSync(join(store.home, 'index.json'), 'utf8')).sessions[a.record.session_id].status).toBe('completed');
+  });
+
+  it('reports a damaged session file with what to do', async () => {
+    const cwd = tempDir();
+    const store = new SessionStore(join(cwd, 'home'));
+    const handle = await runIntoStore(store, 1, cwd);
+    writeFileSync(join(handle.dir, 'session.json'), '{"schemaVersion": 1');
+    expect(() => store.open(handle.record.session_id)).toThrowError(/is damaged: .*session\.json does not parse.*acode sessions delete/);
+  });
+
+  it('lives in ACODE_HOME, else under XDG_DATA_HOME', () => {
+    expect(defaultHome({ ACODE_HOME: '/x/acode-home' })).toBe('/x/acode-home');
+    expect(defaultHome({ XDG_DATA_HOME: '/data' })).toBe('/data/acode');
+  });
+});

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkSpecText, loadSpecText } from '../../source/spec/load-spec.js';
+import { formatProblem } from '../../source/spec/spec-problem.js';
+
+const valid = `version: 0
+name: demo
+runtime:
+  provider: scripted
+agents:
+  writer:
+    prompt: "You write."
+pattern:
+  type: chain
+  config:
+    steps:
+      - agent: writer
+        input: "Write about {{ topic }}"
+`;
+
+function problems(text: string) {
+  return checkSpecText(text, 'spec.yaml').problems.map(formatProblem);
+}
+
+describe('spec loading', () => {
+  it('loads a valid chain spec', () => {
+    const { spec, warnings } = loadSpecText(valid, 'spec.yaml');
+    expect(spec.pattern.config.steps).toEqual([{ agent: 'writer', input: 'Write about {{ topic }}' }]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('names file:line:column of a step that uses an undefined agent', () => {
+    expect(problems(valid.replace('- agent: writer', '- agent: editor'))).toEqual([
+      "spec.yaml:12:16: error: step 0 uses agent 'editor', which is not defined under agents (defined: writer)",
+    ]);
+  });
+
+  it('reports a wrong type where the value is', () => {
+    expect(problems(valid.replace('provider: scripted', 'provider: scripted\n  temperature: hot'))).toEqual([
+      expect.stringMatching(/^spec\.yaml:5:16: error: runtime\.temperature: Invalid input: expected number/),
+    ]);
+  });
+
+  it('reports a missing required key at its parent', () => {
+    expect(problems(valid.replace('name: demo\n', ''))).toEqual([expect.stringMatching(/^spec\.yaml:1:1: error: name: Invalid input/)]);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    expect(problems('version: 0\nname: [unclosed\n')).toEqual([expect.stringMatching(/^spec\.yaml:\d+:\d+: error: YAML: /)]);
+  });
+
+  it('warns about keys acode does not support instead of dropping them silently', () => {
+    const text = valid.replace('runtime:\n', 'telemetry:\n  otel: { endpoint: "http://x" }\nruntime:\n  failure_policy: { retries: 2 }\n');
+    const check = checkSpecText(text, 'spec.yaml');
+    expect(check.spec).toBeDefined();
+    expect(check.problems.map(formatProblem)).toEqual([
+      "spec.yaml:6:3: warning: 'runtime.failure_policy' is not supported by acode yet and is ignored",
+      "spec.yaml:3:1: warning: 'telemetry' is not supported by acode yet and is ignored",
+    ]);
+  });
+
+  it('names unsupported pattern types', () => {
+    expect(problems(valid.replace('type: chain', 'type: workflow'))).toEqual([
+      "spec.yaml:9:9: error: pattern type 'workflow' is not supported by acode yet; supported: chain",
+    ]);
+  });
+
+  it('places a template syntax error inside a block scalar on its own line', () => {
+    const text = valid.replace('input: "Write about {{ topic }}"', 'input: |\n          first line\n          {% if x %}never closed');
+    expect(problems(text)).toEqual([expect.stringMatching(/^spec\.yaml:14:\d+: error: template pattern\.config\.steps\.0\.input: /)]);
+  });
+
+  it('reports every problem at once', () => {
+    const text = valid.replace('provider: scripted', 'provider: nope\n  temperature: hot');
+    expect(problems(text)).toHaveLength(2);
+  });
+
+  it('loads the bundled example and strands-cli specs unchanged', () => {
+    for (const file of ['examples/chain-3-step-resume-demo.yaml', 'test/fixtures/strands-chain-3-step-research.yaml', 'test/fixtures/strands-chain-3-step-resume-demo.yaml']) {
+      const check = checkSpecText(readFileSync(file, 'utf8'), file);
+      expect(check.problems.filter((p) => p.severity === 'error'), file).toEqual([]);
+    }
+  });
+});

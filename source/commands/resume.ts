@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { terminalStatuses } from '../engine/events.js';
 import { replayEvents } from '../engine/session-progress.js';
 import { createProvider } from '../providers/create-provider.js';
-import { loadSpecText } from '../spec/load-spec.js';
 import type { SessionHandle, SessionStore } from '../store/session-store.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { runSession } from './run-session.js';
@@ -37,7 +35,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   if (!existsSync(record.cwd)) {
     throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
-  const { spec } = loadSpecText(handle.specText(), join(handle.dir, 'spec.yaml'));
+  const spec = handle.spec();
   const progress = replayEvents(handle.events(), spec.pattern.config.steps.length);
   if (progress.last_event_id < record.checkpoint.last_event_id) {
     throw new AcodeError(

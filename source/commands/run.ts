@@ -42,6 +42,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     variables,
     runtime: { provider: spec.runtime.provider, model_id: spec.runtime.model_id, host: spec.runtime.host },
     specText: loaded.text,
+    spec,
     stepsTotal,
   });
   const journal = handle.openJournal();

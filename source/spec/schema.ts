@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../validation/z.js';
 
 /**
  * The workflow spec, compatible with strands-cli spec v0 for what acode runs. Objects are strict so

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
-import { z } from 'zod';
+import { z } from '../validation/z.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { sessionSummarySchema, type SessionSummary } from './session-record.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../validation/z.js';
 import type { Checkpoint } from '../engine/session-progress.js';
 
 const statusSchema = z.enum(['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled']);

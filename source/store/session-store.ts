@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { specSchema, type WorkflowSpec } from '../spec/schema.js';
 import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
@@ -21,6 +22,8 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
   specText: string;
+  /** The validated spec: resume reads it back without parsing YAML again. */
+  spec: WorkflowSpec;
   stepsTotal: number;
 };
 
@@ -38,6 +41,16 @@ export class SessionHandle {
 
   specText(): string {
     return readFileSync(join(this.dir, 'spec.yaml'), 'utf8');
+  }
+
+  /** The spec this session runs, as validated when it was created. */
+  spec(): WorkflowSpec {
+    const path = join(this.dir, 'spec.json');
+    const parsed = specSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (!parsed.success) {
+      throw new AcodeError(`session ${this.record.session_id} is damaged: ${path} is not a valid spec (${parsed.error.issues[0]?.message}); fork or delete the session`, ExitCode.failure, 'ACODE-RESUME-005');
+    }
+    return parsed.data;
   }
 
   events(): EngineEvent[] {
@@ -79,11 +92,12 @@ export class SessionStore {
   }
 
   create(init: NewSession): SessionHandle {
-    const { specText, stepsTotal, ...fields } = init;
+    const { specText, spec, stepsTotal, ...fields } = init;
     const id = randomBytes(8).toString('hex');
     const dir = join(this.sessionsDir, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileDurable(join(dir, 'spec.yaml'), specText);
+    writeFileDurable(join(dir, 'spec.json'), JSON.stringify(spec));
     writeFileDurable(join(dir, 'events.jsonl'), '');
     const now = new Date().toISOString();
     const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };

@@ -15,7 +15,7 @@ async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
   const { spec } = loadSpecText(text, 'spec.yaml');
   const handle = store.create({
     workflow_name: spec.name, pattern_type: 'chain', spec_path: join(cwd, 'spec.yaml'), spec_hash: 'h', cwd,
-    variables: {}, runtime: { provider: 'scripted' }, specText: text, stepsTotal: steps,
+    variables: {}, runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
   });
   const journal = handle.openJournal();
   const executor = new ChainExecutor({

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChainExecutor } from '../source/engine/chain-executor.js';
+import { nullJournal } from '../source/engine/journal.js';
+import { initialProgress } from '../source/engine/session-progress.js';
+import { mergeVariables } from '../source/engine/template-context.js';
+import { createProvider } from '../source/providers/create-provider.js';
+import { loadSpecText } from '../source/spec/load-spec.js';
+import { SessionStore } from '../source/store/session-store.js';
+import { benchSpec } from './bench-spec.js';
+import { median, timeAsync } from './median.js';
+
+interface Timing {
+  /** Creating the session folder (spec snapshot, first checkpoint, index row): once per session. */
+  createMs: number;
+  /** Running every step, with its event-log appends and checkpoint writes. */
+  runMs: number;
+}
+
+/** One in-process run of an N-step chain, with a durable session or with none (--no-save-session). */
+async function runOnce(steps: number, withSession: boolean, home: string, cwd: string): Promise<Timing> {
+  const text = benchSpec(steps);
+  const { spec } = loadSpecText(text, 'bench.yaml');
+  const variables = mergeVariables(spec, {});
+  let sessionId = 'unsaved';
+  let journal = nullJournal;
+  let close = () => {};
+  const createMs = await timeAsync(async () => {
+    if (!withSession) return;
+    const handle = new SessionStore(home).create({
+      workflow_name: spec.name, pattern_type: 'chain', spec_path: 'bench.yaml', spec_hash: '', cwd, variables,
+      runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
+    });
+    const sessionJournal = handle.openJournal();
+    sessionId = handle.record.session_id;
+    journal = sessionJournal;
+    close = () => sessionJournal.close();
+  });
+  const executor = new ChainExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, progress: initialProgress(steps), cwd });
+  const runMs = await timeAsync(async () => {
+    await executor.run();
+    close();
+  });
+  return { createMs, runMs };
+}
+
+export interface OverheadRow {
+  steps: number;
+  runs: number;
+  withMs: number;
+  withoutMs: number;
+  perStepMs: number;
+  createMs: number;
+}
+
+/** Per-step cost of durability: (steps with session − without) / N, medians over alternating runs. */
+export async function checkpointOverhead(): Promise<OverheadRow[]> {
+  const root = mkdtempSync(join(tmpdir(), 'acode-bench-'));
+  const rows: OverheadRow[] = [];
+  try {
+    for (const [steps, runs] of [[10, 31], [100, 11], [1000, 5]] as const) {
+      await runOnce(steps, true, join(root, 'warm'), root); // warm up the JIT and the page cache
+      await runOnce(steps, false, join(root, 'warm'), root);
+      const withTimes: Timing[] = [];
+      const withoutTimes: Timing[] = [];
+      for (let i = 0; i < runs; i++) {
+        withTimes.push(await runOnce(steps, true, join(root, `home-${steps}`), root));
+        withoutTimes.push(await runOnce(steps, false, join(root, `home-${steps}`), root));
+      }
+      const withMs = median(withTimes.map((t) => t.runMs));
+      const withoutMs = median(withoutTimes.map((t) => t.runMs));
+      rows.push({ steps, runs, withMs, withoutMs, perStepMs: (withMs - withoutMs) / steps, createMs: median(withTimes.map((t) => t.createMs)) });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return rows;
+}

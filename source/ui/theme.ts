@@ -15,6 +15,6 @@ export const stepColor: Record<StepStatus, string | undefined> = {
   running: 'cyan',
   waiting: 'yellow',
   done: 'green',
-  skipped: 'blue',
+  skipped: 'blueBright',
   failed: 'red',
 };

@@ -51,7 +51,7 @@ function Summary({ store }: { store: RunStore }) {
     <Text>
       <Text bold>{done}/{steps.length} done</Text>
       <Text dimColor> · </Text>
-      <Text color="blue">{skipped} skipped (completed earlier)</Text>
+      <Text color="blueBright">{skipped} skipped (completed earlier)</Text>
       <Text dimColor> · </Text>
       {steps.length - done} remaining
       <Text dimColor> · </Text>
@@ -121,7 +121,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
           item.kind === 'header' ? (
             <Header key={item.key} store={store} />
           ) : item.kind === 'skipped' ? (
-            <Text key={item.key} color="blue">
+            <Text key={item.key} color="blueBright">
               ↷ steps 1–{item.count} skipped (completed earlier)
             </Text>
           ) : (

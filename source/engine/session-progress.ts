@@ -79,18 +79,14 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);
       break;
     case 'session_paused':
-      progress.status = 'paused';
+    case 'session_failed':
+      progress.status = event.type === 'session_paused' ? 'paused' : 'failed';
       progress.stop_reason = event.reason;
       progress.error = event.message;
       break;
     case 'session_completed':
       progress.status = 'completed';
       progress.in_progress = null;
-      break;
-    case 'session_failed':
-      progress.status = 'failed';
-      progress.stop_reason = event.reason;
-      progress.error = event.message;
       break;
     case 'step_skipped':
     case 'step_retry_scheduled':

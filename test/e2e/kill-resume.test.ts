@@ -1,22 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { OpenAiTestServer } from '../helpers/openai-server.js';
+import { useOpenAiServer, type OpenAiTestServer } from '../helpers/openai-server.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const steps = 5;
+const fixture = useOpenAiServer();
 let server: OpenAiTestServer;
 let baseUrl: string;
-
-beforeEach(async () => {
-  server = new OpenAiTestServer();
-  baseUrl = await server.start();
-});
-afterEach(async () => server.stop());
+beforeEach(() => ({ server, baseUrl } = fixture.current()));
 
 function workspace() {
   const cwd = tempDir();

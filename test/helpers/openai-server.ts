@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
 
 export interface ChatRequest {
   body: { model: string; messages: { role: string; content: string }[]; temperature?: number; max_tokens?: number };
@@ -92,4 +93,17 @@ export class OpenAiTestServer {
       }),
     );
   }
+}
+
+/** Starts a fresh server before each test of the file and stops it after; read it through `current()`. */
+export function useOpenAiServer(): { current(): { server: OpenAiTestServer; baseUrl: string }; restart(): Promise<void> } {
+  let server: OpenAiTestServer;
+  let baseUrl: string;
+  const start = async () => {
+    server = new OpenAiTestServer();
+    baseUrl = await server.start();
+  };
+  beforeEach(start);
+  afterEach(async () => server.stop());
+  return { current: () => ({ server, baseUrl }), restart: start };
 }

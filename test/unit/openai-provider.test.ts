@@ -1,19 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CompletionRequest } from '../../source/engine/provider.js';
 import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from '../../source/engine/stop-errors.js';
 import { createProvider } from '../../source/providers/create-provider.js';
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
 import { chainSpec } from '../helpers/chain-spec.js';
-import { OpenAiTestServer } from '../helpers/openai-server.js';
+import { useOpenAiServer, type OpenAiTestServer } from '../helpers/openai-server.js';
 
+const fixture = useOpenAiServer();
 let server: OpenAiTestServer;
 let baseUrl: string;
-beforeEach(async () => {
-  server = new OpenAiTestServer();
-  baseUrl = await server.start();
-});
-afterEach(async () => server.stop());
+beforeEach(() => ({ server, baseUrl } = fixture.current()));
 
 function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest {
   return {
@@ -89,8 +86,7 @@ describe('the OpenAI-compatible provider', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.retryable).toBe(true);
     expect(error.message).toContain(`${baseUrl}/chat/completions`);
-    server = new OpenAiTestServer(); // afterEach stops a fresh one
-    await server.start();
+    await fixture.restart(); // the fixture's afterEach stops a running one
   });
 
   it('abandons a request when the step is cancelled', async () => {

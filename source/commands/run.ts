@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { ExitCode } from '../errors/acode-error.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { nullJournal } from '../engine/journal.js';
 import { initialProgress } from '../engine/session-progress.js';
-import { mergeVariables } from '../engine/template-context.js';
+import { mergeVariables, missingRequiredInputs } from '../engine/template-context.js';
 import { createProvider } from '../providers/create-provider.js';
 import { loadSpecFile } from '../spec/load-spec.js';
 import { formatProblem } from '../spec/spec-problem.js';
@@ -24,6 +24,10 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
   const { spec } = loaded;
   const variables = mergeVariables(spec, parseVars(flags.vars));
+  const missing = missingRequiredInputs(spec, variables);
+  if (missing.length) {
+    throw new AcodeError(`${specPath}: required input${missing.length === 1 ? '' : 's'} ${missing.map((n) => `'${n}'`).join(', ')} not set; pass ${missing.map((n) => `--var ${n}=…`).join(' ')}`, ExitCode.usage);
+  }
   const provider = createProvider(spec, ctx.env);
   const stepsTotal = spec.pattern.config.steps.length;
 

@@ -3,6 +3,11 @@ import type { StepRecord } from './session-progress.js';
 
 export type Variables = Record<string, string | number | boolean>;
 
+/** Names in `inputs.required` that neither `inputs.values` nor `--var` provide. */
+export function missingRequiredInputs(spec: WorkflowSpec, variables: Variables): string[] {
+  return Object.keys(spec.inputs?.required ?? {}).filter((name) => !(name in variables));
+}
+
 /** `inputs.values` defaults overridden by `--var` values, as strands-cli merges them. */
 export function mergeVariables(spec: WorkflowSpec, overrides: Variables): Variables {
   return { ...spec.inputs?.values, ...overrides };

@@ -22,10 +22,12 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
     case 'openai':
     case 'ollama': {
       const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
-      if (!runtime.model_id) throw new AcodeError(`runtime.model_id is required for provider ${runtime.provider}; add e.g. 'model_id: gpt-4o-mini' to the spec`, ExitCode.usage);
+      const agentModels = Object.fromEntries(Object.entries(spec.agents).flatMap(([id, agent]) => (agent.model_id ? [[id, agent.model_id]] : [])));
+      if (!runtime.model_id && Object.keys(agentModels).length < Object.keys(spec.agents).length) throw new AcodeError(`runtime.model_id is required for provider ${runtime.provider}; add e.g. 'model_id: gpt-4o-mini' to the spec`, ExitCode.usage);
       return new OpenAiProvider({
         baseUrl,
-        model: runtime.model_id,
+        model: runtime.model_id ?? '',
+        agentModels,
         apiKey: env.OPENAI_API_KEY || undefined,
         temperature: runtime.temperature,
         maxTokens: runtime.max_tokens,

@@ -6,6 +6,8 @@ export interface OpenAiSettings {
   /** Base URL ending before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
   baseUrl: string;
   model: string;
+  /** Per-agent `model_id` overrides from the spec's agents. */
+  agentModels?: Readonly<Record<string, string>>;
   /** Read from the environment at call time; never stored. */
   apiKey?: string;
   temperature?: number;
@@ -41,7 +43,8 @@ export class OpenAiProvider implements Provider {
   constructor(private readonly settings: OpenAiSettings) {}
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
-    const { baseUrl, model, apiKey, temperature, maxTokens, topP } = this.settings;
+    const { baseUrl, apiKey, temperature, maxTokens, topP } = this.settings;
+    const model = this.settings.agentModels?.[request.agent] ?? this.settings.model;
     const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const body = { model, messages: request.messages, temperature, max_tokens: maxTokens, top_p: topP, stream: false };
     let response: Response;

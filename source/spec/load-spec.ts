@@ -54,9 +54,14 @@ function templatePosition(yaml: PositionedYaml, path: (string | number)[], error
 
 type Report = (pos: { line: number; column: number }, message: string) => void;
 
-function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report): void {
+function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report): void {
   const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
   const agentIds = Object.keys(spec.agents);
+  for (const [id, agent] of Object.entries(spec.agents)) {
+    const tools = agent.tools;
+    const empty = tools === undefined || tools === null || (Array.isArray(tools) && tools.length === 0);
+    if (!empty) warn(yaml.locate(['agents', id, 'tools']), `'agents.${id}.tools' is not supported by acode yet and is ignored: the agent runs without tools`);
+  }
   for (const [i, step] of spec.pattern.config.steps.entries()) {
     if (!spec.agents[step.agent]) {
       problem(['pattern', 'config', 'steps', i, 'agent'], `step ${i} uses agent '${step.agent}', which is not defined under agents (defined: ${agentIds.join(', ') || 'none'})`);
@@ -116,7 +121,7 @@ export function checkSpecText(text: string, file: string): SpecCheck {
   }
   if (!result.success || unsupportedPattern) return { problems };
 
-  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message));
+  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message));
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 

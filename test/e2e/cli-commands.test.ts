@@ -124,6 +124,14 @@ describe('acode exit codes and errors', () => {
     expect(existsSync(ws.home)).toBe(false);
   });
 
+  it('exits 2 when a required input is not set, naming the --var to pass', async () => {
+    const ws = workspace(chainSpec({ steps: 1, provider: 'scripted' }).replace('inputs:\n  values:\n    topic: durability', 'inputs:\n  required:\n    topic: string'));
+    const result = await runCli(['run', 'spec.yaml'], ws);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("required input 'topic' not set; pass --var topic=");
+    expect((await runCli(['run', 'spec.yaml', '--var', 'topic=x'], ws)).code).toBe(0);
+  });
+
   it('exits 2 on an unknown command or flag', async () => {
     const ws = workspace('');
     expect((await runCli(['frobnicate'], ws)).code).toBe(2);

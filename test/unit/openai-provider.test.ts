@@ -111,6 +111,14 @@ describe('provider selection from the spec', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("uses an agent's own model_id over the runtime's", async () => {
+    const spec = specWith(`  provider: openai\n  model_id: default-model\n  host: ${baseUrl}`);
+    spec.agents.worker!.model_id = 'agent-model';
+    await createProvider(spec, {}).complete(request());
+    await createProvider(spec, {}).complete(request({ agent: 'other' }));
+    expect(server.requests.map((r) => r.body.model)).toEqual(['agent-model', 'default-model']);
+  });
+
   it('serves ollama through its OpenAI-compatible /v1 endpoint', async () => {
     const root = baseUrl.replace(/\/v1$/, '');
     const ollama = createProvider(specWith(`  provider: ollama\n  model_id: llama3.2\n  host: ${root}`), {});

@@ -59,6 +59,12 @@ describe('spec loading', () => {
     ]);
   });
 
+  it('warns that agent tools are not run yet', () => {
+    const check = checkSpecText(valid.replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read]'), 'spec.yaml');
+    expect(check.spec).toBeDefined();
+    expect(check.problems.map(formatProblem)).toEqual([expect.stringMatching(/^spec\.yaml:8:12: warning: 'agents\.writer\.tools' is not supported by acode yet/)]);
+  });
+
   it('names unsupported pattern types', () => {
     expect(problems(valid.replace('type: chain', 'type: workflow'))).toEqual([
       "spec.yaml:9:9: error: pattern type 'workflow' is not supported by acode yet; supported: chain",

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { useOpenAiServer, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const steps = 5;
-const fixture = useOpenAiServer();
+const fixture = openAiServerPerTest();
 let server: OpenAiTestServer;
 let baseUrl: string;
 beforeEach(() => ({ server, baseUrl } = fixture.current()));

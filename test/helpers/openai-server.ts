@@ -96,7 +96,7 @@ export class OpenAiTestServer {
 }
 
 /** Starts a fresh server before each test of the file and stops it after; read it through `current()`. */
-export function useOpenAiServer(): { current(): { server: OpenAiTestServer; baseUrl: string }; restart(): Promise<void> } {
+export function openAiServerPerTest(): { current(): { server: OpenAiTestServer; baseUrl: string }; restart(): Promise<void> } {
   let server: OpenAiTestServer;
   let baseUrl: string;
   const start = async () => {

@@ -5,9 +5,9 @@ import { createProvider } from '../../source/providers/create-provider.js';
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
 import { chainSpec } from '../helpers/chain-spec.js';
-import { useOpenAiServer, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
 
-const fixture = useOpenAiServer();
+const fixture = openAiServerPerTest();
 let server: OpenAiTestServer;
 let baseUrl: string;
 beforeEach(() => ({ server, baseUrl } = fixture.current()));

@@ -1,0 +1,34 @@
+// Lint rules from ../shared/STYLE.md: a headless engine, no floating promises, exhaustive switches,
+// hooks with complete dependencies, console only in the CLI entry.
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+const uiStack = ['react', 'react/*', 'ink', 'ink-*', 'zustand', 'zustand/*'];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'scripts/empty-module.js', 'eslint.config.js', 'coverage/'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['source/engine/**', 'source/store/**', 'source/spec/**', 'source/providers/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: uiStack, message: 'engine, store, spec and providers stay headless: no React, Ink or zustand (STYLE.md §1)' }] }] },
+  },
+  {
+    files: ['source/ui/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['node:fs', 'node:fs/*', 'fs', 'lowdb', 'lowdb/*', '**/store/*'], message: 'the UI never touches the disk: go through the state store (STYLE.md §1)' }] }] },
+  },
+  { files: ['bench/**', 'test/**'], rules: { 'no-console': 'off' } },
+);

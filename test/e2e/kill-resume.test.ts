@@ -86,3 +86,20 @@ describe('kill -9 during a step, then resume', () => {
     expect(result.stdout + result.stderr).not.toContain('sk-test-secret');
   });
 });
+
+describe('strands-cli specs', () => {
+  it('runs the published chain-3-step-resume-demo spec unchanged against an OpenAI-compatible server', async () => {
+    const cwd = tempDir();
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync(new URL('../fixtures/strands-chain-3-step-resume-demo.yaml', import.meta.url), join(cwd, 'spec.yaml'));
+    server.handler = (r) => ({ kind: 'answer', text: `answer for: ${r.body.messages.at(-1)!.content.split('\n')[0]}` });
+    const result = await runCli(['run', 'spec.yaml', '--var', 'topic=durable agents', '--json'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), OPENAI_BASE_URL: baseUrl } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-5-nano', 'gpt-5-nano', 'gpt-5-nano']);
+    expect(server.requests[0]!.body.messages).toEqual([
+      { role: 'system', content: 'You are a research assistant. Research the topic provided by the user in detail.' },
+      { role: 'user', content: 'Research the topic: durable agents' },
+    ]);
+    expect(readFileSync(join(cwd, 'resume-demo-report.md'), 'utf8')).toBe('answer for: Write a summary report based on:');
+  });
+});

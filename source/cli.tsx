@@ -11,25 +11,34 @@ const help = `
   Usage
     $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
     $ acode run --resume <id>            same as acode resume <id>
-    $ acode resume [<id>] [--json]       resume the most recent interrupted session, or <id>
-    $ acode sessions list [--status S] [--json]
+    $ acode resume [<id>] [--dry-run] [--json]
+                                         resume the most recent interrupted session, or <id>
+    $ acode fork <id> [--from-step N]    new session reusing <id>'s completed steps before N
+    $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--json]
+    $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
+    $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode validate <spec.yaml>
 
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
     --no-save-session    run without writing a session (nothing to resume)
     --json               print one JSON object (or array) on stdout
-    --status S           created | running | paused | completed | failed | cancelled
-    --force              delete without asking
+    --dry-run            show the continuation plan; run nothing, change nothing
+    --from-step N        fork: run again from step N (1-based); steps before it are reused
+    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
+    --resumable          only sessions that can be resumed now
+    --force              delete or unlock without asking
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
-  <id> may be any unique prefix of at least 4 characters.
+  <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
+  from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
   Exit codes
     0 ok · 1 failure · 2 usage or spec error · 14 no resumable session
-    15 session already completed/failed/cancelled · 130 paused by Ctrl+C
+    15 session already completed/failed/cancelled · 16 session locked by another process
+    17 environment validation failed · 130 paused by Ctrl+C
 
   Examples
     $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
@@ -46,6 +55,9 @@ const cli = meow(help, {
     status: { type: 'string' },
     force: { type: 'boolean', default: false },
     resume: { type: 'string' },
+    dryRun: { type: 'boolean', default: false },
+    resumable: { type: 'boolean', default: false },
+    fromStep: { type: 'number' },
   },
 });
 
@@ -85,13 +97,17 @@ async function dispatch(): Promise<ExitCode> {
   switch (command) {
     case 'run': {
       const { resumeCommand } = await import('./commands/resume.js');
-      if (flags.resume) return resumeCommand(context, flags.resume, { json: flags.json });
+      if (flags.resume) return resumeCommand(context, flags.resume, { json: flags.json, dryRun: flags.dryRun });
       const { runCommand } = await import('./commands/run.js');
       return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
-      return resumeCommand(context, args[0], { json: flags.json });
+      return resumeCommand(context, args[0], { json: flags.json, dryRun: flags.dryRun });
+    }
+    case 'fork': {
+      const { forkCommand } = await import('./commands/fork.js');
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
@@ -100,10 +116,12 @@ async function dispatch(): Promise<ExitCode> {
     case 'sessions': {
       const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, json: flags.json });
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
-      return usage(`unknown sessions command '${sub}' (list, show, delete)`);
+      if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
+      if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
+      return usage(`unknown sessions command '${sub}' (list, show, history, delete, unlock)`);
     }
     case undefined:
       cli.showHelp(0);

@@ -26,5 +26,11 @@ export function plainLine(event: EngineEvent, stepsTotal: number, agents: readon
       return undefined; // the closing summary says it, with counts
     case 'session_failed':
       return `✗ failed: ${event.message}`;
+    case 'lock_taken_over':
+      return `took over the session lock: ${event.why}`;
+    case 'resume_planned':
+    case 'step_reused':
+    case 'session_forked':
+      return undefined; // the plan is printed before the run; reused steps are written by fork
   }
 }

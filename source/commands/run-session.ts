@@ -1,5 +1,8 @@
-import { ExitCode } from '../errors/acode-error.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { ChainExecutor, type ChainRunOptions, type RunSummary } from '../engine/chain-executor.js';
+import type { EngineEventBody } from '../engine/events.js';
+import { JournalSealedError } from '../engine/journal.js';
+import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
 import { plainLine } from './plain-progress.js';
 
@@ -9,6 +12,12 @@ export interface SessionRunOptions extends ChainRunOptions {
   json: boolean;
   /** Closes the journal's file handles once the run has ended. */
   close?: () => void;
+  /** Events recorded before the first step (lock takeover, resume plan, fork). */
+  preamble?: EngineEventBody[];
+  /** The session lock this run holds: heartbeated while it runs, released at the end. */
+  lease?: SessionLease;
+  /** Seals the journal when the lock is lost, so this process writes nothing more. */
+  onLockLost?: () => void;
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -58,9 +67,22 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
   }
 
   let summary: RunSummary;
+  let lockLost = false;
+  options.lease?.lock.startHeartbeat(Math.max(250, options.lease.timeoutMs / 4), () => {
+    lockLost = true;
+    options.onLockLost?.();
+    executor.cancel();
+  });
   try {
+    for (const event of options.preamble ?? []) executor.emit(event);
     summary = await executor.run();
+  } catch (error) {
+    if (error instanceof JournalSealedError || lockLost) {
+      throw new AcodeError(`lost the lock of session ${options.sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${options.sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
+    }
+    throw error;
   } finally {
+    options.lease?.lock.release();
     options.close?.();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -10,6 +10,8 @@ import { formatProblem } from '../spec/spec-problem.js';
 import { hashText } from '../spec/hash.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { parseVars } from './parse-vars.js';
+import { leaseSession } from './session-lease.js';
+import { loadResumeConfig } from '../config/resume-config.js';
 import { runSession } from './run-session.js';
 
 export interface RunFlags {
@@ -37,7 +39,9 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
       spec, variables, provider, journal: nullJournal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
     });
   }
-  const handle = openStore(ctx).create({
+  const store = openStore(ctx);
+  const config = loadResumeConfig(store.home, ctx.cwd);
+  const handle = store.create({
     workflow_name: spec.name,
     pattern_type: spec.pattern.type,
     spec_path: resolve(ctx.cwd, specPath),
@@ -49,10 +53,14 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     spec,
     stepsTotal,
   });
+  const lease = leaseSession(handle, config.lock_timeout_seconds);
   const journal = handle.openJournal();
   return runSession(ctx, {
     sessionId: handle.record.session_id,
     spec, variables, provider, journal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
+    maxAttempts: config.max_attempts,
+    lease,
+    onLockLost: () => journal.seal('the session lock was taken by another process'),
     close: () => journal.close(),
   });
 }

@@ -1,7 +1,13 @@
+import { loadResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import type { SessionStatus } from '../engine/events.js';
+import type { EngineEvent, SessionStatus } from '../engine/events.js';
+import { compareEvents } from '../engine/session-progress.js';
+import { isInterrupted, isResumable } from '../store/resumability.js';
+import { SessionLock } from '../store/session-lock.js';
 import type { SessionSummary } from '../store/session-record.js';
+import type { SessionStore } from '../store/session-store.js';
 import { openStore, paint, type CommandContext } from './command-context.js';
+import { describeOwner } from './session-lease.js';
 
 const statuses: readonly SessionStatus[] = ['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled'];
 const statusColor: Record<SessionStatus, number> = { created: 37, running: 36, awaiting_approval: 35, paused: 33, completed: 32, failed: 31, cancelled: 90 };
@@ -14,31 +20,49 @@ function relativeTime(iso: string, now = Date.now()): string {
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
 
-function table(ctx: CommandContext, rows: SessionSummary[]): string {
+type ListedRow = SessionSummary & { interrupted: boolean; resumable: boolean };
+
+function table(ctx: CommandContext, rows: ListedRow[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
-  const cells = rows.map((r) => [r.session_id, r.workflow_name, r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const cells = rows.map((r) => [r.session_id, r.workflow_name, r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[], status?: SessionStatus) =>
     c.map((cell, i) => (i === 2 && status ? paint(ctx, statusColor[status], cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), ...cells.map((c, i) => line(c, rows[i]!.status))].join('\n');
 }
 
-/** `acode sessions list [--status S] [--json]`: newest first. */
-export function listSessions(ctx: CommandContext, flags: { status?: string; json: boolean }): ExitCode {
+function lockTimeoutMs(ctx: CommandContext, store: SessionStore): number {
+  return loadResumeConfig(store.home, ctx.cwd).lock_timeout_seconds * 1000;
+}
+
+/** `acode sessions list [--status S] [--resumable] [--json]`: newest first. */
+export function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean }): ExitCode {
   if (flags.status && !statuses.includes(flags.status as SessionStatus)) {
     throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${statuses.join(', ')}`, ExitCode.usage);
   }
-  const rows = openStore(ctx).list().filter((row) => !flags.status || row.status === flags.status);
+  const store = openStore(ctx);
+  const timeoutMs = lockTimeoutMs(ctx, store);
+  const rows: ListedRow[] = store
+    .list()
+    .filter((row) => !flags.status || row.status === flags.status)
+    .map((row) => {
+      // Only sessions that are not terminal can be held: skip the lock look-up for the rest.
+      const lock = row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled' ? ({ kind: 'free' } as const) : store.lockState(row.session_id, timeoutMs);
+      return { ...row, interrupted: isInterrupted(row, lock), resumable: isResumable(row, lock) };
+    })
+    .filter((row) => !flags.resumable || row.resumable);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else if (rows.length === 0) ctx.stderr.write(`no sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);
+  else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);
   else ctx.stdout.write(`${table(ctx, rows)}\n`);
   return ExitCode.ok;
 }
 
 /** `acode sessions show <id> [--json]`. */
 export function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
-  const handle = openStore(ctx).open(id);
+  const store = openStore(ctx);
+  const handle = store.open(id);
   const record = handle.record;
+  const lock = store.lockState(record.session_id, lockTimeoutMs(ctx, store));
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...record, events: handle.events().length }, null, 2)}\n`);
     return ExitCode.ok;
@@ -47,7 +71,8 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
   const lines = [
     `session   ${record.session_id}`,
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
-    `status    ${paint(ctx, statusColor[cp.status], cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}`,
+    `status    ${paint(ctx, statusColor[cp.status], cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
+    `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
     `progress  ${cp.next_step}/${cp.steps_total} steps done${cp.in_progress ? `, step ${cp.in_progress.step + 1} in progress (attempt ${cp.in_progress.attempt})` : ''}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
     `spec      ${record.spec_path}`,
@@ -76,5 +101,48 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
   }
   store.delete(sessionId);
   ctx.stderr.write(`deleted session ${sessionId}\n`);
+  return ExitCode.ok;
+}
+
+function describeEvent(event: EngineEvent): string {
+  const { event_id: _id, ts: _ts, type: _type, ...rest } = event;
+  if ('response' in rest) rest.response = `${String(rest.response).slice(0, 60).replace(/\n/g, ' ')}${String(rest.response).length > 60 ? '…' : ''}`;
+  return Object.entries(rest).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
+}
+
+/** `acode sessions history <id> [--json]`: the event log in replay order, (timestamp, event_id). */
+export function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
+  const events = openStore(ctx).open(id).events().sort(compareEvents);
+  if (flags.json) {
+    ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  for (const event of events) ctx.stdout.write(`${String(event.event_id).padStart(5)}  ${event.ts}  ${event.type.padEnd(20)} ${describeEvent(event)}\n`);
+  return ExitCode.ok;
+}
+
+/** `acode sessions unlock <id> [--force]`: removes a lock; asks first when its owner still runs. */
+export async function unlockSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
+  const store = openStore(ctx);
+  const handle = store.open(id);
+  const sessionId = handle.record.session_id;
+  const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
+  if (lock.kind === 'free') {
+    ctx.stderr.write(`session ${sessionId} is not locked\n`);
+    return ExitCode.ok;
+  }
+  if (!flags.force) {
+    const question = `Session ${sessionId} is locked by ${describeOwner(lock.owner)}${lock.kind === 'held' ? ', which is still running' : ` (${lock.why})`}. Remove the lock? [y/N] `;
+    if (ctx.interactive) {
+      if (!(await ctx.confirm(question))) {
+        ctx.stderr.write('kept the lock\n');
+        return ExitCode.ok;
+      }
+    } else if (lock.kind === 'held') {
+      throw new AcodeError(`session ${sessionId} is locked by ${describeOwner(lock.owner)}, which is still running; add --force to remove the lock anyway`, ExitCode.locked, 'ACODE-RESUME-003');
+    }
+  }
+  SessionLock.forceRemove(handle.dir);
+  ctx.stderr.write(`unlocked session ${sessionId} (was held by ${describeOwner(lock.owner)})\n`);
   return ExitCode.ok;
 }

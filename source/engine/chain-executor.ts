@@ -75,8 +75,12 @@ export class ChainExecutor {
     return this.abort.signal.aborted;
   }
 
-  private emit(body: EngineEventBody): EngineEvent {
-    const event = { ...body, event_id: this.progress.last_event_id + 1, ts: new Date().toISOString() } as EngineEvent;
+  /** Stamps, applies, journals and announces an event; also serves callers that log around a run. */
+  emit(body: EngineEventBody): EngineEvent {
+    // Never behind the previous event, even if the clock steps back: replay order stays run order.
+    const now = new Date().toISOString();
+    const last = this.progress.last_event_at;
+    const event = { ...body, event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now } as EngineEvent;
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     for (const listener of this.listeners) listener(event);
@@ -137,6 +141,8 @@ export class ChainExecutor {
     const { sessionId, provider } = this.options;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const agent = this.options.spec.pattern.config.steps[step]!.agent;
+    // Idempotent: a step whose result is recorded is never applied again.
+    if (this.progress.results[step]) return;
     for (let tries = 1; ; tries++) {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       this.checkBudget();
@@ -158,7 +164,7 @@ export class ChainExecutor {
         }
         continue;
       }
-      this.emit({ type: 'step_completed', step, agent, attempt, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
+      this.emit({ type: 'step_completed', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
       this.executed++;
       return;
     }

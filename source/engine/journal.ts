@@ -11,3 +11,8 @@ export interface Journal {
 }
 
 export const nullJournal: Journal = { record() {} };
+
+/** Thrown by a sealed journal: the session now belongs to another process; write nothing more. */
+export class JournalSealedError extends Error {
+  override readonly name = 'JournalSealedError';
+}

@@ -30,6 +30,8 @@ export interface SessionProgress {
   error: string | null;
   artifacts: string[];
   last_event_id: number;
+  /** Timestamp of the last event: new events never go back in time, so (ts, id) order is id order. */
+  last_event_at: string | null;
   /** Finished steps' outputs; kept out of the checkpoint so its size never grows with the chain. */
   results: StepRecord[];
 }
@@ -47,6 +49,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     error: null,
     artifacts: [],
     last_event_id: 0,
+    last_event_at: null,
     results: [],
   };
 }
@@ -54,6 +57,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
 /** Applies one event. Mutates and returns `progress`: the executor calls it once per step. */
 export function applyEvent(progress: SessionProgress, event: EngineEvent): SessionProgress {
   progress.last_event_id = event.event_id;
+  progress.last_event_at = event.ts;
   switch (event.type) {
     case 'session_started':
       progress.status = 'running';
@@ -75,6 +79,10 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.in_progress = null;
       progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
       break;
+    case 'step_reused':
+      progress.results[event.step] = { index: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 };
+      progress.next_step = event.step + 1;
+      break;
     case 'artifact_written':
       if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);
       break;
@@ -91,6 +99,9 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'step_skipped':
     case 'step_retry_scheduled':
     case 'step_failed':
+    case 'session_forked':
+    case 'resume_planned':
+    case 'lock_taken_over':
       break;
   }
   return progress;

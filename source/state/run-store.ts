@@ -84,6 +84,10 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_skipped':
+        case 'step_reused':
+        case 'session_forked':
+        case 'resume_planned':
+        case 'lock_taken_over':
           return;
         case 'step_started':
           set({ steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });

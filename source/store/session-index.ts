@@ -38,8 +38,11 @@ export class SessionIndex {
     }
   }
 
-  /** All sessions, newest first. Rows for live sessions are refreshed from their own files. */
-  list(): SessionSummary[] {
+  /**
+   * All sessions, newest first. Rows for live sessions are refreshed from their own files, and the
+   * refreshed index is saved unless `write` is false (dry runs change nothing on disk).
+   */
+  list(write = true): SessionSummary[] {
     const { rows, trusted } = this.load();
     let changed = !trusted;
     const ids = this.sessionIds();
@@ -61,7 +64,7 @@ export class SessionIndex {
         }
       }
     }
-    if (changed) this.save(rows);
+    if (changed && write) this.save(rows);
     return Object.values(rows).sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
   }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { LowSync } from 'lowdb';
 import type { EngineEvent, EngineEventType } from '../engine/events.js';
-import type { Journal } from '../engine/journal.js';
+import { JournalSealedError, type Journal } from '../engine/journal.js';
 import { toCheckpoint, type SessionProgress } from '../engine/session-progress.js';
 import { EventLogWriter } from './event-log.js';
 import type { SessionRecord } from './session-record.js';
@@ -18,6 +18,7 @@ const indexAfter = new Set<EngineEventType>(['session_started', 'session_paused'
  */
 export class SessionJournal implements Journal {
   private readonly log: EventLogWriter;
+  private sealedBecause?: string;
 
   constructor(
     dir: string,
@@ -27,7 +28,13 @@ export class SessionJournal implements Journal {
     this.log = new EventLogWriter(join(dir, 'events.jsonl'));
   }
 
+  /** After this, every record() throws: used when the session lock was lost to another process. */
+  seal(reason: string): void {
+    this.sealedBecause = reason;
+  }
+
   record(event: EngineEvent, progress: SessionProgress): void {
+    if (this.sealedBecause) throw new JournalSealedError(this.sealedBecause);
     // Skips carry no new state; they become durable with the next synced event.
     this.log.append(event, event.type !== 'step_skipped');
     if (!checkpointAfter.has(event.type)) return;

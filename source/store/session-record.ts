@@ -16,6 +16,7 @@ const checkpointSchema = z.object({
   error: z.string().nullable(),
   artifacts: z.array(z.string()),
   last_event_id: z.number().int(),
+  last_event_at: z.string().nullable(),
 }) satisfies z.ZodType<Checkpoint>;
 
 /** session.json: who the session is, what it runs, and its latest checkpoint. Never holds secrets. */

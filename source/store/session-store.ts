@@ -12,6 +12,7 @@ import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog } from './event-log.js';
 import { SessionIndex } from './session-index.js';
 import { SessionJournal } from './session-journal.js';
+import { SessionLock, type LockState } from './session-lock.js';
 import { sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 /** `ACODE_HOME`, else `${XDG_DATA_HOME:-~/.local/share}/acode`. */
@@ -131,8 +132,13 @@ export class SessionStore {
   }
 
   /** Every session, newest first, from the index (reconciled with the sessions folder). */
-  list(): SessionSummary[] {
-    return this.index.list();
+  list(options: { write?: boolean } = {}): SessionSummary[] {
+    return this.index.list(options.write ?? true);
+  }
+
+  /** Who holds a session's lock, if anyone; a dead or silent owner makes it stale. */
+  lockState(id: string, timeoutMs: number): LockState {
+    return SessionLock.inspect(join(this.sessionsDir, id), timeoutMs);
   }
 
   delete(id: string): void {

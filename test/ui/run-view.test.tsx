@@ -25,7 +25,7 @@ describe('the run view', () => {
     const { ui, apply } = setup();
     apply(started());
     apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
-    apply({ type: 'step_completed', step: 0, agent: 'researcher', attempt: 1, response: 'r', usage, duration_ms: 1500 });
+    apply({ type: 'step_completed', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0', response: 'r', usage, duration_ms: 1500 });
     apply({ type: 'step_started', step: 1, agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
     const frame = await ui.waitForFrame((f) => f.includes('1/3 done'));
     expect(frame).toContain('acode demo · 3 steps · session abcd1234abcd1234');
@@ -79,7 +79,7 @@ describe('the run view', () => {
     const { ui, apply } = setup(['writer']);
     apply(started(0, 1));
     apply({ type: 'step_started', step: 0, agent: 'writer', attempt: 1, idempotency_key: 'k' });
-    apply({ type: 'step_completed', step: 0, agent: 'writer', attempt: 1, response: 'r', usage, duration_ms: 10 });
+    apply({ type: 'step_completed', step: 0, agent: 'writer', attempt: 1, idempotency_key: 'k', response: 'r', usage, duration_ms: 10 });
     apply({ type: 'artifact_written', path: '/tmp/out/report.md', bytes: 3, sha256: 'x' });
     apply({ type: 'session_completed', tokens: usage });
     const frame = await ui.waitForFrame((f) => f.includes('✓ completed'));

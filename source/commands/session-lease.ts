@@ -1,0 +1,38 @@
+import { hostname } from 'node:os';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { EngineEventBody } from '../engine/events.js';
+import { SessionLock, type LockOwner } from '../store/session-lock.js';
+import type { SessionHandle } from '../store/session-store.js';
+
+/** A held session lock plus what the event log should say about how it was taken. */
+export interface SessionLease {
+  lock: SessionLock;
+  preamble: EngineEventBody[];
+  timeoutMs: number;
+}
+
+function ago(iso: string): string {
+  return `${Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))} s ago`;
+}
+
+export function describeOwner(owner: LockOwner): string {
+  return `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`} since ${owner.started_at} (heartbeat ${ago(owner.heartbeat_at)})`;
+}
+
+/** Takes the session's lock, or refuses with exit 16 / ACODE-RESUME-003 and what to do. */
+export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number): SessionLease {
+  const timeoutMs = lockTimeoutSeconds * 1000;
+  const result = SessionLock.acquire(handle.dir, timeoutMs);
+  const id = handle.record.session_id;
+  if (!result.acquired) {
+    throw new AcodeError(
+      `session ${id} is in use by ${describeOwner(result.state.owner)}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock ${id}' removes the lock`,
+      ExitCode.locked,
+      'ACODE-RESUME-003',
+    );
+  }
+  const preamble: EngineEventBody[] = result.tookOverFrom
+    ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why }]
+    : [];
+  return { lock: result.lock, preamble, timeoutMs };
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { formatProblem, type SpecProblem } from '../spec/spec-problem.js';
+import { parsePositioned } from '../spec/yaml-positions.js';
+import { z } from '../validation/z.js';
+
+const resumeSchema = z.strictObject({
+  in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']).default('rollback'),
+  validate_environment: z.boolean().default(true),
+  changed_files_action: z.enum(['prompt', 'continue', 'abort']).default('prompt'),
+  validation_timeout_seconds: z.number().positive().default(30),
+  lock_timeout_seconds: z.number().positive().default(60),
+  max_attempts: z.number().int().min(1).max(100).default(5),
+});
+
+const configSchema = z.strictObject({ resume: resumeSchema.partial().optional() });
+
+export type ResumeConfig = z.infer<typeof resumeSchema>;
+
+export const defaultResumeConfig: ResumeConfig = resumeSchema.parse({});
+
+/** One config file's `resume` settings; a bad file is an AcodeError naming file:line:column. */
+function readConfigFile(file: string): Partial<ResumeConfig> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new AcodeError(`cannot read config ${file}: ${(error as Error).message}`, ExitCode.usage);
+  }
+  const yaml = parsePositioned(text);
+  const problems: SpecProblem[] = yaml.doc.errors.map((error) => ({
+    severity: 'error',
+    file,
+    line: error.linePos?.[0]?.line ?? 1,
+    column: error.linePos?.[0]?.col ?? 1,
+    message: `YAML: ${error.message.split('\n')[0]}`,
+  }));
+  if (problems.length === 0) {
+    const result = configSchema.safeParse(yaml.doc.toJS() ?? {});
+    if (result.success) return result.data.resume ?? {};
+    for (const issue of result.error.issues) {
+      const path = issue.path as (string | number)[];
+      const where = issue.code === 'unrecognized_keys' ? yaml.locateKey(path, issue.keys[0] ?? '') : yaml.locate(path);
+      const name = [...path, ...(issue.code === 'unrecognized_keys' ? issue.keys : [])].join('.');
+      problems.push({ severity: 'error', file, ...where, message: `${name}: ${issue.code === 'unrecognized_keys' ? 'unknown setting' : issue.message}` });
+    }
+  }
+  throw new AcodeError(
+    `${problems.map(formatProblem).join('\n')}\nFix the config (settings: ${Object.keys(resumeSchema.shape).map((k) => `resume.${k}`).join(', ')}); nothing was changed.`,
+    ExitCode.usage,
+  );
+}
+
+/** `$ACODE_HOME/config.yml`, overridden by the project's `.acode/config.yml`. */
+export function loadResumeConfig(home: string, projectDir: string): ResumeConfig {
+  return { ...defaultResumeConfig, ...readConfigFile(join(home, 'config.yml')), ...readConfigFile(join(projectDir, '.acode', 'config.yml')) };
+}

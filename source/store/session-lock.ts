@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { writeFileDurable } from './durable-file.js';
+
+/** What the lock file says about its owner. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  /** /proc/<pid>/stat start time: tells a live owner from a recycled pid. */
+  proc_start: string | null;
+  started_at: string;
+  heartbeat_at: string;
+  /** Random per acquisition: a heartbeat checks it still owns the lock. */
+  token: string;
+}
+
+export type LockState =
+  | { kind: 'free' }
+  | { kind: 'held'; owner: LockOwner }
+  | { kind: 'stale'; owner: LockOwner; why: string };
+
+function procStart(pid: number): string | null {
+  try {
+    // Field 22 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Judges a lock: held by a live, heartbeating owner, or stale (dead owner, recycled pid, silent). */
+export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now()): LockState {
+  if (owner.host === hostname()) {
+    if (!pidAlive(owner.pid)) return { kind: 'stale', owner, why: `its owner (pid ${owner.pid}) is no longer running` };
+    const start = procStart(owner.pid);
+    if (owner.proc_start && start && start !== owner.proc_start) return { kind: 'stale', owner, why: `pid ${owner.pid} now belongs to another process` };
+  }
+  const silentMs = now - Date.parse(owner.heartbeat_at);
+  if (silentMs > timeoutMs) return { kind: 'stale', owner, why: `its owner's heartbeat stopped ${Math.round(silentMs / 1000)} s ago` };
+  return { kind: 'held', owner };
+}
+
+function readOwner(path: string): LockOwner | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // A lock file that does not parse cannot name a live owner: treat it as abandoned.
+    return { pid: 0, host: '', proc_start: null, started_at: new Date(0).toISOString(), heartbeat_at: new Date(0).toISOString(), token: 'unreadable' };
+  }
+}
+
+/** Places a complete lock file at `path` only if none exists: link(2) is atomic and never torn. */
+function linkExclusive(path: string, content: string): boolean {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, content, { mode: 0o600 });
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(temp);
+  }
+}
+
+export type AcquireResult = { acquired: true; lock: SessionLock; tookOverFrom?: { owner: LockOwner; why: string } } | { acquired: false; state: LockState & { kind: 'held' } };
+
+/**
+ * One session's lock: `sessions/<id>/lock`, owner pid + host + heartbeat. Acquired with an atomic
+ * link; a stale lock is taken over under a short-lived takeover guard so that two resumers racing
+ * for the same stale lock cannot both win.
+ */
+export class SessionLock {
+  private timer?: NodeJS.Timeout;
+
+  private constructor(
+    private readonly path: string,
+    private owner: LockOwner,
+  ) {}
+
+  static inspect(dir: string, timeoutMs: number): LockState {
+    const owner = readOwner(join(dir, 'lock'));
+    return owner ? judgeLock(owner, timeoutMs) : { kind: 'free' };
+  }
+
+  static acquire(dir: string, timeoutMs: number): AcquireResult {
+    const path = join(dir, 'lock');
+    const now = new Date().toISOString();
+    const owner: LockOwner = { pid: process.pid, host: hostname(), proc_start: procStart(process.pid), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
+    for (let tries = 0; tries < 3; tries++) {
+      if (linkExclusive(path, JSON.stringify(owner))) return { acquired: true, lock: new SessionLock(path, owner) };
+      const current = readOwner(path);
+      if (!current) continue; // released between our link and our read: try again
+      const state = judgeLock(current, timeoutMs);
+      if (state.kind === 'held') return { acquired: false, state };
+      if (state.kind === 'stale' && SessionLock.takeOver(path, current, owner)) {
+        return { acquired: true, lock: new SessionLock(path, owner), tookOverFrom: { owner: current, why: state.why } };
+      }
+    }
+    const state = SessionLock.inspect(dir, timeoutMs);
+    if (state.kind === 'held') return { acquired: false, state };
+    throw new Error(`could not acquire ${path}: it keeps changing hands`);
+  }
+
+  /** Replaces a stale lock, if it is still the one judged stale, while holding the takeover guard. */
+  private static takeOver(path: string, stale: LockOwner, owner: LockOwner): boolean {
+    const guard = `${path}.takeover`;
+    try {
+      // A guard left by a process that died mid-takeover (it holds it for microseconds) expires.
+      if (Date.now() - statSync(guard).mtimeMs > 10_000) unlinkSync(guard);
+    } catch {
+      // no guard
+    }
+    if (!linkExclusive(guard, String(process.pid))) return false;
+    try {
+      if (readOwner(path)?.token !== stale.token) return false;
+      unlinkSync(path);
+      return linkExclusive(path, JSON.stringify(owner));
+    } finally {
+      unlinkSync(guard);
+    }
+  }
+
+  /** True while the lock file still carries this process's token. */
+  stillOwned(): boolean {
+    return readOwner(this.path)?.token === this.owner.token;
+  }
+
+  /** Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock. */
+  startHeartbeat(intervalMs: number, onLost: () => void): void {
+    this.timer = setInterval(() => {
+      if (!this.stillOwned()) {
+        this.stopHeartbeat();
+        onLost();
+        return;
+      }
+      this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
+      writeFileDurable(this.path, JSON.stringify(this.owner));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stopHeartbeat(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Removes the lock if it is still ours. */
+  release(): void {
+    this.stopHeartbeat();
+    if (this.stillOwned()) unlinkSync(this.path);
+  }
+
+  /** Forcibly removes whatever lock a session has (`acode sessions unlock`). */
+  static forceRemove(dir: string): LockOwner | undefined {
+    const path = join(dir, 'lock');
+    const owner = readOwner(path);
+    if (owner) unlinkSync(path);
+    return owner;
+  }
+}

@@ -1,5 +1,6 @@
 import { checkpointOverhead } from './checkpoint-overhead.js';
 import { median } from './median.js';
+import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(9);
@@ -22,3 +23,8 @@ console.log('2. acode resume, whole process, 100-step session killed (kill -9) a
 const resume = resumeWall();
 console.log(`   resume wall time: ${resume.resumeMs.toFixed(1)} ms over ${resume.runs} runs   target ≤ 250 ms  ${resume.resumeMs <= 250 ? 'ok' : 'OVER'}`);
 console.log(`   (node + acode --version alone: ${resume.versionMs.toFixed(1)} ms; DBOS + PostgreSQL resume: 1.5 s)`);
+
+console.log('\n3. resume planning on a 1,000-step session stopped at step 998');
+const recovery = await resumeRecovery();
+console.log(`   state recovery + replay check + plan, in-process: ${recovery.recoverMs.toFixed(1)} ms   target ≤ 100 ms  ${recovery.recoverMs <= 100 ? 'ok' : 'OVER'}`);
+console.log(`   acode resume --dry-run, whole process: ${recovery.dryRunMs.toFixed(1)} ms   target ≤ 250 ms  ${recovery.dryRunMs <= 250 ? 'ok' : 'OVER'}`);

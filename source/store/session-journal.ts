@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { LowSync } from 'lowdb';
-import type { EngineEvent, EngineEventType } from '../engine/events.js';
+import type { EngineEvent, EngineEventType, SessionStatus } from '../engine/events.js';
 import { JournalSealedError, type Journal } from '../engine/journal.js';
 import { toCheckpoint, type SessionProgress } from '../engine/session-progress.js';
 import { EventLogWriter } from './event-log.js';
@@ -8,8 +8,6 @@ import type { SessionRecord } from './session-record.js';
 
 /** Events after which session.json is rewritten: step boundaries and status changes. */
 const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed']);
-/** Status changes also refresh the index row (a per-step index write would grow with the store). */
-const indexAfter = new Set<EngineEventType>(['session_started', 'session_paused', 'session_completed', 'session_failed']);
 
 /**
  * The store side of the engine's Journal: write-ahead event log first (fdatasync), then the
@@ -19,6 +17,8 @@ const indexAfter = new Set<EngineEventType>(['session_started', 'session_paused'
 export class SessionJournal implements Journal {
   private readonly log: EventLogWriter;
   private sealedBecause?: string;
+  /** The status the index row shows: it is rewritten only when a listing would otherwise be wrong. */
+  private indexedStatus: SessionStatus;
 
   constructor(
     dir: string,
@@ -26,6 +26,16 @@ export class SessionJournal implements Journal {
     private readonly onStatusChange: (record: SessionRecord) => void,
   ) {
     this.log = new EventLogWriter(join(dir, 'events.jsonl'));
+    this.indexedStatus = db.data.checkpoint.status;
+  }
+
+  /**
+   * Listing re-reads rows marked created or running from their session files, so those need no
+   * index write; any other change of status does (a per-step index write would grow with the store).
+   */
+  private indexIsStale(status: SessionStatus): boolean {
+    const selfRefreshing = (s: SessionStatus) => s === 'created' || s === 'running';
+    return status !== this.indexedStatus && !(selfRefreshing(this.indexedStatus) && status === 'running');
   }
 
   /** After this, every record() throws: used when the session lock was lost to another process. */
@@ -41,7 +51,11 @@ export class SessionJournal implements Journal {
     this.db.data.checkpoint = toCheckpoint(progress);
     this.db.data.updated_at = event.ts;
     this.db.write();
-    if (indexAfter.has(event.type)) this.onStatusChange(this.db.data);
+    const status = this.db.data.checkpoint.status;
+    if (this.indexIsStale(status)) {
+      this.onStatusChange(this.db.data);
+      this.indexedStatus = status;
+    }
   }
 
   close(): void {

@@ -6,19 +6,27 @@ import { parsePositioned } from '../spec/yaml-positions.js';
 import { z } from '../validation/z.js';
 
 const resumeSchema = z.strictObject({
-  in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']).default('rollback'),
-  validate_environment: z.boolean().default(true),
-  changed_files_action: z.enum(['prompt', 'continue', 'abort']).default('prompt'),
-  validation_timeout_seconds: z.number().positive().default(30),
-  lock_timeout_seconds: z.number().positive().default(60),
-  max_attempts: z.number().int().min(1).max(100).default(5),
+  in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']),
+  validate_environment: z.boolean(),
+  changed_files_action: z.enum(['prompt', 'continue', 'abort']),
+  validation_timeout_seconds: z.number().positive(),
+  lock_timeout_seconds: z.number().positive(),
+  max_attempts: z.number().int().min(1).max(100),
 });
 
+// No defaults inside the schema: a file that sets one key must not reset the others.
 const configSchema = z.strictObject({ resume: resumeSchema.partial().optional() });
 
 export type ResumeConfig = z.infer<typeof resumeSchema>;
 
-export const defaultResumeConfig: ResumeConfig = resumeSchema.parse({});
+export const defaultResumeConfig: ResumeConfig = {
+  in_progress_strategy: 'rollback',
+  validate_environment: true,
+  changed_files_action: 'prompt',
+  validation_timeout_seconds: 30,
+  lock_timeout_seconds: 60,
+  max_attempts: 5,
+};
 
 /** One config file's `resume` settings; a bad file is an AcodeError naming file:line:column. */
 function readConfigFile(file: string): Partial<ResumeConfig> {

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { planContinuation, describePlan } from '../../source/engine/continuation-plan.js';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import { recoverProgress, ReplayError } from '../../source/engine/replay-check.js';
+import { applyEvent, initialProgress, toCheckpoint } from '../../source/engine/session-progress.js';
+import { loadSpecText } from '../../source/spec/load-spec.js';
+import { chainSpec } from '../helpers/chain-spec.js';
+
+const usage = { input: 3, output: 5 };
+
+/** A log of `done` completed steps out of 3, plus `started` attempts of the next one. */
+function log(done: number, started = 0): EngineEvent[] {
+  const bodies: EngineEventBody[] = [{ type: 'session_started', workflow_name: 'w', steps_total: 3, resumed: false, steps_skipped: 0, next_step: 0, tokens: { input: 0, output: 0 } }];
+  for (let step = 0; step < done; step++) {
+    bodies.push({ type: 'step_started', step, agent: 'a', attempt: 1, idempotency_key: `s:${step}:1` });
+    bodies.push({ type: 'step_completed', step, agent: 'a', attempt: 1, idempotency_key: `s:${step}:1`, response: `r${step}`, usage, duration_ms: 1 });
+  }
+  for (let attempt = 1; attempt <= started; attempt++) bodies.push({ type: 'step_started', step: done, agent: 'a', attempt, idempotency_key: `s:${done}:${attempt}` });
+  return bodies.map((body, i) => ({ ...body, event_id: i + 1, ts: new Date(1000 + i).toISOString() }) as EngineEvent);
+}
+
+function checkpointAt(events: EngineEvent[], lastId: number) {
+  const progress = initialProgress(3);
+  for (const event of events.filter((e) => e.event_id <= lastId)) applyEvent(progress, event);
+  return toCheckpoint(progress);
+}
+
+describe('recovering progress from the event log', () => {
+  it('returns the replayed progress when it equals the checkpoint', () => {
+    const events = log(2);
+    const progress = recoverProgress(events, checkpointAt(events, events.length));
+    expect(progress.next_step).toBe(2);
+    expect(progress.results.map((r) => r.response)).toEqual(['r0', 'r1']);
+  });
+
+  it('rolls forward events written after the last checkpoint (a crash between log and checkpoint)', () => {
+    const events = log(2, 1);
+    const checkpoint = checkpointAt(events, 3); // written after step 0 completed
+    const progress = recoverProgress(events, checkpoint);
+    expect(progress.next_step).toBe(2);
+    expect(progress.in_progress).toEqual({ step: 2, attempt: 1, idempotency_key: 's:2:1' });
+  });
+
+  it('orders events by (timestamp, event_id), not by position in the file', () => {
+    const events = log(2);
+    const shuffled = [events[3]!, events[0]!, events[4]!, events[2]!, events[1]!];
+    expect(recoverProgress(shuffled, checkpointAt(events, events.length)).next_step).toBe(2);
+  });
+
+  it('refuses a checkpoint the replay does not reproduce', () => {
+    const events = log(2);
+    const checkpoint = { ...checkpointAt(events, events.length), next_step: 1 };
+    expect(() => recoverProgress(events, checkpoint)).toThrowError(expect.objectContaining({ kind: 'nondeterministic', message: expect.stringContaining('next_step') }));
+  });
+
+  it('refuses a log that ends before its checkpoint', () => {
+    const events = log(2);
+    expect(() => recoverProgress(events.slice(0, 3), checkpointAt(events, events.length))).toThrowError(/events were lost/);
+  });
+
+  it('refuses repeated event ids and repeated idempotency keys', () => {
+    const events = log(1);
+    const repeatedId = [...events, { ...events[1]!, ts: new Date(9000).toISOString() }];
+    expect(() => recoverProgress(repeatedId, checkpointAt(events, events.length))).toThrowError(ReplayError);
+    const repeatedKey = [...events, { ...events[1]!, event_id: 9, ts: new Date(9000).toISOString() }];
+    expect(() => recoverProgress(repeatedKey, checkpointAt(events, events.length))).toThrowError(expect.objectContaining({ kind: 'idempotency_conflict' }));
+  });
+});
+
+describe('the continuation plan', () => {
+  const { spec } = loadSpecText(chainSpec({ steps: 3, provider: 'scripted' }), 'spec.yaml');
+
+  it('skips completed steps, retries the in-progress one and queues the rest', () => {
+    const events = log(1, 2);
+    const plan = planContinuation(spec, recoverProgress(events, checkpointAt(events, 3)), checkpointAt(events, 3));
+    expect(plan.skip).toEqual([{ step: 0, agent: 'worker' }]);
+    expect(plan.in_progress).toMatchObject({ step: 1, attempt: 2, next_attempt: 3 });
+    expect(plan.remaining).toEqual([{ step: 2, agent: 'worker' }]);
+    expect(plan.last_checkpoint.event_id).toBe(3);
+    expect(plan.log_events).toBe(5);
+    expect(describePlan(plan)).toEqual([
+      expect.stringMatching(/^state: +running, last checkpoint at event 3 .*, 5 events in the log$/),
+      'skip (done):     1 worker',
+      expect.stringMatching(/^in progress: +2 worker, attempt 2 → retry as attempt 3/),
+      'remaining:       3 worker',
+    ]);
+  });
+
+  it('has nothing in progress when the session stopped between steps', () => {
+    const events = log(2);
+    const plan = planContinuation(spec, recoverProgress(events, checkpointAt(events, events.length)), checkpointAt(events, events.length));
+    expect(plan.in_progress).toBeNull();
+    expect(plan.remaining).toEqual([{ step: 2, agent: 'worker' }]);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { judgeLock, SessionLock, type LockOwner } from '../../source/store/session-lock.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const owner = (overrides: Partial<LockOwner>): LockOwner => ({
+  pid: process.pid, host: hostname(), proc_start: null, started_at: new Date().toISOString(), heartbeat_at: new Date().toISOString(), token: 't', ...overrides,
+});
+
+describe('the session lock', () => {
+  it('is held by a live process with a fresh heartbeat', () => {
+    expect(judgeLock(owner({}), 60_000).kind).toBe('held');
+  });
+
+  it('is stale when its owner has exited', () => {
+    const exited = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    const state = judgeLock(owner({ pid: Number(exited.stdout.trim()) }), 60_000);
+    expect(state).toMatchObject({ kind: 'stale', why: expect.stringContaining('no longer running') });
+  });
+
+  it('is stale when its pid now belongs to another process', () => {
+    expect(judgeLock(owner({ proc_start: '1' }), 60_000)).toMatchObject({ kind: 'stale', why: expect.stringContaining('another process') });
+  });
+
+  it('is stale when the heartbeat is older than the timeout', () => {
+    expect(judgeLock(owner({ host: 'elsewhere', heartbeat_at: new Date(Date.now() - 5000).toISOString() }), 1000).kind).toBe('stale');
+  });
+
+  it('is acquired once, refused while held, and free again after release', () => {
+    const dir = tempDir();
+    const first = SessionLock.acquire(dir, 60_000);
+    expect(first.acquired).toBe(true);
+    const second = SessionLock.acquire(dir, 60_000);
+    expect(second).toMatchObject({ acquired: false, state: { kind: 'held', owner: { pid: process.pid } } });
+    if (first.acquired) first.lock.release();
+    expect(SessionLock.inspect(dir, 60_000).kind).toBe('free');
+  });
+
+  it('takes over a stale lock and says why', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'lock'), JSON.stringify(owner({ host: 'elsewhere', heartbeat_at: new Date(0).toISOString(), token: 'old' })));
+    const result = SessionLock.acquire(dir, 60_000);
+    expect(result).toMatchObject({ acquired: true, tookOverFrom: { owner: { token: 'old' }, why: expect.stringContaining('heartbeat stopped') } });
+    expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).token).not.toBe('old');
+  });
+
+  it('notices when another process has taken the lock', () => {
+    const dir = tempDir();
+    const result = SessionLock.acquire(dir, 60_000);
+    if (!result.acquired) throw new Error('not acquired');
+    expect(result.lock.stillOwned()).toBe(true);
+    writeFileSync(join(dir, 'lock'), JSON.stringify(owner({ token: 'someone-else' })));
+    expect(result.lock.stillOwned()).toBe(false);
+    result.lock.release(); // not ours: left in place
+    expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).token).toBe('someone-else');
+  });
+});

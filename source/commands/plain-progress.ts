@@ -1,7 +1,7 @@
-import type { EngineEvent } from '../engine/events.js';
+import type { EngineEventBody } from '../engine/events.js';
 
 /** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */
-export function plainLine(event: EngineEvent, stepsTotal: number, agents: readonly string[]): string | undefined {
+export function plainLine(event: EngineEventBody, stepsTotal: number, agents: readonly string[]): string | undefined {
   const step = (index: number) => `step ${index + 1}/${stepsTotal} ${agents[index] ?? ''}`.trimEnd();
   switch (event.type) {
     case 'session_started':

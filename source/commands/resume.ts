@@ -92,7 +92,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     lease.lock.release();
     throw error;
   }
-  if (!ctx.interactive || flags.json) ctx.stderr.write(`acode: resuming session ${record.session_id}\n${planLines.map((l) => `  ${l}`).join('\n')}\n`);
+  ctx.stderr.write(`acode: resuming session ${record.session_id}\n${planLines.map((l) => `  ${l}`).join('\n')}\n`);
   const sealed = journal;
   return runSession(ctx, {
     sessionId: record.session_id,

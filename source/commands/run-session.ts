@@ -54,6 +54,11 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
 
   let screen: { close(): Promise<void> } | undefined;
   if (useInk) {
+    // The view shows steps; what happened before them (a lock takeover) goes above it, once.
+    for (const event of options.preamble ?? []) {
+      const line = plainLine(event, total, agents);
+      if (line) ctx.stderr.write(`acode: ${line}\n`);
+    }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), import('../ui/run/run-screen.js')]);
     const { store } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });

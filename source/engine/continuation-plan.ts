@@ -41,7 +41,7 @@ export function planContinuation(spec: WorkflowSpec, progress: SessionProgress, 
           attempt: running.attempt,
           next_attempt: running.attempt + 1,
           // Chain steps only read (model calls); file writes are checked against their hashes (issue 4).
-          action: `retry as attempt ${running.attempt + 1}: the model call is repeated, nothing was recorded from attempt ${running.attempt}`,
+          action: `retry as attempt ${running.attempt + 1} (attempt ${running.attempt} left no result)`,
         }
       : null,
     remaining: steps.filter((s) => progress.results[s.step] === undefined && s.step !== running?.step),
@@ -56,7 +56,7 @@ export function describePlan(plan: ContinuationPlan): string[] {
     return `${steps[0]!.step + 1}–${steps.at(-1)!.step + 1} (${steps.length} steps)`;
   };
   return [
-    `state:           ${plan.status}, last checkpoint at event ${plan.last_checkpoint.event_id}${plan.last_checkpoint.at ? ` (${plan.last_checkpoint.at})` : ''}, ${plan.log_events} events in the log`,
+    `state:           ${plan.status} · last checkpoint at event ${plan.last_checkpoint.event_id} of ${plan.log_events}${plan.last_checkpoint.at ? ` (${plan.last_checkpoint.at})` : ''}`,
     `skip (done):     ${range(plan.skip)}`,
     `in progress:     ${plan.in_progress ? `${plan.in_progress.step + 1} ${plan.in_progress.agent}, attempt ${plan.in_progress.attempt} → ${plan.in_progress.action}` : 'none'}`,
     `remaining:       ${range(plan.remaining)}`,

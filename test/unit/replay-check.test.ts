@@ -79,7 +79,7 @@ describe('the continuation plan', () => {
     expect(plan.last_checkpoint.event_id).toBe(3);
     expect(plan.log_events).toBe(5);
     expect(describePlan(plan)).toEqual([
-      expect.stringMatching(/^state: +running, last checkpoint at event 3 .*, 5 events in the log$/),
+      expect.stringMatching(/^state: +running · last checkpoint at event 3 of 5 \(/),
       'skip (done):     1 worker',
       expect.stringMatching(/^in progress: +2 worker, attempt 2 → retry as attempt 3/),
       'remaining:       3 worker',

@@ -110,6 +110,27 @@ describe('the session lock', () => {
     expect((await runCli(['resume', id], ws)).code).toBe(0);
   });
 
+  it('stops a process that lost its lock without it writing anything more', async () => {
+    const ws = workspace(chainSpec({ steps: 3, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1500' }));
+    mkdirSync(join(ws.cwd, '.acode'));
+    writeFileSync(join(ws.cwd, '.acode/config.yml'), 'resume:\n  lock_timeout_seconds: 1\n'); // heartbeat every 250 ms
+    const first = startCli(['run', 'spec.yaml'], ws);
+    await waitForLine(first, '▶ step 1/3');
+    const [record] = parseAllSessionFiles(ws.home);
+    expect((await runCli(['sessions', 'unlock', record!.session_id, '--force'], ws)).code).toBe(0);
+    const second = startCli(['resume', record!.session_id, '--json'], ws);
+    const lost = await first.done;
+    expect(lost.code).toBe(16);
+    expect(lost.stderr).toMatch(/ACODE-RESUME-003: lost the lock of session [0-9a-f]+ to another process/);
+    const resumed = await second.done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps_executed: 3 });
+    // The replay check passes: no attempt of the first process was interleaved with the second's.
+    expect((await runCli(['resume', record!.session_id, '--dry-run'], ws)).stderr).toContain('ACODE-RESUME-002');
+    const events = JSON.parse((await runCli(['sessions', 'history', record!.session_id, '--json'], ws)).stdout) as { type: string; step?: number }[];
+    expect(events.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual([0, 1, 2]);
+  });
+
   it('unlocks a held lock only with --force when there is no terminal', async () => {
     const { ws, id, dir } = await crashedSession();
     writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), proc_start: null, started_at: new Date().toISOString(), heartbeat_at: new Date().toISOString(), token: 't' }));

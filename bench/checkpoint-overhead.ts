@@ -1,3 +1,4 @@
+import { MemoryBlobStore } from '../source/engine/blob-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
     journal = sessionJournal;
     close = () => sessionJournal.close();
   });
-  const executor = new ChainExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, progress: initialProgress(steps), cwd });
+  const executor = new ChainExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
   const runMs = await timeAsync(async () => {
     await executor.run();
     close();

@@ -1,3 +1,4 @@
+import { MemoryBlobStore } from '../source/engine/blob-store.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ async function stoppedSession(home: string, cwd: string, steps: number): Promise
     runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
   });
   const journal = handle.openJournal();
-  const executor = new ChainExecutor({ sessionId: handle.record.session_id, spec, variables, provider: createProvider(spec, {}), journal, progress: initialProgress(steps), cwd });
+  const executor = new ChainExecutor({ sessionId: handle.record.session_id, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
   executor.subscribe((event) => event.type === 'step_completed' && event.step === steps - 3 && executor.cancel());
   await executor.run();
   journal.close();

@@ -48,6 +48,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
     variables: handle.record.variables,
     provider,
     journal,
+    blobs: handle.blobs(),
     progress: initialProgress(steps),
     cwd: handle.record.cwd,
     maxAttempts: config.max_attempts,

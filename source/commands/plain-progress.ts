@@ -1,4 +1,12 @@
 import type { EngineEventBody } from '../engine/events.js';
+import { toolTarget } from '../engine/tools/tool-target.js';
+
+const recoveryText = {
+  applied: 'already applied, marked done',
+  not_applied: 'never applied, nothing to undo',
+  rolled_back: 'torn, rolled back from its snapshot',
+  kept: 'torn, left for the retry to overwrite',
+} as const;
 
 /** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */
 export function plainLine(event: EngineEventBody, stepsTotal: number, agents: readonly string[]): string | undefined {
@@ -28,9 +36,20 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, agents: re
       return `✗ failed: ${event.message}`;
     case 'lock_taken_over':
       return `took over the session lock: ${event.why}`;
+    case 'tool_called':
+      return `  → ${event.name}${toolTarget(event.args)}`;
+    case 'tool_result':
+      return event.ok ? undefined : `  ✗ ${event.name}: ${event.output.split('\n')[0]}`;
+    case 'file_write_recovered':
+      return `  write to ${event.path} from step ${event.step + 1}: ${recoveryText[event.outcome]}`;
+    case 'environment_accepted':
+      return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':
     case 'step_reused':
     case 'session_forked':
-      return undefined; // the plan is printed before the run; reused steps are written by fork
+    case 'file_read':
+    case 'file_write_intended':
+    case 'file_write_applied':
+      return undefined; // the plan is printed before the run; reused steps are written by fork; file effects show as tool calls
   }
 }

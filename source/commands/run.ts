@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { MemoryBlobStore } from '../engine/blob-store.js';
 import { nullJournal } from '../engine/journal.js';
 import { initialProgress } from '../engine/session-progress.js';
 import { mergeVariables, missingRequiredInputs } from '../engine/template-context.js';
@@ -36,7 +37,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   if (!flags.saveSession) {
     return runSession(ctx, {
       sessionId: `unsaved-${randomBytes(4).toString('hex')}`,
-      spec, variables, provider, journal: nullJournal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
+      spec, variables, provider, journal: nullJournal, blobs: new MemoryBlobStore(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
     });
   }
   const store = openStore(ctx);
@@ -57,7 +58,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const journal = handle.openJournal();
   return runSession(ctx, {
     sessionId: handle.record.session_id,
-    spec, variables, provider, journal, progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
+    spec, variables, provider, journal, blobs: handle.blobs(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
     maxAttempts: config.max_attempts,
     lease,
     onLockLost: () => journal.seal('the session lock was taken by another process'),

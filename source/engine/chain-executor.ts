@@ -1,7 +1,11 @@
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { abortableSleep, backoffMs } from './abortable-sleep.js';
-import { ArtifactPathError, writeArtifacts } from './artifacts.js';
+import { ArtifactPathError, renderArtifacts } from './artifacts.js';
+import { writeWithIntent } from './tools/write-ahead.js';
+import { sha256, type BlobStore } from './blob-store.js';
+import { agentTools, extraRoots } from './tools/agent-tools.js';
+import { runTool } from './tools/tool-runner.js';
 import type { EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
@@ -20,6 +24,8 @@ export interface ChainRunOptions {
   cwd: string;
   /** Attempts per step before the session pauses (rate limits, retryable errors). */
   maxAttempts?: number;
+  /** Where snapshots of files the session reads and writes go. */
+  blobs: BlobStore;
 }
 
 /** The `--json` shape of DESIGN.md §1. */
@@ -34,6 +40,16 @@ export interface RunSummary {
 }
 
 export type EngineListener = (event: EngineEvent) => void;
+
+/** Model calls per step attempt before the agent is stopped: no loop runs unbounded. */
+const maxToolRounds = 25;
+
+/** Tool arguments as logged: long strings (file contents) become their size and hash. */
+function summarizeArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => (typeof value === 'string' && value.length > 200 ? [key, { bytes: Buffer.byteLength(value), sha256: sha256(value) }] : [key, value])),
+  );
+}
 
 /** Ends a run early with a recorded outcome (paused or failed), not as a crash. */
 class StopRun extends Error {
@@ -138,7 +154,7 @@ export class ChainExecutor {
   }
 
   private async runStep(step: number): Promise<void> {
-    const { sessionId, provider } = this.options;
+    const { sessionId } = this.options;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const agent = this.options.spec.pattern.config.steps[step]!.agent;
     // Idempotent: a step whose result is recorded is never applied again.
@@ -152,8 +168,7 @@ export class ChainExecutor {
       const started = performance.now();
       let result: CompletionResult;
       try {
-        // A response that arrives after Ctrl+C is kept: it is paid for and complete.
-        result = await provider.complete({ agent, step, attempt, messages, context, signal: this.abort.signal });
+        result = await this.agentLoop({ agent, step, attempt, messages, context });
       } catch (error) {
         const delay = this.classify(error, step, attempt, tries, maxAttempts);
         this.emit({ type: 'step_retry_scheduled', step, attempt, reason: delay.reason, message: delay.message, delay_ms: delay.ms });
@@ -167,6 +182,41 @@ export class ChainExecutor {
       this.emit({ type: 'step_completed', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
       this.executed++;
       return;
+    }
+  }
+
+  /**
+   * One attempt of a step: model → tool calls → results → model … until the model answers without
+   * tools. Every call and result is an event; file writes go through the write-ahead journal.
+   */
+  private async agentLoop(request: { agent: string; step: number; attempt: number; messages: ChatMessage[]; context: Record<string, unknown> }): Promise<CompletionResult> {
+    const { provider, spec, cwd, blobs } = this.options;
+    const tools = agentTools(spec, request.agent);
+    const messages = [...request.messages];
+    const usage = { input: 0, output: 0 };
+    for (let round = 1; ; round++) {
+      if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
+      // A response that arrives after Ctrl+C is kept: it is paid for and complete.
+      const result = await provider.complete({ ...request, messages, tools: tools.length ? tools : undefined, signal: this.abort.signal });
+      usage.input += result.usage.input;
+      usage.output += result.usage.output;
+      if (!result.tool_calls?.length) return { text: result.text, usage };
+      messages.push({ role: 'assistant', content: result.text, tool_calls: result.tool_calls });
+      for (const call of result.tool_calls) {
+        if (this.cancelled) throw new StepAbortedError();
+        this.emit({ type: 'tool_called', step: request.step, attempt: request.attempt, call_id: call.id, name: call.name, args: summarizeArgs(call.args) });
+        const outcome = await runTool(call, {
+          step: request.step,
+          attempt: request.attempt,
+          cwd,
+          extraRoots: extraRoots(spec),
+          blobs,
+          emit: (body) => this.emit(body),
+          crashAfterBytes: call.name === 'file_write' ? provider.writeCrashAfterBytes?.(request.step, request.attempt) : undefined,
+        });
+        this.emit({ type: 'tool_result', step: request.step, attempt: request.attempt, call_id: call.id, name: call.name, ok: outcome.ok, output: outcome.output.slice(0, 2000) });
+        messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: outcome.output });
+      }
     }
   }
 
@@ -194,10 +244,14 @@ export class ChainExecutor {
     return { ms, reason, message };
   }
 
+  /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */
   private finishArtifacts(): void {
-    const { spec, variables, cwd } = this.options;
+    const { spec, variables, cwd, blobs } = this.options;
     try {
-      for (const written of writeArtifacts(spec, variables, this.progress.results, cwd)) this.emit({ type: 'artifact_written', ...written });
+      for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, emit: (body) => this.emit(body) });
+        this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
+      }
     } catch (error) {
       if (error instanceof TemplateError || error instanceof ArtifactPathError) throw new StopRun('failed', error instanceof TemplateError ? 'template_error' : 'artifact_error', `artifact: ${error.message}`);
       throw error;

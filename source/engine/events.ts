@@ -14,6 +14,21 @@ export interface TokenUsage {
 /** Why a session stopped short of completion. */
 export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error';
 
+/** A file write announced but not yet known to be complete. */
+export interface PendingWrite {
+  step: number;
+  attempt: number;
+  path: string;
+  before_hash: string | null;
+  before_blob: string | null;
+  after_hash: string;
+  after_blob: string;
+  bytes: number;
+}
+
+/** applied: the file already held the new content · not_applied: it still held the old · rolled_back: a torn write was undone · kept: a torn write was left for the retry. */
+export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
+
 export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; next_step: number; tokens: TokenUsage }
   | { type: 'step_skipped'; step: number; agent: string }
@@ -24,6 +39,17 @@ export type EngineEventBody =
   | { type: 'session_forked'; from_session: string; steps_reused: number }
   | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: number; attempt: number; action: string } | null; steps_remaining: number }
   | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }
+  | { type: 'tool_called'; step: number; attempt: number; call_id: string; name: string; args: Record<string, unknown> }
+  | { type: 'tool_result'; step: number; attempt: number; call_id: string; name: string; ok: boolean; output: string }
+  /** What the session saw of a file; hash and blob are null when the file did not exist. */
+  | { type: 'file_read'; step: number; call_id: string; path: string; hash: string | null; blob: string | null }
+  /** Write-ahead: journaled (with a snapshot of the prior content) before the file is touched. */
+  | ({ type: 'file_write_intended'; call_id: string } & PendingWrite)
+  | { type: 'file_write_applied'; step: number; call_id: string; path: string; hash: string; blob: string; already: boolean }
+  /** How resume settled a write that was under way when the session stopped. */
+  | { type: 'file_write_recovered'; step: number; call_id: string; path: string; outcome: WriteRecovery; hash: string | null; blob: string | null }
+  /** The person chose to continue despite changed files: their current state becomes what the session has seen. */
+  | { type: 'environment_accepted'; files: { path: string; hash: string | null; blob: string | null }[] }
   | { type: 'step_retry_scheduled'; step: number; attempt: number; reason: StopReason; message: string; delay_ms: number }
   | { type: 'step_failed'; step: number; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string }

@@ -1,9 +1,22 @@
 import type { TokenUsage } from './events.js';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A tool the model may call, described as OpenAI function tools are (JSON Schema parameters). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
 export interface CompletionRequest {
   agent: string;
@@ -14,11 +27,15 @@ export interface CompletionRequest {
   messages: ChatMessage[];
   /** Template variables of this step, for providers that template their own answers. */
   context: Readonly<Record<string, unknown>>;
+  /** Tools the agent may call; the answer then holds tool calls instead of (or beside) text. */
+  tools?: readonly ToolSpec[];
   signal: AbortSignal;
 }
 
 export interface CompletionResult {
   text: string;
+  /** Present when the model asks for tools; the agent loop runs them and calls the model again. */
+  tool_calls?: ToolCall[];
   /** Tokens exactly as the provider reports them. */
   usage: TokenUsage;
 }
@@ -27,4 +44,9 @@ export interface CompletionResult {
 export interface Provider {
   readonly name: string;
   complete(request: CompletionRequest): Promise<CompletionResult>;
+  /**
+   * Test and demo hook (scripted provider only): bytes after which a file_write of this step and
+   * attempt is torn by a crash, simulating a writer killed mid-write.
+   */
+  writeCrashAfterBytes?(step: number, attempt: number): number | undefined;
 }

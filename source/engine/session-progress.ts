@@ -1,4 +1,13 @@
-import type { EngineEvent, SessionStatus, StopReason, TokenUsage } from './events.js';
+import type { EngineEvent, PendingWrite, SessionStatus, StopReason, TokenUsage } from './events.js';
+
+/** The last state of a file the session read or wrote. */
+export interface FileSeen {
+  hash: string | null;
+  blob: string | null;
+  op: 'read' | 'write';
+  step: number;
+  at: string;
+}
 
 /** One finished step, as chain templates see it (`steps[n].response` …), strands-cli's record shape. */
 export interface StepRecord {
@@ -34,9 +43,13 @@ export interface SessionProgress {
   last_event_at: string | null;
   /** Finished steps' outputs; kept out of the checkpoint so its size never grows with the chain. */
   results: StepRecord[];
+  /** Every file the session read or wrote, as it last saw it (replayed, not checkpointed). */
+  files: Record<string, FileSeen>;
+  /** Writes journaled but not yet known to be applied, by tool call id (replayed, not checkpointed). */
+  pending_writes: Record<string, PendingWrite>;
 }
 
-export type Checkpoint = Omit<SessionProgress, 'results'>;
+export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes'>;
 
 export function initialProgress(stepsTotal: number): SessionProgress {
   return {
@@ -51,6 +64,8 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     last_event_id: 0,
     last_event_at: null,
     results: [],
+    files: {},
+    pending_writes: {},
   };
 }
 
@@ -96,12 +111,36 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.status = 'completed';
       progress.in_progress = null;
       break;
+    case 'file_read':
+      progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'read', step: event.step, at: event.ts };
+      break;
+    case 'file_write_intended': {
+      const { type: _type, call_id, event_id: _id, ts: _ts, ...write } = event;
+      progress.pending_writes[call_id] = write;
+      break;
+    }
+    case 'file_write_applied':
+      delete progress.pending_writes[event.call_id];
+      progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'write', step: event.step, at: event.ts };
+      break;
+    case 'file_write_recovered':
+      delete progress.pending_writes[event.call_id];
+      progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'write', step: event.step, at: event.ts };
+      break;
+    case 'environment_accepted':
+      for (const file of event.files) {
+        const seen = progress.files[file.path];
+        if (seen) progress.files[file.path] = { ...seen, hash: file.hash, blob: file.blob, at: event.ts };
+      }
+      break;
     case 'step_skipped':
     case 'step_retry_scheduled':
     case 'step_failed':
     case 'session_forked':
     case 'resume_planned':
     case 'lock_taken_over':
+    case 'tool_called':
+    case 'tool_result':
       break;
   }
   return progress;
@@ -120,6 +159,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { results: _results, ...checkpoint } = progress;
+  const { results: _results, files: _files, pending_writes: _pending, ...checkpoint } = progress;
   return checkpoint;
 }

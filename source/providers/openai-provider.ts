@@ -1,4 +1,4 @@
-import type { CompletionRequest, CompletionResult, Provider } from '../engine/provider.js';
+import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from '../engine/stop-errors.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -15,13 +15,43 @@ export interface OpenAiSettings {
   topP?: number;
 }
 
+interface WireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
 interface ChatCompletion {
-  choices?: { message?: { content?: string | null } }[];
+  choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] } }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
 interface ErrorBody {
   error?: { message?: string; code?: string | null; type?: string } | string;
+}
+
+/** Our messages in OpenAI's chat format (tool calls carry JSON-encoded arguments). */
+function toWire(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+  if (message.role === 'assistant' && message.tool_calls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content || null,
+      tool_calls: message.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
+function fromWire(call: WireToolCall): ToolCall {
+  let args: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(call.function.arguments || '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed as Record<string, unknown>;
+  } catch {
+    // Malformed arguments reach the tool as none; it answers the model with what is missing.
+  }
+  return { id: call.id, name: call.function.name, args };
 }
 
 const contextPattern = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long/i;
@@ -46,7 +76,15 @@ export class OpenAiProvider implements Provider {
     const { baseUrl, apiKey, temperature, maxTokens, topP } = this.settings;
     const model = this.settings.agentModels?.[request.agent] ?? this.settings.model;
     const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const body = { model, messages: request.messages, temperature, max_tokens: maxTokens, top_p: topP, stream: false };
+    const body = {
+      model,
+      messages: request.messages.map(toWire),
+      temperature,
+      max_tokens: maxTokens,
+      top_p: topP,
+      stream: false,
+      tools: request.tools?.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
+    };
     let response: Response;
     try {
       response = await fetch(url, {
@@ -75,9 +113,11 @@ export class OpenAiProvider implements Provider {
     } catch {
       throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
     }
-    const content = parsed.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
-    return { text: content, usage: { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 } };
+    const message = parsed.choices?.[0]?.message;
+    const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
+    if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage };
+    if (typeof message?.content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
+    return { text: message.content, usage };
   }
 
   private failure(response: Response, body: string): Error {

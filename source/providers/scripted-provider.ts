@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { abortableSleep } from '../engine/abortable-sleep.js';
-import type { CompletionRequest, CompletionResult, Provider } from '../engine/provider.js';
+import type { CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ContextExhaustedError, ProviderError, RateLimitError } from '../engine/stop-errors.js';
 import type { ScriptedFault, ScriptedSpec } from '../spec/schema.js';
 import { renderTemplate } from '../spec/template.js';
@@ -45,9 +45,25 @@ export class ScriptedProvider implements Provider {
     });
   }
 
+  writeCrashAfterBytes(step: number, attempt: number): number | undefined {
+    const fault = this.settings.faults.find((f) => f.kind === 'crash' && f.during === 'file_write' && attempt === 1 && (typeof f.step === 'number' ? f.step === step : f.step === this.stepIds[step]));
+    return fault ? (fault.after_bytes ?? Number.MAX_SAFE_INTEGER) : undefined;
+  }
+
+  /** Scripted tool calls come first; once their results are in, the scripted answer follows. */
+  private scriptedToolCalls(request: CompletionRequest): ToolCall[] | undefined {
+    const scripted = this.settings.responses[request.agent];
+    if (typeof scripted !== 'object' || scripted.tool_calls.length === 0 || request.messages.at(-1)?.role === 'tool') return undefined;
+    return scripted.tool_calls.map((call, i) => ({
+      id: `call_${request.step}_${i}`,
+      name: call.name,
+      args: Object.fromEntries(Object.entries(call.args).map(([key, value]) => [key, typeof value === 'string' ? renderTemplate(value, request.context) : value])),
+    }));
+  }
+
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const fault = this.faultFor(request);
-    if (fault?.kind === 'crash') process.kill(process.pid, 'SIGKILL');
+    if (fault?.kind === 'crash' && fault.during === 'call') process.kill(process.pid, 'SIGKILL');
     if (this.settings.latency_ms > 0) await abortableSleep(this.settings.latency_ms, request.signal);
     if (fault?.kind === 'rate_limit') {
       throw new RateLimitError(fault.message ?? 'scripted rate limit (429)', fault.retry_after_s === undefined ? undefined : fault.retry_after_s * 1000);
@@ -56,6 +72,8 @@ export class ScriptedProvider implements Provider {
     if (fault?.kind === 'error') throw new ProviderError(fault.message ?? 'scripted provider error', false);
 
     const input = request.messages.map((m) => m.content).join('\n');
+    const toolCalls = this.scriptedToolCalls(request);
+    if (toolCalls) return { text: '', tool_calls: toolCalls, usage: { input: estimateTokens(input), output: estimateTokens(JSON.stringify(toolCalls)) } };
     const scripted = this.settings.responses[request.agent];
     const template = typeof scripted === 'string' ? scripted : scripted?.then;
     const head = template === undefined

@@ -4,6 +4,7 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { knownPatternTypes, specSchema, type WorkflowSpec } from './schema.js';
 import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
+import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
 
 export interface LoadedSpec {
@@ -57,10 +58,14 @@ type Report = (pos: { line: number; column: number }, message: string) => void;
 function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report): void {
   const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
   const agentIds = Object.keys(spec.agents);
+  for (const [i, entry] of (spec.tools?.python ?? []).entries()) {
+    const name = typeof entry === 'string' ? entry : entry.callable;
+    if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['tools', 'python', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agents run without it`);
+  }
   for (const [id, agent] of Object.entries(spec.agents)) {
-    const tools = agent.tools;
-    const empty = tools === undefined || tools === null || (Array.isArray(tools) && tools.length === 0);
-    if (!empty) warn(yaml.locate(['agents', id, 'tools']), `'agents.${id}.tools' is not supported by acode yet and is ignored: the agent runs without tools`);
+    for (const [i, name] of (agent.tools ?? []).entries()) {
+      if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['agents', id, 'tools', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agent '${id}' runs without it`);
+    }
   }
   for (const [i, step] of spec.pattern.config.steps.entries()) {
     if (!spec.agents[step.agent]) {

@@ -19,6 +19,10 @@ const scriptedResponseSchema = z.union([
 const faultSchema = z.strictObject({
   step: z.union([z.number().int().min(0), z.string()]),
   kind: z.enum(['crash', 'rate_limit', 'context_exhausted', 'error']),
+  /** crash only: at the model call (default), or inside the step's first file_write. */
+  during: z.enum(['call', 'file_write']).default('call'),
+  /** crash during file_write: bytes written in place before dying (default: all of them). */
+  after_bytes: z.number().int().min(0).optional(),
   retry_after_s: z.number().min(0).optional(),
   times: z.number().int().min(1).default(1),
   message: z.string().optional(),
@@ -45,7 +49,8 @@ const runtimeSchema = z.strictObject({
 
 const agentSchema = z.strictObject({
   prompt: z.string(),
-  tools: z.unknown().optional(),
+  /** Tool names as strands-cli spells them; absent = every tool under `tools.python`. */
+  tools: z.array(z.string()).optional(),
   model_id: z.string().optional(),
   provider: z.string().optional(),
 });
@@ -76,6 +81,11 @@ export const specSchema = z.strictObject({
       values: z.record(z.string(), scalar).optional(),
     })
     .optional(),
+  tools: z
+    .strictObject({ python: z.array(z.union([z.string(), z.strictObject({ callable: z.string() })])).optional() })
+    .optional(),
+  /** `mounts`: extra folders (name → path) that tools may touch besides the working directory. */
+  env: z.strictObject({ mounts: z.record(z.string(), z.string()).optional() }).optional(),
   agents: z.record(z.string(), agentSchema),
   pattern: chainPatternSchema,
   outputs: z

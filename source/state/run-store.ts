@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent, TokenUsage } from '../engine/events.js';
+import { toolTarget } from '../engine/tools/tool-target.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -83,11 +84,20 @@ export function createRunStore(init: RunStoreInit): RunStore {
             steps: steps.map((step) => (step.index < event.steps_skipped ? { ...step, status: 'skipped' } : step)),
           });
           return;
+        case 'tool_called':
+          set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
+          return;
         case 'step_skipped':
         case 'step_reused':
         case 'session_forked':
         case 'resume_planned':
         case 'lock_taken_over':
+        case 'tool_result':
+        case 'file_read':
+        case 'file_write_intended':
+        case 'file_write_applied':
+        case 'file_write_recovered':
+        case 'environment_accepted':
           return;
         case 'step_started':
           set({ steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });

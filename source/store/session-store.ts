@@ -11,6 +11,7 @@ import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog } from './event-log.js';
 import { SessionIndex } from './session-index.js';
+import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
 import { sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
@@ -56,6 +57,11 @@ export class SessionHandle {
 
   events(): EngineEvent[] {
     return readEventLog(join(this.dir, 'events.jsonl'));
+  }
+
+  /** Snapshots of the files the session read and wrote. */
+  blobs(): FileBlobStore {
+    return new FileBlobStore(join(this.dir, 'blobs'));
   }
 
   /** Opens the session for appending events and writing checkpoints. */

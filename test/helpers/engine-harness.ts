@@ -1,3 +1,4 @@
+import { MemoryBlobStore } from '../../source/engine/blob-store.js';
 import { ChainExecutor } from '../../source/engine/chain-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import type { Journal } from '../../source/engine/journal.js';
@@ -24,6 +25,7 @@ export function executorFor(specText: string, options: { cwd: string; journal?: 
     variables: mergeVariables(spec, {}),
     provider: createProvider(spec, {}),
     journal,
+    blobs: new MemoryBlobStore(),
     progress: options.progress ?? initialProgress(spec.pattern.config.steps.length),
     cwd: options.cwd,
     maxAttempts: options.maxAttempts,

@@ -17,9 +17,9 @@ describe('the chain executor', () => {
       'step_started', 'step_completed',
       'step_started', 'step_completed',
       'step_started', 'step_completed',
-      'artifact_written', 'session_completed',
+      'file_write_intended', 'file_write_applied', 'artifact_written', 'session_completed',
     ]);
-    expect(journal.events.map((e) => e.event_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(journal.events.map((e) => e.event_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
   it('feeds each step the previous responses through templates', async () => {

@@ -19,7 +19,7 @@ async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
   });
   const journal = handle.openJournal();
   const executor = new ChainExecutor({
-    sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, {}), journal,
+    sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, {}), journal, blobs: handle.blobs(),
     progress: initialProgress(steps), cwd,
   });
   await executor.run();

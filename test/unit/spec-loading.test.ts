@@ -59,10 +59,16 @@ describe('spec loading', () => {
     ]);
   });
 
-  it('warns that agent tools are not run yet', () => {
-    const check = checkSpecText(valid.replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read]'), 'spec.yaml');
+  it('accepts strands-cli tool spellings and warns about tools acode does not have', () => {
+    const text = valid
+      .replace('agents:\n', 'tools:\n  python:\n    - strands_tools.file_read.file_read\n    - http_request\nagents:\n')
+      .replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read, strands_tools.file_write, calculator]');
+    const check = checkSpecText(text, 'spec.yaml');
     expect(check.spec).toBeDefined();
-    expect(check.problems.map(formatProblem)).toEqual([expect.stringMatching(/^spec\.yaml:8:12: warning: 'agents\.writer\.tools' is not supported by acode yet/)]);
+    expect(check.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(/^spec\.yaml:8:7: warning: tool 'http_request' is not available in acode yet/),
+      expect.stringMatching(/^spec\.yaml:12:\d+: warning: tool 'calculator' is not available in acode yet .*agent 'writer' runs without it/),
+    ]);
   });
 
   it('names unsupported pattern types', () => {

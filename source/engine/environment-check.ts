@@ -1,0 +1,49 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { sha256 } from './blob-store.js';
+import type { FileSeen, SessionProgress } from './session-progress.js';
+
+/** A file the session read or wrote that is not as the session last saw it. */
+export interface FileChange {
+  path: string;
+  kind: 'modified' | 'deleted' | 'created';
+  /** Bytes now (0 when deleted). */
+  size: number;
+  /** When it changed, as far as the file system says (ms since epoch; null when deleted). */
+  mtime_ms: number | null;
+  seen: FileSeen;
+  /** Hash and size of the content now, for an "accept" event. */
+  hash: string | null;
+}
+
+export interface EnvironmentReport {
+  changes: FileChange[];
+  /** Files compared. */
+  checked: number;
+  /** True when the check ran out of time before comparing every file. */
+  timed_out: boolean;
+}
+
+/**
+ * Compares every file the session touched with what it last saw (sha256), skipping files whose
+ * write is still pending (write recovery settles those). Reads only.
+ */
+export function checkFiles(progress: SessionProgress, timeoutMs: number, now: () => number = Date.now): EnvironmentReport {
+  const pending = new Set(Object.values(progress.pending_writes).map((w) => w.path));
+  const deadline = now() + timeoutMs;
+  const changes: FileChange[] = [];
+  let checked = 0;
+  for (const [path, seen] of Object.entries(progress.files)) {
+    if (pending.has(path)) continue;
+    if (now() > deadline) return { changes, checked, timed_out: true };
+    checked++;
+    if (!existsSync(path)) {
+      if (seen.hash !== null) changes.push({ path, kind: 'deleted', size: 0, mtime_ms: null, seen, hash: null });
+      continue;
+    }
+    const content = readFileSync(path);
+    const hash = sha256(content);
+    if (hash === seen.hash) continue;
+    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: content.length, mtime_ms: statSync(path).mtimeMs, seen, hash });
+  }
+  return { changes, checked, timed_out: false };
+}

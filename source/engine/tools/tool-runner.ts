@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { sha256, type BlobStore } from '../blob-store.js';
+import type { EngineEventBody } from '../events.js';
+import type { ToolCall } from '../provider.js';
+import { confinedPath, ToolInputError } from './confined-path.js';
+import { writeWithIntent } from './write-ahead.js';
+
+export interface ToolRunContext {
+  step: number;
+  attempt: number;
+  cwd: string;
+  /** Folders outside cwd the spec allows (env.mounts). */
+  extraRoots: readonly string[];
+  blobs: BlobStore;
+  emit(body: EngineEventBody): void;
+  /** Scripted-provider hook: tear a file_write after this many bytes and die. */
+  crashAfterBytes?: number;
+}
+
+export interface ToolOutcome {
+  ok: boolean;
+  output: string;
+}
+
+/** What goes back to the model; larger outputs are cut with a note. */
+const maxOutputChars = 100_000;
+const grepMaxFiles = 2000;
+
+function text(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new ToolInputError(`${name} must be a string`);
+  return value;
+}
+
+function count(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
+}
+
+/** Reads a file and records what the session saw of it (hash + snapshot) in the event log. */
+function readSeen(path: string, callId: string, ctx: ToolRunContext): string {
+  if (!existsSync(path)) {
+    ctx.emit({ type: 'file_read', step: ctx.step, call_id: callId, path, hash: null, blob: null });
+    throw new ToolInputError(`no such file: ${relative(ctx.cwd, path)}`);
+  }
+  if (statSync(path).isDirectory()) throw new ToolInputError(`${relative(ctx.cwd, path)} is a directory`);
+  const content = readFileSync(path);
+  ctx.emit({ type: 'file_read', step: ctx.step, call_id: callId, path, hash: sha256(content), blob: ctx.blobs.put(content) });
+  return content.toString('utf8');
+}
+
+function* filesUnder(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === '.git') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else if (entry.isFile()) yield path;
+  }
+}
+
+function grep(call: ToolCall, ctx: ToolRunContext, root: string): string {
+  const { args } = call;
+  const regex = new RegExp(text(args.pattern, 'pattern'), args.ignore_case === true ? 'i' : '');
+  const context = count(args.context_lines, 3);
+  const max = count(args.max_matches, 100);
+  const files = statSync(root).isDirectory() ? [...filesUnder(root)].slice(0, grepMaxFiles) : [root];
+  const out: string[] = [];
+  let matches = 0;
+  for (const file of files) {
+    const lines = readSeen(file, call.id, ctx).split('\n');
+    for (let i = 0; i < lines.length && matches < max; i++) {
+      if (!regex.test(lines[i]!)) continue;
+      matches++;
+      for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) {
+        out.push(`${relative(ctx.cwd, file)}:${j + 1}${j === i ? ':' : '-'} ${lines[j]}`);
+      }
+    }
+  }
+  return out.length ? out.join('\n') : `no lines match /${regex.source}/`;
+}
+
+function currentTime(args: Record<string, unknown>): string {
+  const now = new Date();
+  if (args.format === 'unix') return String(Math.floor(now.getTime() / 1000));
+  if (args.format === 'human') return args.timezone === 'local' ? now.toString() : now.toUTCString();
+  return args.timezone === 'local' ? new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().replace('Z', '') : now.toISOString();
+}
+
+async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string> {
+  const path = () => confinedPath(ctx.cwd, call.args.path, ctx.extraRoots);
+  switch (call.name) {
+    case 'file_read':
+      return readSeen(path(), call.id, ctx);
+    case 'head':
+      return readSeen(path(), call.id, ctx).split('\n').slice(0, count(call.args.lines, 10)).join('\n');
+    case 'tail': {
+      const lines = readSeen(path(), call.id, ctx).replace(/\n$/, '').split('\n');
+      return lines.slice(Math.max(0, lines.length - count(call.args.lines, 10))).join('\n');
+    }
+    case 'grep':
+      return grep(call, ctx, path());
+    case 'current_time':
+      return currentTime(call.args);
+    case 'file_write': {
+      const target = path();
+      const content = text(call.args.content, 'content');
+      if (!existsSync(dirname(target)) && call.args.create_dirs !== true) {
+        throw new ToolInputError(`folder ${relative(ctx.cwd, dirname(target)) || '.'} does not exist; pass create_dirs: true to create it`);
+      }
+      return writeWithIntent(target, Buffer.from(content), call.id, ctx);
+    }
+    default:
+      throw new ToolInputError(`unknown tool '${call.name}'`);
+  }
+}
+
+/** Runs one tool call; bad input becomes an error message for the model, never a crash. */
+export async function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolOutcome> {
+  try {
+    const output = await execute(call, ctx);
+    return { ok: true, output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}\n[… cut at ${maxOutputChars} characters]` : output };
+  } catch (error) {
+    if (error instanceof ToolInputError || (error as NodeJS.ErrnoException).code !== undefined || error instanceof SyntaxError) {
+      return { ok: false, output: `error: ${(error as Error).message}` };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,65 @@
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { writeFileDurable } from '../store/durable-file.js';
+import { sha256, type BlobStore } from './blob-store.js';
+import type { EngineEventBody, PendingWrite, WriteRecovery } from './events.js';
+import type { SessionProgress } from './session-progress.js';
+
+/** What a write that was under way when the session stopped looks like on disk now. */
+export interface PendingWriteState extends PendingWrite {
+  call_id: string;
+  /** applied: the new content is there · untouched: the old content is · torn: neither. */
+  state: 'applied' | 'untouched' | 'torn';
+  current_hash: string | null;
+}
+
+export type InProgressStrategy = 'rollback' | 'retry' | 'prompt';
+
+function currentHash(path: string): string | null {
+  return existsSync(path) ? sha256(readFileSync(path)) : null;
+}
+
+/** Classifies every journaled-but-unconfirmed write by comparing the file with its recorded hashes. */
+export function inspectPendingWrites(progress: SessionProgress): PendingWriteState[] {
+  return Object.entries(progress.pending_writes).map(([call_id, write]) => {
+    const hash = currentHash(write.path);
+    const state = hash === write.after_hash ? 'applied' : hash === write.before_hash ? 'untouched' : 'torn';
+    return { call_id, ...write, state, current_hash: hash };
+  });
+}
+
+/** What resume will do with each pending write, in words (plan and dry-run). */
+export function describeRecovery(write: PendingWriteState, strategy: Exclude<InProgressStrategy, 'prompt'>): string {
+  if (write.state === 'applied') return 'already applied: marked done, not written again';
+  if (write.state === 'untouched') return 'never applied: the retry writes it';
+  return strategy === 'rollback' ? 'torn: rolled back from its snapshot, then retried' : 'torn: left as is for the retry to overwrite';
+}
+
+/**
+ * Settles pending writes before the in-progress step is retried: applied ones are marked done,
+ * torn ones rolled back from the snapshot (or kept, with the retry strategy). Returns the events
+ * to journal; the caller holds the session lock.
+ */
+export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore): EngineEventBody[] {
+  return writes.map((write) => {
+    let outcome: WriteRecovery;
+    let hash = write.current_hash;
+    let blob: string | null = null;
+    if (write.state === 'applied') {
+      outcome = 'applied';
+      blob = write.after_blob;
+    } else if (write.state === 'untouched') {
+      outcome = 'not_applied';
+      blob = write.before_blob;
+    } else if (strategy === 'rollback') {
+      if (write.before_blob) writeFileDurable(write.path, blobs.get(write.before_blob), 0o666);
+      else if (existsSync(write.path)) unlinkSync(write.path);
+      outcome = 'rolled_back';
+      hash = write.before_hash;
+      blob = write.before_blob;
+    } else {
+      outcome = 'kept';
+      blob = existsSync(write.path) ? blobs.put(readFileSync(write.path)) : null;
+    }
+    return { type: 'file_write_recovered', step: write.step, call_id: write.call_id, path: write.path, outcome, hash, blob };
+  });
+}

@@ -1,0 +1,23 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256, type BlobStore } from '../engine/blob-store.js';
+import { writeFileDurable } from './durable-file.js';
+
+/** `sessions/<id>/blobs/<sha256>`: written once, crash-atomically, before any event names them. */
+export class FileBlobStore implements BlobStore {
+  constructor(private readonly dir: string) {}
+
+  put(content: Uint8Array): string {
+    const hash = sha256(content);
+    const path = join(this.dir, hash);
+    if (!existsSync(path)) {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileDurable(path, content);
+    }
+    return hash;
+  }
+
+  get(hash: string): Buffer {
+    return readFileSync(join(this.dir, hash));
+  }
+}

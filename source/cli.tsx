@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
 import meow from 'meow';
+import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
+import type { InProgressStrategy } from './engine/write-recovery.js';
 import { AcodeError, ExitCode, isAcodeError } from './errors/acode-error.js';
 
 const help = `
@@ -11,7 +13,8 @@ const help = `
   Usage
     $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
     $ acode run --resume <id>            same as acode resume <id>
-    $ acode resume [<id>] [--dry-run] [--json]
+    $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
+                 [--strategy rollback|retry|prompt] [--json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step N]    new session reusing <id>'s completed steps before N
     $ acode sessions list [--status S] [--resumable] [--json]
@@ -25,7 +28,12 @@ const help = `
     --var k=v            set a template variable (repeatable); overrides inputs.values
     --no-save-session    run without writing a session (nothing to resume)
     --json               print one JSON object (or array) on stdout
-    --dry-run            show the continuation plan; run nothing, change nothing
+    --dry-run            show the continuation plan and changed files; run nothing, change nothing
+    --yes                resume even if files the session touched changed (= --on-change continue)
+    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
+                         (default: prompt on a terminal, abort otherwise; resume.changed_files_action)
+    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
+                         prompt (ask); default resume.in_progress_strategy (rollback)
     --from-step N        fork: run again from step N (1-based); steps before it are reused
     --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
     --resumable          only sessions that can be resumed now
@@ -45,21 +53,34 @@ const help = `
     $ acode resume
 `;
 
-const cli = meow(help, {
-  importMeta: import.meta,
-  allowUnknownFlags: false,
-  flags: {
-    var: { type: 'string', isMultiple: true, default: [] },
-    saveSession: { type: 'boolean', default: true },
-    json: { type: 'boolean', default: false },
-    status: { type: 'string' },
-    force: { type: 'boolean', default: false },
-    resume: { type: 'string' },
-    dryRun: { type: 'boolean', default: false },
-    resumable: { type: 'boolean', default: false },
-    fromStep: { type: 'number' },
-  },
-});
+function parseArguments() {
+  try {
+    return meow(help, {
+      importMeta: import.meta,
+      allowUnknownFlags: false,
+      flags: {
+        var: { type: 'string', isMultiple: true, default: [] },
+        saveSession: { type: 'boolean', default: true },
+        json: { type: 'boolean', default: false },
+        status: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        resume: { type: 'string' },
+        dryRun: { type: 'boolean', default: false },
+        resumable: { type: 'boolean', default: false },
+        fromStep: { type: 'number' },
+        yes: { type: 'boolean', default: false },
+        onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
+        strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
+      },
+    });
+  } catch (error) {
+    // meow throws for a flag value outside its choices: a usage error, not a bug.
+    process.stderr.write(`acode: ${(error as Error).message}; see 'acode --help'\n`);
+    process.exit(ExitCode.usage);
+  }
+}
+
+const cli = parseArguments();
 
 function hardExit(code: ExitCode): never {
   process.exit(code);
@@ -91,19 +112,24 @@ function requireArg(value: string | undefined, what: string): string {
   return value ?? usage(`missing ${what}`);
 }
 
+function resumeFlags() {
+  const { json, dryRun, yes, onChange, strategy } = cli.flags;
+  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined };
+}
+
 async function dispatch(): Promise<ExitCode> {
   const [command, ...args] = cli.input;
   const { flags } = cli;
   switch (command) {
     case 'run': {
       const { resumeCommand } = await import('./commands/resume.js');
-      if (flags.resume) return resumeCommand(context, flags.resume, { json: flags.json, dryRun: flags.dryRun });
+      if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags());
       const { runCommand } = await import('./commands/run.js');
       return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
-      return resumeCommand(context, args[0], { json: flags.json, dryRun: flags.dryRun });
+      return resumeCommand(context, args[0], resumeFlags());
     }
     case 'fork': {
       const { forkCommand } = await import('./commands/fork.js');

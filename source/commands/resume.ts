@@ -1,98 +1,120 @@
-import { existsSync } from 'node:fs';
-import { loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
+import { readFileSync, existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { describePlan, planContinuation, type ContinuationPlan } from '../engine/continuation-plan.js';
-import { terminalStatuses } from '../engine/events.js';
-import { recoverProgress, ReplayError } from '../engine/replay-check.js';
-import type { SessionProgress } from '../engine/session-progress.js';
-import type { WorkflowSpec } from '../spec/schema.js';
+import { describePlan } from '../engine/continuation-plan.js';
+import type { EngineEventBody } from '../engine/events.js';
+import { describeRecovery, settlePendingWrites, type InProgressStrategy } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
-import { isResumable } from '../store/resumability.js';
-import type { SessionHandle, SessionStore } from '../store/session-store.js';
-import { openStore, type CommandContext } from './command-context.js';
+import type { CommandContext } from './command-context.js';
+import { changeLines, decideOnChanges, diffLines, viewChanges, type OnChange } from './changed-files.js';
+import { prepareResume, type PreparedResume } from './prepare-resume.js';
 import { leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 
 export interface ResumeFlags {
   json: boolean;
   dryRun: boolean;
+  /** --yes: continue past changed files. */
+  yes?: boolean;
+  onChange?: OnChange;
+  strategy?: InProgressStrategy;
 }
 
-function findSession(store: SessionStore, id: string | undefined, config: ResumeConfig, write: boolean): SessionHandle {
-  if (id) return store.open(id);
-  const timeoutMs = config.lock_timeout_seconds * 1000;
-  const latest = store.list({ write }).find((row) => isResumable(row, store.lockState(row.session_id, timeoutMs)));
-  if (!latest) {
-    throw new AcodeError(`no resumable session in ${store.home}; start one with 'acode run <spec.yaml>' or list them with 'acode sessions list'`, ExitCode.noResumableSession, 'ACODE-RESUME-001');
-  }
-  return store.open(latest.session_id);
+function writeLines(prepared: PreparedResume, strategy: Exclude<InProgressStrategy, 'prompt'>, cwd: string): string[] {
+  return prepared.pendingWrites.map((w) => `write to ${relative(cwd, w.path) || w.path} (step ${w.step + 1}): ${describeRecovery(w, strategy)}`);
 }
 
-interface Prepared {
-  handle: SessionHandle;
-  spec: WorkflowSpec;
-  progress: SessionProgress;
-  plan: ContinuationPlan;
-  config: ResumeConfig;
+/** How torn writes are settled: --strategy, else resume.in_progress_strategy; `prompt` asks on a terminal. */
+async function chooseStrategy(ctx: CommandContext, flags: ResumeFlags, prepared: PreparedResume): Promise<Exclude<InProgressStrategy, 'prompt'>> {
+  const strategy = flags.strategy ?? prepared.config.in_progress_strategy;
+  if (strategy !== 'prompt') return strategy;
+  const torn = prepared.pendingWrites.filter((w) => w.state === 'torn');
+  if (torn.length === 0 || !ctx.interactive) return 'rollback';
+  const names = torn.map((w) => relative(prepared.handle.record.cwd, w.path)).join(', ');
+  const keep = await ctx.confirm(`A write was torn when the session stopped (${names}). Keep it for the retry to overwrite instead of rolling it back? [y/N] `);
+  return keep ? 'retry' : 'rollback';
 }
 
-/**
- * Everything a resume decides before it changes anything: config, session, state, replay check,
- * environment, plan. A failure here leaves the session exactly as it was.
- */
-function prepareResume(ctx: CommandContext, id: string | undefined, dryRun: boolean): Prepared {
-  const store = openStore(ctx);
-  const config = loadResumeConfig(store.home, ctx.cwd);
-  const handle = findSession(store, id, config, !dryRun);
+function printDryRun(ctx: CommandContext, prepared: PreparedResume, flags: ResumeFlags, strategy: Exclude<InProgressStrategy, 'prompt'>): void {
+  const { handle, plan, environment, specChange } = prepared;
   const record = handle.record;
-  const status = record.checkpoint.status;
-  if (terminalStatuses.includes(status)) {
-    throw new AcodeError(
-      `session ${record.session_id} is ${status}: there is nothing to resume. Start over from its finished steps with 'acode fork ${record.session_id}', or run the workflow again with 'acode run ${record.spec_path}'`,
-      ExitCode.terminalState,
-      'ACODE-RESUME-002',
+  const views = viewChanges(environment.changes, record.cwd);
+  if (flags.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({
+        session_id: record.session_id,
+        workflow_name: record.workflow_name,
+        ...plan,
+        pending_writes: prepared.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
+        changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
+        spec_changed: Boolean(specChange),
+      })}\n`,
     );
+    return;
   }
-  if (config.validate_environment && !existsSync(record.cwd)) {
-    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
-  }
-  const spec = handle.spec();
-  let progress: SessionProgress;
-  try {
-    progress = recoverProgress(handle.events(), record.checkpoint);
-  } catch (error) {
-    if (!(error instanceof ReplayError)) throw error;
-    const conflict = error.kind === 'idempotency_conflict';
-    throw new AcodeError(
-      `session ${record.session_id} is ${conflict ? 'inconsistent' : 'non-deterministic'} and was not resumed: ${error.message}. Inspect it with 'acode sessions history ${record.session_id}'; 'acode fork ${record.session_id}' starts a clean session from its completed steps`,
-      ExitCode.failure,
-      conflict ? 'ACODE-RESUME-007' : 'ACODE-RESUME-006',
-    );
-  }
-  return { handle, spec, progress, plan: planContinuation(spec, progress, record.checkpoint), config };
+  const lines = [
+    ...describePlan(plan),
+    ...writeLines(prepared, strategy, record.cwd),
+    views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
+    ...changeLines(views),
+    ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
+  ];
+  ctx.stdout.write(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
 }
 
-/** `acode resume [<id>] [--dry-run]`: replays the session's log and continues after its last finished step. */
+/** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */
+async function askOnTerminal(prepared: PreparedResume): Promise<'continue' | 'abort'> {
+  const { askAboutChanges } = await import('../ui/changes/changes-screen.js');
+  const { handle, environment } = prepared;
+  const blobs = handle.blobs();
+  return askAboutChanges({
+    sessionId: handle.record.session_id,
+    changes: viewChanges(environment.changes, handle.record.cwd),
+    loadDiff: (index) => diffLines(environment.changes[index]!, blobs, handle.record.cwd),
+  });
+}
+
+/** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
-  const { handle, spec, progress, plan, config } = prepareResume(ctx, id, flags.dryRun);
+  const prepared = prepareResume(ctx, id, flags.dryRun);
+  const { handle, spec, progress, plan, config, environment, specChange } = prepared;
   const record = handle.record;
-  const planLines = describePlan(plan);
+  if (environment.timed_out) {
+    throw new AcodeError(
+      `environment validation did not finish within resume.validation_timeout_seconds (${config.validation_timeout_seconds} s; ${environment.checked} of ${Object.keys(progress.files).length} files checked). Raise it, or set resume.validate_environment: false`,
+      ExitCode.environmentInvalid,
+      'ACODE-RESUME-004',
+    );
+  }
   if (flags.dryRun) {
-    if (flags.json) ctx.stdout.write(`${JSON.stringify({ session_id: record.session_id, workflow_name: record.workflow_name, ...plan })}\n`);
-    else ctx.stdout.write(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${planLines.map((l) => `  ${l}`).join('\n')}\n`);
+    printDryRun(ctx, prepared, flags, flags.strategy === 'retry' ? 'retry' : 'rollback');
     return ExitCode.ok;
   }
-
+  if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
+  const views = viewChanges(environment.changes, record.cwd);
+  if (views.length) {
+    const onChange: OnChange = flags.yes ? 'continue' : (flags.onChange ?? (config.changed_files_action === 'prompt' && !ctx.interactive ? 'abort' : config.changed_files_action));
+    await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(prepared) });
+  }
+  const strategy = await chooseStrategy(ctx, flags, prepared);
   const provider = createProvider(spec, ctx.env);
+
+  // Nothing has been written so far; from here on this process holds the lock.
   const lease = leaseSession(handle, config.lock_timeout_seconds);
   let journal;
+  let preamble: EngineEventBody[];
+  const blobs = handle.blobs();
   try {
     journal = handle.openJournal();
+    const accepted: EngineEventBody[] = environment.changes.length
+      ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash && existsSync(c.path) ? blobs.put(readFileSync(c.path)) : null })) }]
+      : [];
+    preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs)];
   } catch (error) {
     lease.lock.release();
     throw error;
   }
-  ctx.stderr.write(`acode: resuming session ${record.session_id}\n${planLines.map((l) => `  ${l}`).join('\n')}\n`);
+  ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(prepared, strategy, record.cwd)].map((l) => `  ${l}`).join('\n')}\n`);
   const sealed = journal;
   return runSession(ctx, {
     sessionId: record.session_id,
@@ -100,7 +122,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     variables: record.variables,
     provider,
     journal,
-    blobs: handle.blobs(),
+    blobs,
     progress,
     cwd: record.cwd,
     maxAttempts: config.max_attempts,
@@ -109,7 +131,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     lease,
     onLockLost: () => sealed.seal('the session lock was taken by another process'),
     preamble: [
-      ...lease.preamble,
+      ...preamble,
       {
         type: 'resume_planned',
         steps_skipped: plan.skip.length,

@@ -106,8 +106,8 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
 
 function describeEvent(event: EngineEvent): string {
   const { event_id: _id, ts: _ts, type: _type, ...rest } = event;
-  if ('response' in rest) rest.response = `${String(rest.response).slice(0, 60).replace(/\n/g, ' ')}${String(rest.response).length > 60 ? '…' : ''}`;
-  return Object.entries(rest).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
+  const short = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text).replace(/\n/g, '⏎');
+  return Object.entries(rest).map(([key, value]) => `${key}=${short(typeof value === 'string' ? value : JSON.stringify(value))}`).join(' ');
 }
 
 /** `acode sessions history <id> [--json]`: the event log in replay order, (timestamp, event_id). */

@@ -13,6 +13,10 @@ export interface FileChange {
   seen: FileSeen;
   /** Hash and size of the content now, for an "accept" event. */
   hash: string | null;
+  /** Why this file matters, when it is not an ordinary read or write (the spec file). */
+  note?: string;
+  /** What the session saw, when it is not a blob (the spec snapshot). */
+  seenText?: string;
 }
 
 export interface EnvironmentReport {
@@ -46,4 +50,22 @@ export function checkFiles(progress: SessionProgress, timeoutMs: number, now: ()
     changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: content.length, mtime_ms: statSync(path).mtimeMs, seen, hash });
   }
   return { changes, checked, timed_out: false };
+}
+
+/** The spec file on disk against the snapshot the session runs (a change is reported, never used). */
+export function checkSpecFile(specPath: string, snapshotHash: string, snapshotText: string): FileChange | undefined {
+  if (!existsSync(specPath)) return undefined; // a moved spec does not matter: the session runs its snapshot
+  const content = readFileSync(specPath);
+  const hash = sha256(content);
+  if (hash === snapshotHash) return undefined;
+  return {
+    path: specPath,
+    kind: 'modified',
+    size: content.length,
+    mtime_ms: statSync(specPath).mtimeMs,
+    seen: { hash: snapshotHash, blob: null, op: 'read', step: -1, at: '' },
+    hash,
+    note: 'the workflow spec; the session keeps running its snapshot',
+    seenText: snapshotText,
+  };
 }

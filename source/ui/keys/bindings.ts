@@ -1,6 +1,8 @@
+import type { Key } from 'ink';
+
 /** Every shortcut, defined once: behaviour, footer hints and help read from here. */
 export interface KeyBinding {
-  /** What `useInput` matches: a character, or `ctrl+<char>`. */
+  /** A character, `ctrl+<char>`, or a named key: up, down, left, right, pageup, pagedown, escape, return. */
   keys: readonly string[];
   /** Footer label. */
   label: string;
@@ -11,7 +13,46 @@ export const runBindings = {
   'run.pause': { keys: ['ctrl+c'], label: 'Ctrl+C pause', description: 'pause: flush the checkpoint and stop; a second Ctrl+C quits at once' },
 } as const satisfies Record<string, KeyBinding>;
 
+export const changesBindings = {
+  'changes.continue': { keys: ['c', 'C'], label: '', description: 'resume anyway: the files stay as they are now' },
+  'changes.abort': { keys: ['a', 'A', 'ctrl+c'], label: '', description: 'stop; the session stays exactly as it was (exit 17)' },
+  'changes.view': { keys: ['v', 'V', 'return'], label: 'Enter view', description: 'show what changed in the selected file' },
+  'changes.up': { keys: ['up', 'k'], label: '↑↓ select', description: 'select the previous file' },
+  'changes.down': { keys: ['down', 'j'], label: '', description: 'select the next file' },
+} as const satisfies Record<string, KeyBinding>;
+
+export const diffBindings = {
+  'diff.back': { keys: ['escape', 'q'], label: 'Esc back', description: 'back to the prompt' },
+  'diff.prev': { keys: ['left', 'h'], label: '←→ file', description: 'previous changed file' },
+  'diff.next': { keys: ['right', 'l'], label: '', description: 'next changed file' },
+  'diff.up': { keys: ['up', 'k'], label: '↑↓ PgUp PgDn scroll', description: 'scroll up a line' },
+  'diff.down': { keys: ['down', 'j'], label: '', description: 'scroll down a line' },
+  'diff.pageUp': { keys: ['pageup'], label: '', description: 'scroll up a page' },
+  'diff.pageDown': { keys: ['pagedown', ' '], label: '', description: 'scroll down a page' },
+} as const satisfies Record<string, KeyBinding>;
+
+const named: Record<string, (key: Key) => boolean> = {
+  up: (k) => k.upArrow,
+  down: (k) => k.downArrow,
+  left: (k) => k.leftArrow,
+  right: (k) => k.rightArrow,
+  pageup: (k) => k.pageUp,
+  pagedown: (k) => k.pageDown,
+  escape: (k) => k.escape,
+  return: (k) => k.return,
+};
+
 /** True when an Ink `useInput` event matches one of `binding.keys`. */
-export function matches(binding: KeyBinding, input: string, key: { ctrl: boolean }): boolean {
-  return binding.keys.some((spec) => (spec.startsWith('ctrl+') ? key.ctrl && input === spec.slice(5) : !key.ctrl && input === spec));
+export function matches(binding: KeyBinding, input: string, key: Pick<Key, 'ctrl'> & Partial<Key>): boolean {
+  return binding.keys.some((spec) => {
+    if (spec.startsWith('ctrl+')) return key.ctrl && input === spec.slice(5);
+    const test = named[spec];
+    if (test) return test(key as Key);
+    return !key.ctrl && input === spec;
+  });
+}
+
+/** Footer hints: the labelled bindings, in order. */
+export function hints(bindings: Record<string, KeyBinding>): string {
+  return Object.values(bindings).map((b) => b.label).filter(Boolean).join(' · ');
 }

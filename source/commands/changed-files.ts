@@ -1,0 +1,80 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { FileChange } from '../engine/environment-check.js';
+import type { BlobStore } from '../engine/blob-store.js';
+import type { ChangeView } from '../state/changes-store.js';
+import type { CommandContext } from './command-context.js';
+
+export type ChangeDecision = 'continue' | 'abort';
+export type OnChange = 'prompt' | 'continue' | 'abort';
+
+function ago(ms: number | null, now = Date.now()): string | null {
+  if (ms === null) return null;
+  const seconds = Math.max(0, Math.round((now - ms) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  return `${Math.floor(seconds / 86_400)}d ago`;
+}
+
+function bytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function viewChanges(changes: readonly FileChange[], cwd: string): ChangeView[] {
+  return changes.map((change) => {
+    const seen = change.seen;
+    const where = seen.step < 0 ? 'as an artifact' : `at step ${seen.step + 1}`;
+    return {
+      path: change.path,
+      shown: relative(cwd, change.path) || change.path,
+      kind: change.kind,
+      size: change.size,
+      changedAgo: ago(change.mtime_ms),
+      lastSeen: change.note ?? `the session last ${seen.op === 'write' ? 'wrote' : 'read'} it ${where}`,
+    };
+  });
+}
+
+/** One line per change, for terminals without the prompt and for --dry-run. */
+export function changeLines(views: readonly ChangeView[]): string[] {
+  return views.map((v) => `  ${v.kind.padEnd(8)}  ${v.shown}  (${v.kind === 'deleted' ? 'gone' : bytes(v.size)}${v.changedAgo ? `, changed ${v.changedAgo}` : ''}; ${v.lastSeen})`);
+}
+
+/** Unified diff of what the session last saw against the file now. */
+export function diffLines(change: FileChange, blobs: BlobStore, cwd: string): string[] {
+  const shown = relative(cwd, change.path) || change.path;
+  const before = change.seenText ?? (change.seen.blob ? blobs.get(change.seen.blob).toString('utf8') : '');
+  const after = existsSync(change.path) ? readFileSync(change.path, 'utf8') : '';
+  const patch = createTwoFilesPatch(`${shown} (session)`, `${shown} (now)`, before, after, undefined, undefined, { context: 3 });
+  return patch.split('\n').slice(1).filter((line, i, all) => i < all.length - 1 || line !== '');
+}
+
+export function bytesText(n: number): string {
+  return bytes(n);
+}
+
+/**
+ * Decides whether a resume goes on despite changed files: --yes / --on-change first, then a prompt
+ * on a terminal (`ask`), else abort. Either way the changes are listed.
+ */
+export async function decideOnChanges(
+  ctx: CommandContext,
+  sessionId: string,
+  views: readonly ChangeView[],
+  options: { onChange: OnChange; ask?: () => Promise<ChangeDecision> },
+): Promise<ChangeDecision> {
+  const useAsk = options.onChange === 'prompt' && ctx.interactive && options.ask;
+  if (!useAsk) ctx.stderr.write(`acode: ${views.length} file${views.length === 1 ? '' : 's'} changed since session ${sessionId} stopped:\n${changeLines(views).join('\n')}\n`);
+  const decision: ChangeDecision = useAsk ? await options.ask!() : options.onChange === 'continue' ? 'continue' : 'abort';
+  if (decision === 'abort') {
+    throw new AcodeError(
+      `${views.length} file${views.length === 1 ? '' : 's'} changed since session ${sessionId} stopped; aborted, nothing was changed. Review them (in a terminal, 'acode resume ${sessionId}' shows diffs), then resume with --yes or --on-change continue to go on`,
+      ExitCode.environmentInvalid,
+      'ACODE-RESUME-004',
+    );
+  }
+  return decision;
+}

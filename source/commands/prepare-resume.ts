@@ -12,10 +12,11 @@ import { isResumable } from '../store/resumability.js';
 import type { SessionHandle, SessionStore } from '../store/session-store.js';
 import { openStore, type CommandContext } from './command-context.js';
 
-function findSession(store: SessionStore, id: string | undefined, config: ResumeConfig, write: boolean): SessionHandle {
+/** The session to resume; looking it up never writes (not even the index), so a refusal leaves no trace. */
+function findSession(store: SessionStore, id: string | undefined, config: ResumeConfig): SessionHandle {
   if (id) return store.open(id);
   const timeoutMs = config.lock_timeout_seconds * 1000;
-  const latest = store.list({ write }).find((row) => isResumable(row, store.lockState(row.session_id, timeoutMs)));
+  const latest = store.list({ write: false }).find((row) => isResumable(row, store.lockState(row.session_id, timeoutMs)));
   if (!latest) {
     throw new AcodeError(`no resumable session in ${store.home}; start one with 'acode run <spec.yaml>' or list them with 'acode sessions list'`, ExitCode.noResumableSession, 'ACODE-RESUME-001');
   }
@@ -40,10 +41,10 @@ export interface PreparedResume {
  * Everything a resume decides before it changes anything: config, session, state, replay check,
  * environment, plan. A failure here leaves the session exactly as it was.
  */
-export function prepareResume(ctx: CommandContext, id: string | undefined, dryRun: boolean): PreparedResume {
+export function prepareResume(ctx: CommandContext, id: string | undefined): PreparedResume {
   const store = openStore(ctx);
   const config = loadResumeConfig(store.home, ctx.cwd);
-  const handle = findSession(store, id, config, !dryRun);
+  const handle = findSession(store, id, config);
   const record = handle.record;
   const status = record.checkpoint.status;
   if (terminalStatuses.includes(status)) {

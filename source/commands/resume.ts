@@ -76,7 +76,7 @@ async function askOnTerminal(prepared: PreparedResume): Promise<'continue' | 'ab
 
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
-  const prepared = prepareResume(ctx, id, flags.dryRun);
+  const prepared = prepareResume(ctx, id);
   const { handle, spec, progress, plan, config, environment, specChange } = prepared;
   const record = handle.record;
   if (environment.timed_out) {

@@ -2,7 +2,7 @@ import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
 
 /** Named keys, as a terminal sends them. */
-export const keys = { ctrlC: '\u0003', enter: '\r', escape: '\u001B', up: '\u001B[A', down: '\u001B[B' } as const;
+export const keys = { ctrlC: '\u0003', enter: '\r', escape: '\u001B', up: '\u001B[A', down: '\u001B[B', right: '\u001B[C', left: '\u001B[D', pageDown: '\u001B[6~', pageUp: '\u001B[5~' } as const;
 
 /** Renders and gives helpers that wait for the next frame instead of sleeping. */
 export function renderInk(tree: ReactElement) {

@@ -11,7 +11,11 @@ export interface ChatRequest {
 }
 
 /** What the handler wants done with a request: answer, fail with a status, or never answer. */
-export type Reply = { kind: 'answer'; text?: string } | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> } | { kind: 'hang' };
+export type Reply =
+  | { kind: 'answer'; text?: string }
+  | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[] }
+  | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'hang' };
 
 /** Deterministic answer for a step's input, so two runs can be compared byte for byte. */
 export function answerFor(step: number, input: string): string {
@@ -66,6 +70,7 @@ export class OpenAiTestServer {
     }
     const body = JSON.parse(raw) as ChatRequest['body'];
     const user = body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    // Tool-call rounds repeat the step's messages: the step is the one its user message names.
     const request: ChatRequest = { body, headers: req.headers, step: Number(/Step (\d+)/.exec(user)?.[1] ?? -1) };
     this.requests.push(request);
     for (const waiter of this.waiters.splice(0)) {
@@ -79,6 +84,19 @@ export class OpenAiTestServer {
     }
     if (reply.kind === 'error') {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body));
+      return;
+    }
+    if (reply.kind === 'tool_calls') {
+      const toolCalls = reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `chatcmpl-${this.requests.length}`,
+          object: 'chat.completion',
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        }),
+      );
       return;
     }
     const text = reply.text ?? answerFor(request.step, user);

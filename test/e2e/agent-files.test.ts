@@ -1,0 +1,192 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { hashFolder } from '../helpers/folder-hash.js';
+import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { parseAllSessionFiles } from '../helpers/session-files.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const fixture = openAiServerPerTest();
+let server: OpenAiTestServer;
+let baseUrl: string;
+beforeEach(() => ({ server, baseUrl } = fixture.current()));
+
+const newContent = '# Notes\n\nline one\nline two\nline three\n';
+
+/** Step 1 writes notes.md (content above) through file_write; step 2 reads it back. */
+function filesSpec(runtime: string, faults = ''): string {
+  return `version: 0
+name: files
+runtime:
+${runtime}
+${faults}
+tools:
+  python: [strands_tools.file_read.file_read, strands_tools.file_write.file_write]
+agents:
+  writer: { prompt: "You write files." }
+  reader: { prompt: "You read files." }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: writer, input: "Step 0: write notes.md" }
+      - { agent: reader, input: "Step 1: read notes.md" }
+`;
+}
+
+const scripted = (faults = '') => filesSpec(`  provider: scripted
+  scripted:
+    responses:
+      writer: { tool_calls: [ { name: file_write, args: { path: notes.md, content: ${JSON.stringify(newContent)} } } ], then: "wrote it" }
+      reader: { tool_calls: [ { name: file_read, args: { path: notes.md } } ], then: "read it" }`, faults);
+
+function workspace(spec: string) {
+  const cwd = tempDir();
+  const home = join(tempDir(), 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+type Event = { type: string; [key: string]: unknown };
+async function history(ws: ReturnType<typeof workspace>, id: string): Promise<Event[]> {
+  return JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as Event[];
+}
+
+describe('the agent tool loop', () => {
+  it('speaks OpenAI tool calling: tool_calls in, tool results back, then the answer', async () => {
+    server.handler = (r) => {
+      const last = r.body.messages.at(-1) as { role: string };
+      if (r.step === 0 && last.role !== 'tool') {
+        return { kind: 'tool_calls', calls: [{ id: 'call_a', name: 'file_write', args: { path: 'notes.md', content: newContent } }] };
+      }
+      if (r.step === 1 && last.role !== 'tool') return { kind: 'tool_calls', calls: [{ id: 'call_b', name: 'file_read', args: { path: 'notes.md' } }] };
+      return { kind: 'answer', text: `done ${r.step}` };
+    };
+    const ws = workspace(filesSpec(`  provider: openai\n  model_id: m\n  host: ${baseUrl}`));
+    const result = await runCli(['run', 'spec.yaml', '--json'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent);
+
+    expect(server.requests).toHaveLength(4);
+    const first = server.requests[0]!.body as unknown as { tools: { type: string; function: { name: string } }[] };
+    expect(first.tools.map((t) => t.function.name).sort()).toEqual(['file_read', 'file_write']);
+    // The second call carries the assistant's tool call and the tool's result.
+    expect(server.requests[1]!.body.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'file_write', arguments: JSON.stringify({ path: 'notes.md', content: newContent }) } }] },
+      { role: 'tool', tool_call_id: 'call_a', content: `wrote notes.md (${newContent.length} bytes)` },
+    ]);
+    expect(server.requests[3]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_b', content: newContent });
+
+    const [record] = parseAllSessionFiles(ws.home);
+    const types = (await history(ws, record!.session_id)).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['tool_called', 'file_write_intended', 'file_write_applied', 'tool_result', 'file_read']));
+  });
+
+  it('keeps tools inside the working directory', async () => {
+    server.handler = (r) =>
+      (r.body.messages.at(-1) as { role: string }).role === 'tool' ? { kind: 'answer', text: 'ok' } : { kind: 'tool_calls', calls: [{ id: 'x', name: 'file_read', args: { path: '../../etc/passwd' } }] };
+    const ws = workspace(filesSpec(`  provider: openai\n  model_id: m\n  host: ${baseUrl}`));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(0);
+    expect((server.requests[1]!.body.messages.at(-1) as { content: string }).content).toMatch(/^error: path '\.\.\/\.\.\/etc\/passwd' is outside the working directory/);
+  });
+});
+
+describe('a write step killed mid-write, then resumed', () => {
+  const expected = async () => {
+    const ws = workspace(scripted());
+    writeFileSync(join(ws.cwd, 'notes.md'), 'old notes\n');
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(0);
+    return readFileSync(join(ws.cwd, 'notes.md'));
+  };
+
+  it('rolls a torn write back from its snapshot, retries it, and ends byte-identical', async () => {
+    const clean = await expected();
+    const ws = workspace(scripted('    faults:\n      - { step: 0, kind: crash, during: file_write, after_bytes: 9 }'));
+    writeFileSync(join(ws.cwd, 'notes.md'), 'old notes\n');
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent.slice(0, 9)); // torn
+
+    const dry = await runCli(['resume', '--dry-run'], ws);
+    expect(dry.stdout).toContain('write to notes.md (step 1): torn: rolled back from its snapshot, then retried');
+    const resumed = await runCli(['resume'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'notes.md')).equals(clean)).toBe(true);
+    const [record] = parseAllSessionFiles(ws.home);
+    const events = await history(ws, record!.session_id);
+    expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'rolled_back' });
+  });
+
+  it('marks a write that was fully applied as done and never writes it again', async () => {
+    const clean = await expected();
+    const ws = workspace(scripted('    faults:\n      - { step: 0, kind: crash, during: file_write }'));
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent);
+    const resumed = await runCli(['resume'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'notes.md')).equals(clean)).toBe(true);
+    const [record] = parseAllSessionFiles(ws.home);
+    const events = await history(ws, record!.session_id);
+    expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'applied' });
+    // The retried step asked for the same write: it found the content there and did not write.
+    const writes = events.filter((e) => e.type === 'file_write_applied' && (e.path as string).endsWith('notes.md'));
+    expect(writes.at(-1)).toMatchObject({ already: true });
+    expect(events.filter((e) => e.type === 'file_write_intended' && (e.path as string).endsWith('notes.md'))).toHaveLength(1);
+  });
+
+  it('leaves a torn write for the retry with --strategy retry', async () => {
+    const ws = workspace(scripted('    faults:\n      - { step: 0, kind: crash, during: file_write, after_bytes: 4 }'));
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    expect((await runCli(['resume', '--strategy', 'retry'], ws)).code).toBe(0);
+    const [record] = parseAllSessionFiles(ws.home);
+    expect((await history(ws, record!.session_id)).find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'kept' });
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent);
+  });
+});
+
+describe('files changed while the session was stopped (no terminal)', () => {
+  async function stoppedAfterWrite() {
+    const ws = workspace(scripted('    faults:\n      - { step: 1, kind: crash }'));
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    return ws;
+  }
+
+  it('lists the changed files and aborts with exit 17 by default, changing nothing', async () => {
+    const ws = await stoppedAfterWrite();
+    writeFileSync(join(ws.cwd, 'notes.md'), 'edited by hand\n');
+    const before = hashFolder(ws.home);
+    const result = await runCli(['resume'], ws);
+    expect(result.code).toBe(17);
+    expect(result.stderr).toMatch(/1 file changed since session [0-9a-f]+ stopped:\n {2}modified +notes\.md +\(15 B, changed \d+s ago; the session last wrote it at step 1\)/);
+    expect(result.stderr).toContain('ACODE-RESUME-004');
+    expect(hashFolder(ws.home)).toEqual(before);
+  });
+
+  it('reports a deleted file, and goes on with --yes', async () => {
+    const ws = await stoppedAfterWrite();
+    (await import('node:fs')).rmSync(join(ws.cwd, 'notes.md'));
+    const dry = await runCli(['resume', '--dry-run'], ws);
+    expect(dry.stdout).toMatch(/changed files: +1/);
+    expect(dry.stdout).toMatch(/deleted +notes\.md/);
+    const result = await runCli(['resume', '--yes'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('continuing with 1 changed file accepted');
+    expect(existsSync(join(ws.cwd, 'notes.md'))).toBe(false); // step 2 only reads; its read fails and the agent answers anyway
+  });
+
+  it('skips the check with resume.validate_environment: false', async () => {
+    const ws = await stoppedAfterWrite();
+    writeFileSync(join(ws.cwd, 'notes.md'), 'edited\n');
+    (await import('node:fs')).mkdirSync(join(ws.cwd, '.acode'));
+    writeFileSync(join(ws.cwd, '.acode/config.yml'), 'resume:\n  validate_environment: false\n');
+    expect((await runCli(['resume'], ws)).code).toBe(0);
+  });
+
+  it('notes a spec file edited since the session started, and keeps running the snapshot', async () => {
+    const ws = await stoppedAfterWrite();
+    writeFileSync(join(ws.cwd, 'spec.yaml'), `${readFileSync(join(ws.cwd, 'spec.yaml'), 'utf8')}# edited\n`);
+    const result = await runCli(['resume'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/note: .*spec\.yaml changed since the session started; the session keeps running its snapshot/);
+  });
+});

@@ -1,0 +1,53 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A real terminal for end-to-end tests: a private tmux server (its own socket), keys typed with
+ * send-keys, the screen read with capture-pane — as a person would use the CLI.
+ */
+export class TmuxTerminal {
+  private readonly socket = `acode-test-${randomBytes(4).toString('hex')}`;
+
+  constructor(cwd: string, env: Record<string, string>, size = { columns: 120, rows: 30 }) {
+    const exports = Object.entries(env).map(([k, v]) => `export ${k}='${v}';`).join(' ');
+    this.tmux('new-session', '-d', '-s', 'main', '-x', String(size.columns), '-y', String(size.rows), '-c', cwd, `env -u TMUX bash --norc --noprofile -c "${exports} exec bash --norc --noprofile"`);
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  }
+
+  /** Types a command line and presses Enter. */
+  run(command: string): void {
+    this.tmux('send-keys', '-t', 'main', '-l', command);
+    this.tmux('send-keys', '-t', 'main', 'Enter');
+  }
+
+  /** Presses keys by tmux name (`v`, `Escape`, `Right`). */
+  press(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'main', ...keys);
+  }
+
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-t', 'main');
+  }
+
+  /** Resolves with the screen once it satisfies `predicate`; fails with the last screen after `timeoutMs`. */
+  async waitFor(predicate: (screen: string) => boolean, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (predicate(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`the terminal never showed what was expected; it shows:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  close(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // already gone
+    }
+  }
+}

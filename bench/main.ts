@@ -1,4 +1,5 @@
 import { checkpointOverhead } from './checkpoint-overhead.js';
+import { environmentCheck } from './environment-check.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
@@ -28,3 +29,7 @@ console.log('\n3. resume planning on a 1,000-step session stopped at step 998');
 const recovery = await resumeRecovery();
 console.log(`   state recovery + replay check + plan, in-process: ${recovery.recoverMs.toFixed(1)} ms   target ≤ 100 ms  ${recovery.recoverMs <= 100 ? 'ok' : 'OVER'}`);
 console.log(`   acode resume --dry-run, whole process: ${recovery.dryRunMs.toFixed(1)} ms   target ≤ 250 ms  ${recovery.dryRunMs <= 250 ? 'ok' : 'OVER'}`);
+
+console.log('\n4. environment validation before a resume');
+const environment = environmentCheck();
+console.log(`   ${environment.files} files touched (${(environment.totalBytes / 1024 / 1024).toFixed(1)} MB), hashed and compared: ${environment.checkMs.toFixed(1)} ms   target ≤ 150 ms  ${environment.checkMs <= 150 ? 'ok' : 'OVER'}`);

@@ -1,9 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { FileChange } from '../engine/environment-check.js';
-import type { BlobStore } from '../engine/blob-store.js';
 import type { ChangeView } from '../state/changes-store.js';
 import type { CommandContext } from './command-context.js';
 
@@ -41,19 +38,6 @@ export function viewChanges(changes: readonly FileChange[], cwd: string): Change
 /** One line per change, for terminals without the prompt and for --dry-run. */
 export function changeLines(views: readonly ChangeView[]): string[] {
   return views.map((v) => `  ${v.kind.padEnd(8)}  ${v.shown}  (${v.kind === 'deleted' ? 'gone' : bytes(v.size)}${v.changedAgo ? `, changed ${v.changedAgo}` : ''}; ${v.lastSeen})`);
-}
-
-/** Unified diff of what the session last saw against the file now. */
-export function diffLines(change: FileChange, blobs: BlobStore, cwd: string): string[] {
-  const shown = relative(cwd, change.path) || change.path;
-  const before = change.seenText ?? (change.seen.blob ? blobs.get(change.seen.blob).toString('utf8') : '');
-  const after = existsSync(change.path) ? readFileSync(change.path, 'utf8') : '';
-  const patch = createTwoFilesPatch(`${shown} (session)`, `${shown} (now)`, before, after, undefined, undefined, { context: 3 });
-  return patch.split('\n').slice(1).filter((line, i, all) => i < all.length - 1 || line !== '');
-}
-
-export function bytesText(n: number): string {
-  return bytes(n);
 }
 
 /**

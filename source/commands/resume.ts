@@ -6,7 +6,7 @@ import type { EngineEventBody } from '../engine/events.js';
 import { describeRecovery, settlePendingWrites, type InProgressStrategy } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
 import type { CommandContext } from './command-context.js';
-import { changeLines, decideOnChanges, diffLines, viewChanges, type OnChange } from './changed-files.js';
+import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
 import { prepareResume, type PreparedResume } from './prepare-resume.js';
 import { leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
@@ -64,7 +64,7 @@ function printDryRun(ctx: CommandContext, prepared: PreparedResume, flags: Resum
 
 /** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */
 async function askOnTerminal(prepared: PreparedResume): Promise<'continue' | 'abort'> {
-  const { askAboutChanges } = await import('../ui/changes/changes-screen.js');
+  const [{ askAboutChanges }, { diffLines }] = await Promise.all([import('../ui/changes/changes-screen.js'), import('./file-diff.js')]);
   const { handle, environment } = prepared;
   const blobs = handle.blobs();
   return askAboutChanges({

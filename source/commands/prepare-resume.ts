@@ -8,9 +8,20 @@ import { recoverProgress, ReplayError } from '../engine/replay-check.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import { inspectPendingWrites, type PendingWriteState } from '../engine/write-recovery.js';
 import type { WorkflowSpec } from '../spec/schema.js';
+import { createProvider } from '../providers/create-provider.js';
 import { isResumable } from '../store/resumability.js';
 import type { SessionHandle, SessionStore } from '../store/session-store.js';
 import { openStore, type CommandContext } from './command-context.js';
+
+/** The provider/model config must still make a provider (e.g. a model_id): else the resume stops before it starts. */
+function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: string): void {
+  try {
+    createProvider(spec, env);
+  } catch (error) {
+    if (!(error instanceof AcodeError)) throw error;
+    throw new AcodeError(`session ${sessionId}: its provider config is not usable here: ${error.message}`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
+  }
+}
 
 /** The session to resume; looking it up never writes (not even the index), so a refusal leaves no trace. */
 function findSession(store: SessionStore, id: string | undefined, config: ResumeConfig): SessionHandle {
@@ -71,6 +82,7 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
     );
   }
   const validate = config.validate_environment;
+  if (validate) checkProvider(spec, ctx.env, record.session_id);
   return {
     handle,
     spec,

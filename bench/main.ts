@@ -1,10 +1,19 @@
 import { checkpointOverhead } from './checkpoint-overhead.js';
 import { environmentCheck } from './environment-check.js';
+import { generateSessions } from './generate-sessions.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(9);
+
+// `node dist/bench.js generate <home> <count>`: a store of generated sessions to try the browser on.
+if (process.argv[2] === 'generate') {
+  const [home, count] = [process.argv[3] ?? 'acode-home', Number(process.argv[4] ?? 10_000)];
+  generateSessions(home, count, (i) => (i % 3 === 0 ? process.cwd() : `/work/project-${i % 40}`));
+  console.log(`generated ${count} sessions in ${home}`);
+  process.exit(0);
+}
 
 console.log('acode benchmarks (medians; scripted provider, 0 ms latency, 2 KiB responses)\n');
 console.log('1. per-step checkpoint overhead: run with a durable session vs --no-save-session');

@@ -11,6 +11,7 @@ const help = `
   interruption (Ctrl+C, crash, kill -9) resumes where it stopped.
 
   Usage
+    $ acode                              full-screen session browser (in a terminal; also acode-tui)
     $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
@@ -149,9 +150,14 @@ async function dispatch(): Promise<ExitCode> {
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return usage(`unknown sessions command '${sub}' (list, show, history, delete, unlock)`);
     }
-    case undefined:
-      cli.showHelp(0);
-      return ExitCode.ok;
+    case undefined: {
+      if (!context.interactive) {
+        cli.showHelp(0);
+        return ExitCode.ok;
+      }
+      const { browseCommand } = await import('./commands/browse.js');
+      return browseCommand(context);
+    }
     default:
       return usage(`unknown command '${command}'`);
   }

@@ -41,6 +41,8 @@ export interface SessionProgress {
   last_event_id: number;
   /** Timestamp of the last event: new events never go back in time, so (ts, id) order is id order. */
   last_event_at: string | null;
+  /** The start of the latest step response, for listings (constant size). */
+  last_response_preview: string;
   /** Finished steps' outputs; kept out of the checkpoint so its size never grows with the chain. */
   results: StepRecord[];
   /** Every file the session read or wrote, as it last saw it (replayed, not checkpointed). */
@@ -63,10 +65,15 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     artifacts: [],
     last_event_id: 0,
     last_event_at: null,
+    last_response_preview: '',
     results: [],
     files: {},
     pending_writes: {},
   };
+}
+
+function preview(response: string): string {
+  return response.length > 200 ? `${response.slice(0, 200)}…` : response;
 }
 
 /** Applies one event. Mutates and returns `progress`: the executor calls it once per step. */
@@ -92,11 +99,13 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       };
       progress.next_step = event.step + 1;
       progress.in_progress = null;
+      progress.last_response_preview = preview(event.response);
       progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
       break;
     case 'step_reused':
       progress.results[event.step] = { index: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 };
       progress.next_step = event.step + 1;
+      progress.last_response_preview = preview(event.response);
       break;
     case 'artifact_written':
       if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);

@@ -56,7 +56,7 @@ export class SessionIndex {
     for (const id of ids) {
       const row = rows[id];
       // Running rows change step by step without touching the index; re-read those few.
-      if (!row || row.status === 'running' || row.status === 'created') {
+      if (!row || row.status === 'running' || row.status === 'created' || row.damaged) {
         const fresh = this.loadSummary(id);
         if (fresh && JSON.stringify(fresh) !== JSON.stringify(row)) {
           rows[id] = fresh;

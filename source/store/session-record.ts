@@ -17,6 +17,7 @@ const checkpointSchema = z.object({
   artifacts: z.array(z.string()),
   last_event_id: z.number().int(),
   last_event_at: z.string().nullable(),
+  last_response_preview: z.string(),
 }) satisfies z.ZodType<Checkpoint>;
 
 /** session.json: who the session is, what it runs, and its latest checkpoint. Never holds secrets. */
@@ -49,6 +50,11 @@ export const sessionSummarySchema = z.object({
   steps_total: z.number().int(),
   tokens: tokensSchema,
   cwd: z.string(),
+  variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  stop_reason: z.string().nullable(),
+  last_response: z.string(),
+  /** Why the session's files could not be read; such rows are listed, never hidden. */
+  damaged: z.string().nullable(),
 });
 
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -65,5 +71,29 @@ export function summarize(record: SessionRecord): SessionSummary {
     steps_total: record.checkpoint.steps_total,
     tokens: record.checkpoint.tokens,
     cwd: record.cwd,
+    variables: record.variables,
+    stop_reason: record.checkpoint.stop_reason,
+    last_response: record.checkpoint.last_response_preview,
+    damaged: null,
+  };
+}
+
+/** The row of a session whose session.json cannot be read: listed as damaged, with the reason. */
+export function damagedSummary(id: string, reason: string, modifiedAt: string): SessionSummary {
+  return {
+    session_id: id,
+    workflow_name: '(damaged)',
+    status: 'failed',
+    pattern_type: 'chain',
+    created_at: modifiedAt,
+    updated_at: modifiedAt,
+    steps_done: 0,
+    steps_total: 0,
+    tokens: { input: 0, output: 0 },
+    cwd: '',
+    variables: {},
+    stop_reason: null,
+    last_response: '',
+    damaged: reason,
   };
 }

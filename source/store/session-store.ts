@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -14,7 +14,7 @@ import { SessionIndex } from './session-index.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
-import { sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
+import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 /** `ACODE_HOME`, else `${XDG_DATA_HOME:-~/.local/share}/acode`. */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -82,8 +82,11 @@ export class SessionStore {
     this.index = new SessionIndex(home, (id) => {
       try {
         return summarize(this.readRecord(id));
-      } catch {
-        return undefined;
+      } catch (error) {
+        const dir = join(this.sessionsDir, id);
+        if (!existsSync(dir)) return undefined;
+        const reason = error instanceof SyntaxError ? 'session.json is not valid JSON' : (error as Error).name === 'ZodError' ? 'session.json does not match the session format' : 'session.json cannot be read';
+        return damagedSummary(id, reason, statSync(dir).mtime.toISOString());
       }
     });
   }

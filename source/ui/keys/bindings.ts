@@ -31,6 +31,29 @@ export const diffBindings = {
   'diff.pageDown': { keys: ['pagedown', ' '], label: '', description: 'scroll down a page' },
 } as const satisfies Record<string, KeyBinding>;
 
+export const browserBindings = {
+  'browser.up': { keys: ['up', 'k'], label: '↑↓ move', description: 'select the previous session' },
+  'browser.down': { keys: ['down', 'j'], label: '', description: 'select the next session' },
+  'browser.pageUp': { keys: ['pageup'], label: '', description: 'page up' },
+  'browser.pageDown': { keys: ['pagedown'], label: '', description: 'page down' },
+  'browser.first': { keys: ['g', 'home'], label: '', description: 'first session' },
+  'browser.last': { keys: ['G', 'end'], label: '', description: 'last session' },
+  'browser.resume': { keys: ['return'], label: 'Enter resume', description: 'resume the selected session: plan, changed files, live run' },
+  'browser.search': { keys: ['/'], label: '/ search', description: 'fuzzy search id, workflow, variables, directory and last response of every session' },
+  'browser.filter': { keys: ['tab'], label: 'Tab filter', description: 'cycle filters: all, resumable, running, paused, completed, failed' },
+  'browser.scope': { keys: ['s'], label: 's scope', description: "this directory's sessions, or every session" },
+  'browser.delete': { keys: ['d'], label: 'd delete', description: 'delete the selected session (asks first)' },
+  'browser.unlock': { keys: ['u'], label: 'u unlock', description: "remove the selected session's lock (asks first)" },
+  'browser.refresh': { keys: ['r'], label: 'r refresh', description: 'reload the session list' },
+  'browser.help': { keys: ['?'], label: '? help', description: 'show or hide this help' },
+  'browser.quit': { keys: ['q', 'escape', 'ctrl+c'], label: 'q quit', description: 'quit' },
+} as const satisfies Record<string, KeyBinding>;
+
+export const confirmBindings = {
+  'confirm.yes': { keys: ['y', 'Y', 'return'], label: 'y yes', description: 'confirm' },
+  'confirm.no': { keys: ['n', 'N', 'escape', 'q'], label: 'n no', description: 'cancel' },
+} as const satisfies Record<string, KeyBinding>;
+
 const named: Record<string, (key: Key) => boolean> = {
   up: (k) => k.upArrow,
   down: (k) => k.downArrow,
@@ -40,6 +63,9 @@ const named: Record<string, (key: Key) => boolean> = {
   pagedown: (k) => k.pageDown,
   escape: (k) => k.escape,
   return: (k) => k.return,
+  tab: (k) => k.tab && !k.shift,
+  home: (k) => k.home,
+  end: (k) => k.end,
 };
 
 /** True when an Ink `useInput` event matches one of `binding.keys`. */

@@ -1,0 +1,26 @@
+import { ExitCode } from '../errors/acode-error.js';
+import { createBrowserStore } from '../state/browser-store.js';
+import type { CommandContext } from './command-context.js';
+import { createSessionSource } from './browser-source.js';
+import { resumeCommand } from './resume.js';
+
+/** How often the browser looks for sessions that changed in other terminals. */
+const pollMs = 1000;
+
+/** `acode` in a terminal: the full-screen session browser; Enter hands the chosen session to resume. */
+export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
+  const { runBrowser } = await import('../ui/browser/browser-screen.js');
+  const source = createSessionSource(ctx);
+  const store = createBrowserStore(source, ctx.cwd);
+  const timer = setInterval(() => {
+    const rows = source.poll();
+    if (rows) store.getState().replaceRows(rows);
+  }, pollMs);
+  try {
+    await runBrowser(store);
+  } finally {
+    clearInterval(timer);
+  }
+  const resumeId = store.getState().resumeId;
+  return resumeId ? resumeCommand(ctx, resumeId, { json: false, dryRun: false }) : ExitCode.ok;
+}

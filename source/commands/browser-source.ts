@@ -1,0 +1,84 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadResumeConfig } from '../config/resume-config.js';
+import { describePlan } from '../engine/continuation-plan.js';
+import { terminalStatuses } from '../engine/events.js';
+import type { BrowserRow } from '../state/browser-rows.js';
+import type { SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import { isInterrupted, isResumable } from '../store/resumability.js';
+import { SessionLock } from '../store/session-lock.js';
+import type { SessionSummary } from '../store/session-record.js';
+import { changeLines, viewChanges } from './changed-files.js';
+import { openStore, type CommandContext } from './command-context.js';
+import { prepareResume } from './prepare-resume.js';
+import { describeOwner } from './session-lease.js';
+
+export interface PollingSource extends SessionSource {
+  /** Fresh rows when something changed since the last look (cheap when nothing did), else null. */
+  poll(): BrowserRow[] | null;
+}
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** The browser's data, read through the session store: index rows, one session's details, its plan. */
+export function createSessionSource(ctx: CommandContext): PollingSource {
+  const store = openStore(ctx);
+  const timeoutMs = loadResumeConfig(store.home, ctx.cwd).lock_timeout_seconds * 1000;
+  let stamp = '';
+  let live: string[] = [];
+
+  const toRow = (row: SessionSummary): BrowserRow => {
+    // Terminal sessions hold no lock: look only at the few live ones.
+    const lock = terminalStatuses.includes(row.status) || row.damaged ? ({ kind: 'free' } as const) : store.lockState(row.session_id, timeoutMs);
+    return { ...row, interrupted: isInterrupted(row, lock), resumable: !row.damaged && isResumable(row, lock) };
+  };
+  const snapshot = () => `${mtime(join(store.home, 'index.json'))}:${mtime(store.sessionsDir)}:${live.map((id) => mtime(join(store.sessionsDir, id, 'session.json'))).join(',')}`;
+
+  const list = () => {
+    const rows = store.list({ write: false }).map(toRow);
+    live = rows.filter((r) => r.status === 'running' || r.status === 'created').map((r) => r.session_id);
+    stamp = snapshot();
+    return rows;
+  };
+
+  return {
+    home: store.home,
+    list,
+    poll: () => (snapshot() === stamp ? null : list()),
+    details(id): SessionDetails {
+      const handle = store.open(id);
+      const record = handle.record;
+      const cp = record.checkpoint;
+      const lock = store.lockState(id, timeoutMs);
+      const agents = handle.spec().pattern.config.steps.map((s) => s.agent);
+      const steps = agents.map((agent, index): StepStatusView => {
+        let status: StepStatusView['status'] = index < cp.next_step ? 'done' : 'pending';
+        if (index === cp.next_step && cp.status === 'failed') status = 'failed';
+        if (index === cp.next_step && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
+        return { index, agent, status };
+      });
+      return {
+        id,
+        steps,
+        lastResponse: cp.last_response_preview,
+        stopReason: cp.stop_reason,
+        error: cp.error,
+        lock: lock.kind === 'free' ? null : `${lock.kind === 'stale' ? 'stale, ' : ''}${describeOwner(lock.owner)}`,
+        damaged: null,
+      };
+    },
+    plan(id) {
+      const prepared = prepareResume(ctx, id);
+      const views = viewChanges(prepared.environment.changes, prepared.handle.record.cwd);
+      return [...describePlan(prepared.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
+    },
+    remove: (id) => store.delete(id),
+    unlock: (id) => void SessionLock.forceRemove(join(store.sessionsDir, id)),
+  };
+}

@@ -1,0 +1,67 @@
+import fuzzysort from 'fuzzysort';
+import type { SessionSummary } from '../store/session-record.js';
+
+/** A session as the browser lists it. */
+export interface BrowserRow extends SessionSummary {
+  /** Running, but its process is gone (dead or stale lock). */
+  interrupted: boolean;
+  resumable: boolean;
+}
+
+export const browserFilters = ['all', 'resumable', 'running', 'paused', 'completed', 'failed'] as const;
+export type BrowserFilter = (typeof browserFilters)[number];
+export type BrowserScope = 'here' | 'all';
+
+/** Everything `/` searches: id, workflow, variables, working directory and last response. */
+function searchText(row: BrowserRow): string {
+  const vars = Object.entries(row.variables).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  return `${row.session_id} ${row.workflow_name} ${vars} ${row.cwd} ${row.last_response}`;
+}
+
+/** Rows plus their prepared search targets, built once per load so each keystroke only searches. */
+export interface RowSet {
+  rows: readonly BrowserRow[];
+  targets: readonly { row: BrowserRow; search: Fuzzysort.Prepared }[];
+}
+
+export function prepareRows(rows: readonly BrowserRow[]): RowSet {
+  return { rows, targets: rows.map((row) => ({ row, search: fuzzysort.prepare(searchText(row)) })) };
+}
+
+function passes(row: BrowserRow, filter: BrowserFilter): boolean {
+  switch (filter) {
+    case 'all':
+      return true;
+    case 'resumable':
+      return row.resumable;
+    case 'running':
+      return row.status === 'running' && !row.interrupted;
+    case 'paused':
+      return row.status === 'paused' || row.interrupted;
+    case 'completed':
+      return row.status === 'completed';
+    case 'failed':
+      return row.status === 'failed' || row.status === 'cancelled';
+  }
+}
+
+/**
+ * The rows to show: in scope (this directory or all), through the filter, then — with a query —
+ * fuzzy-matched across every session (best match first); without one, newest first as loaded.
+ */
+export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: string; filter: BrowserFilter; query: string }): BrowserRow[] {
+  const keep = (row: BrowserRow) => (view.scope === 'all' || row.cwd === view.cwd || row.damaged !== null) && passes(row, view.filter);
+  if (!view.query.trim()) return set.rows.filter(keep);
+  const candidates = set.targets.filter((target) => keep(target.row));
+  return fuzzysort.go(view.query.trim(), candidates, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row);
+}
+
+/** Sessions per status, for the header. */
+export function countByStatus(rows: readonly BrowserRow[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const row of rows) {
+    const key = row.damaged ? 'damaged' : row.interrupted ? 'interrupted' : row.status;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -1,0 +1,190 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
+
+export interface StepStatusView {
+  index: number;
+  agent: string;
+  status: 'done' | 'failed' | 'running' | 'interrupted' | 'pending';
+}
+
+/** What the details pane shows of the selected session (loaded on selection, one session at a time). */
+export interface SessionDetails {
+  id: string;
+  steps: StepStatusView[];
+  lastResponse: string;
+  stopReason: string | null;
+  error: string | null;
+  lock: string | null;
+  damaged: string | null;
+}
+
+/** The browser's window on the disk: implemented by the command layer (the UI never touches it). */
+export interface SessionSource {
+  readonly home: string;
+  list(): BrowserRow[];
+  details(id: string): SessionDetails;
+  /** The continuation plan as lines, or throws with the reason a resume would be refused. */
+  plan(id: string): string[];
+  remove(id: string): void;
+  unlock(id: string): void;
+}
+
+export type Overlay =
+  | { kind: 'help' }
+  | { kind: 'confirm'; action: 'delete' | 'unlock'; id: string }
+  | { kind: 'plan'; id: string; lines: string[] }
+  | null;
+
+export interface BrowserState {
+  home: string;
+  cwd: string;
+  set: RowSet;
+  visible: readonly BrowserRow[];
+  selectedId: string | null;
+  selected: number;
+  /** First visible row of the window. */
+  top: number;
+  pageSize: number;
+  scope: BrowserScope;
+  filter: BrowserFilter;
+  query: string;
+  searching: boolean;
+  overlay: Overlay;
+  details: SessionDetails | null;
+  message: string | null;
+  /** Set when the person chose to resume: the command layer takes over. */
+  resumeId: string | null;
+  quit: boolean;
+  move(delta: number): void;
+  page(direction: 1 | -1): void;
+  jump(edge: 'first' | 'last'): void;
+  cycleFilter(): void;
+  toggleScope(): void;
+  startSearch(): void;
+  typeSearch(text: string): void;
+  endSearch(keep: boolean): void;
+  refresh(): void;
+  /** New rows from a background poll (another terminal ran a session). */
+  replaceRows(rows: BrowserRow[]): void;
+  ask(action: 'delete' | 'unlock'): void;
+  confirm(): void;
+  closeOverlay(): void;
+  toggleHelp(): void;
+  previewResume(): void;
+  setPageSize(rows: number): void;
+  exit(): void;
+}
+
+export type BrowserStore = StoreApi<BrowserState>;
+
+const clamp = (value: number, min: number, max: number) => Math.max(min, Math.min(max, value));
+
+/** One store per browser: selection, filter, scope, query and rows live here; components only render and dispatch. */
+export function createBrowserStore(source: SessionSource, cwd: string): BrowserStore {
+  return createStore<BrowserState>()((set, get) => {
+    /** Recomputes the visible rows and keeps the selection on the same session when it is still there. */
+    const view = (patch: Partial<BrowserState>, keepId = true) => {
+      const next = { ...get(), ...patch };
+      const visible = visibleRows(next.set, next);
+      const index = keepId && next.selectedId ? visible.findIndex((row) => row.session_id === next.selectedId) : -1;
+      const selected = index >= 0 ? index : clamp(next.selected, 0, Math.max(0, visible.length - 1));
+      set({ ...patch, visible, ...select(visible, selected, next.top, next.pageSize) });
+    };
+    /** Selection, window and details for row `index`. */
+    const select = (visible: readonly BrowserRow[], index: number, top: number, pageSize: number) => {
+      const row = visible[index];
+      const window = clamp(top, Math.max(0, index - pageSize + 1), index);
+      let details: SessionDetails | null = null;
+      if (row && row.session_id === get().selectedId && get().details) details = get().details;
+      else if (row) details = loadDetails(row.session_id);
+      return { selected: index, selectedId: row?.session_id ?? null, top: Math.max(0, window), details };
+    };
+    const loadDetails = (id: string): SessionDetails | null => {
+      try {
+        return source.details(id);
+      } catch (error) {
+        return { id, steps: [], lastResponse: '', stopReason: null, error: null, lock: null, damaged: (error as Error).message };
+      }
+    };
+    const load = () => prepareRows(source.list());
+    /** The selected session may have changed on disk: read its details again. */
+    const reloadDetails = () => {
+      const id = get().selectedId;
+      set({ details: id ? loadDetails(id) : null });
+    };
+
+    const initial = load();
+    const state: Omit<BrowserState, 'visible' | 'selected' | 'selectedId' | 'top' | 'details'> = {
+      home: source.home,
+      cwd,
+      set: initial,
+      pageSize: 20,
+      scope: initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all',
+      filter: 'all',
+      query: '',
+      searching: false,
+      overlay: null,
+      message: null,
+      resumeId: null,
+      quit: false,
+      move(delta) {
+        const s = get();
+        set(select(s.visible, clamp(s.selected + delta, 0, Math.max(0, s.visible.length - 1)), s.top, s.pageSize));
+      },
+      page: (direction) => get().move(direction * get().pageSize),
+      jump: (edge) => get().move(edge === 'first' ? -Infinity : Infinity),
+      cycleFilter: () => view({ filter: browserFilters[(browserFilters.indexOf(get().filter) + 1) % browserFilters.length]!, top: 0 }),
+      toggleScope: () => view({ scope: get().scope === 'here' ? 'all' : 'here', top: 0 }),
+      startSearch: () => set({ searching: true }),
+      typeSearch: (text) => view({ query: text, selected: 0, top: 0 }, false),
+      endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
+      refresh: () => view({ set: load(), message: null }),
+      replaceRows(rows) {
+        view({ set: prepareRows(rows) });
+        reloadDetails();
+      },
+      ask(action) {
+        const row = get().visible[get().selected];
+        if (!row) return;
+        if (action === 'unlock' && !get().details?.lock) {
+          set({ message: `session ${row.session_id.slice(0, 8)} is not locked` });
+          return;
+        }
+        set({ overlay: { kind: 'confirm', action, id: row.session_id } });
+      },
+      confirm() {
+        const overlay = get().overlay;
+        if (overlay?.kind === 'plan') {
+          set({ overlay: null, resumeId: overlay.id });
+          return;
+        }
+        if (overlay?.kind !== 'confirm') return;
+        if (overlay.action === 'delete') source.remove(overlay.id);
+        else source.unlock(overlay.id);
+        const message = `${overlay.action === 'delete' ? 'deleted' : 'unlocked'} session ${overlay.id.slice(0, 8)}`;
+        view({ overlay: null, set: load(), message });
+        reloadDetails();
+      },
+      closeOverlay: () => set({ overlay: null }),
+      toggleHelp: () => set({ overlay: get().overlay?.kind === 'help' ? null : { kind: 'help' } }),
+      previewResume() {
+        const row = get().visible[get().selected];
+        if (!row) return;
+        try {
+          set({ overlay: { kind: 'plan', id: row.session_id, lines: source.plan(row.session_id) }, message: null });
+        } catch (error) {
+          set({ message: (error as Error).message });
+        }
+      },
+      setPageSize(rows) {
+        const pageSize = Math.max(3, rows);
+        const s = get();
+        if (pageSize !== s.pageSize) set({ pageSize, ...select(s.visible, s.selected, s.top, pageSize) });
+      },
+      exit: () => set({ quit: true }),
+    };
+    const visible = visibleRows(initial, state);
+    const first = visible[0];
+    return { ...state, visible, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
+  });
+}

@@ -1,0 +1,61 @@
+import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import type { BrowserRow } from '../../state/browser-rows.js';
+import type { BrowserStore } from '../../state/browser-store.js';
+import { formatCount } from '../format-units.js';
+
+const statusColor: Record<string, string> = { created: 'white', running: 'cyan', awaiting_approval: 'magenta', paused: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray', interrupted: 'yellow', damaged: 'red' };
+
+function relative(iso: string, now: number): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86_400)}d ago`;
+}
+
+function fit(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
+}
+
+export function statusLabel(row: BrowserRow): string {
+  return row.damaged ? 'damaged' : row.interrupted ? 'interrupted' : row.status;
+}
+
+/** The windowed table: only the rows that fit are rendered, with ▲/▼ counts for the rest. */
+export function SessionTable({ store, width, now }: { store: BrowserStore; width: number; now: number }) {
+  const visible = useStore(store, (s) => s.visible);
+  const top = useStore(store, (s) => s.top);
+  const pageSize = useStore(store, (s) => s.pageSize);
+  const selected = useStore(store, (s) => s.selected);
+  const rows = visible.slice(top, top + pageSize);
+  const workflowWidth = 22;
+  const cwdWidth = Math.max(10, width - (2 + 9 + workflowWidth + 12 + 9 + 7 + 9 + 8));
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>
+        {'  '}
+        {fit('ID', 9)}
+        {fit('WORKFLOW', workflowWidth)} {fit('STATUS', 12)}
+        {fit('STEPS', 9)}
+        {fit('TOKENS', 7)} {fit('UPDATED', 9)} DIRECTORY
+      </Text>
+      <Text dimColor>{top > 0 ? `  ▲ ${top} more` : ' '}</Text>
+      {rows.length === 0 ? <Text dimColor>  no sessions match</Text> : null}
+      {rows.map((row, i) => {
+        const isSelected = top + i === selected;
+        const status = statusLabel(row);
+        return (
+          <Text key={row.session_id} inverse={isSelected} wrap="truncate-end">
+            {isSelected ? '❯ ' : '  '}
+            {fit(row.session_id.slice(0, 8), 9)}
+            {fit(row.workflow_name, workflowWidth)} <Text color={statusColor[status]}>{fit(status, 12)}</Text>
+            {fit(`${row.steps_done}/${row.steps_total}`, 9)}
+            {fit(formatCount(row.tokens.input + row.tokens.output), 7)} {fit(relative(row.updated_at, now), 9)} {fit(row.cwd, cwdWidth)}
+          </Text>
+        );
+      })}
+      <Text dimColor>{visible.length > top + pageSize ? `  ▼ ${visible.length - top - pageSize} more` : ' '}</Text>
+    </Box>
+  );
+}

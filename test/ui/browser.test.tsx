@@ -1,0 +1,121 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSessionSource } from '../../source/commands/browser-source.js';
+import { createBrowserStore } from '../../source/state/browser-store.js';
+import { BrowserApp } from '../../source/ui/browser/browser-app.js';
+import { generatedStore } from '../helpers/browser-fixture.js';
+import { keys, renderInk } from '../helpers/ink.js';
+
+function open(count = 40, options: { hereEvery?: number } = {}) {
+  const fixture = generatedStore(count, options);
+  const store = createBrowserStore(createSessionSource(fixture.ctx), fixture.cwd);
+  const ui = renderInk(<BrowserApp store={store} now={Date.parse('2026-02-01T00:00:00Z')} />);
+  return { ...fixture, store, ui };
+}
+
+const selectedLine = (frame: string) => frame.split('\n').find((line) => line.includes('❯')) ?? '';
+
+describe('the session browser', () => {
+  it('shows the header with counts, the table, the details of the selection and the keys', () => {
+    const { ui, ids } = open(14);
+    const frame = ui.frame();
+    expect(frame).toMatch(/acode .*home · 14 sessions · 2 cancelled · 2 interrupted · 2 paused/);
+    expect(frame).toContain('filter all · scope this directory · 14 shown');
+    expect(frame).toMatch(/ID +WORKFLOW +STATUS +STEPS +TOKENS +UPDATED +DIRECTORY/);
+    // Newest first: the last generated session is selected.
+    expect(selectedLine(frame)).toContain(ids.at(-1)!.slice(0, 8));
+    expect(frame).toMatch(/last response Findings 13 on/);
+    expect(frame).toContain('↑↓ move · Enter resume · / search · Tab filter');
+  });
+
+  it('moves with j/k and arrows, pages and jumps to either end', async () => {
+    const { ui, store, ids } = open(60);
+    ui.stdin.write('j');
+    await ui.waitForFrame((f) => selectedLine(f).includes(ids.at(-2)!.slice(0, 8)));
+    ui.stdin.write(keys.up);
+    await ui.waitForFrame((f) => selectedLine(f).includes(ids.at(-1)!.slice(0, 8)));
+    ui.stdin.write('G');
+    await ui.waitForFrame((f) => selectedLine(f).includes(ids[0]!.slice(0, 8)));
+    expect(store.getState().selected).toBe(59);
+    expect(ui.frame()).toMatch(/▲ \d+ more/);
+    ui.stdin.write('g');
+    await ui.waitForFrame((f) => selectedLine(f).includes(ids.at(-1)!.slice(0, 8)));
+    ui.stdin.write(keys.pageDown);
+    await ui.waitForFrame(() => store.getState().selected === store.getState().pageSize);
+  });
+
+  it('cycles filters with Tab', async () => {
+    const { ui, store } = open(35);
+    ui.stdin.write('\t');
+    await ui.waitForFrame((f) => f.includes('filter resumable'));
+    expect(store.getState().visible.every((row) => row.resumable)).toBe(true);
+    ui.stdin.write('\t');
+    await ui.waitForFrame((f) => f.includes('filter running'));
+    ui.stdin.write('\t');
+    await ui.waitForFrame((f) => f.includes('filter paused'));
+    expect(store.getState().visible.every((row) => row.status === 'paused' || row.interrupted)).toBe(true);
+  });
+
+  it('widens from this directory to every session with s', async () => {
+    const { ui } = open(30, { hereEvery: 3 });
+    expect(ui.frame()).toContain('scope this directory · 10 shown');
+    ui.stdin.write('s');
+    await ui.waitForFrame((f) => f.includes('scope all directories · 30 shown'));
+  });
+
+  it('fuzzy-searches every session, not just the visible ones, on /', async () => {
+    const { ui, store } = open(200);
+    ui.stdin.write('/');
+    for (const ch of 'kubernetes') ui.stdin.write(ch);
+    await ui.waitForFrame((f) => f.includes('/kubernetes'));
+    const shown = store.getState().visible;
+    expect(shown).toHaveLength(25); // every 8th session's topic
+    expect(shown.every((row) => row.variables.topic === 'kubernetes')).toBe(true);
+    ui.stdin.write(keys.escape);
+    await ui.waitForFrame((f) => f.includes('200 shown'));
+  });
+
+  it('deletes the selected session after y, and keeps it after n', async () => {
+    const { ui, store, ctx, ids } = open(5);
+    const id = ids.at(-1)!;
+    ui.stdin.write('d');
+    await ui.waitForFrame((f) => f.includes('[y/N]'));
+    expect(ui.frame()).toContain(`Delete session ${id} and its event log?`);
+    ui.stdin.write('n');
+    await ui.waitForFrame((f) => !f.includes('[y/N]'));
+    expect(existsSync(join(ctx.env.ACODE_HOME!, 'sessions', id))).toBe(true);
+    ui.stdin.write('d');
+    await ui.waitForFrame((f) => f.includes('[y/N]'));
+    ui.stdin.write('y');
+    await ui.waitForFrame((f) => f.includes(`deleted session ${id.slice(0, 8)}`));
+    expect(existsSync(join(ctx.env.ACODE_HOME!, 'sessions', id))).toBe(false);
+    expect(store.getState().visible.map((r) => r.session_id)).not.toContain(id);
+  });
+
+  it('shows the help overlay on ? and hides it again', async () => {
+    const { ui } = open(3);
+    ui.stdin.write('?');
+    await ui.waitForFrame((f) => f.includes('Keys'));
+    expect(ui.frame()).toContain('fuzzy search id, workflow, variables, directory and last response');
+    expect(ui.frame()).toMatch(/Tab +cycle filters: all, resumable, running, paused, completed, failed/);
+    ui.stdin.write('?');
+    await ui.waitForFrame((f) => !f.includes('? or Esc closes this help'));
+  });
+
+  it('quits on q', async () => {
+    const { ui, store } = open(3);
+    ui.stdin.write('q');
+    await ui.waitForFrame(() => store.getState().quit);
+  });
+
+  it('lists a damaged session among 1,000 good ones instead of hiding it or failing', () => {
+    const fixture = generatedStore(1000);
+    const bad = fixture.ids[500]!;
+    writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'sessions', bad, 'session.json'), '{"schemaVersion": 1, "session_id": tor');
+    writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'index.json'), 'not json'); // and the index must be rebuilt
+    const rows = createSessionSource(fixture.ctx).list();
+    expect(rows).toHaveLength(1000);
+    expect(rows.filter((r) => r.damaged)).toEqual([expect.objectContaining({ session_id: bad, damaged: 'session.json is not valid JSON', workflow_name: '(damaged)' })]);
+  });
+});

@@ -93,7 +93,11 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
     else if (matches(b['browser.first'], input, key)) s.jump('first');
     else if (matches(b['browser.last'], input, key)) s.jump('last');
     else if (matches(b['browser.resume'], input, key)) s.previewResume();
-    else if (matches(b['browser.search'], input, key)) s.startSearch();
+    else if (matches(b['browser.search'], input.slice(0, 1), key)) {
+      // Typed fast (or pasted), '/' and the query can arrive as one chunk.
+      s.startSearch();
+      if (input.length > 1) s.typeSearch(input.slice(1));
+    }
     else if (matches(b['browser.filter'], input, key)) s.cycleFilter();
     else if (matches(b['browser.scope'], input, key)) s.toggleScope();
     else if (matches(b['browser.delete'], input, key)) s.ask('delete');

@@ -1,0 +1,86 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateSessions } from '../../bench/generate-sessions.js';
+import { cliPath, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
+
+let terminal: TmuxTerminal | undefined;
+afterEach(() => terminal?.close());
+
+const spec = `version: 0
+name: tmux-browse
+runtime:
+  provider: scripted
+  scripted:
+    faults:
+      - { step: 1, kind: crash }
+agents:
+  worker: { prompt: "You work." }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: worker, input: "one" }
+      - { agent: worker, input: "two" }
+      - { agent: worker, input: "three" }
+`;
+
+async function storeWithACrashedSession() {
+  const cwd = tempDir();
+  const home = join(tempDir(), 'home');
+  generateSessions(home, 50, (i) => (i % 2 ? cwd : '/elsewhere'));
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  expect((await runCli(['run', 'spec.yaml'], { cwd, env: { ACODE_HOME: home } })).signal).toBe('SIGKILL');
+  return { cwd, home };
+}
+
+describe('the session browser in a real terminal', () => {
+  it('opens full-screen, finds a session by search, resumes it with Enter, and gives the terminal back', async () => {
+    const { cwd, home } = await storeWithACrashedSession();
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
+    terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
+    let screen = await terminal.waitFor((s) => s.includes('51 sessions'));
+    expect(screen).not.toContain('MARKER-BEFORE'); // the alternate screen
+    expect(screen).toMatch(/scope this directory · 26 shown/);
+
+    terminal.press('/');
+    await terminal.waitFor((s) => /^\/ ?$/m.test(s)); // the empty search line
+    terminal.run('tmux-browse'); // types the query, Enter keeps it
+    screen = await terminal.waitFor((s) => /\/tmux-browse/.test(s) && s.includes('1 shown'));
+    expect(screen).toMatch(/❯ [0-9a-f]{8} tmux-browse +interrupted +1\/3/);
+
+    terminal.press('Enter');
+    screen = await terminal.waitFor((s) => s.includes('Enter start'));
+    expect(screen).toMatch(/Resume session [0-9a-f]{16}\?/);
+    expect(screen).toMatch(/in progress: +2 worker, attempt 1 → retry as attempt 2/);
+    terminal.press('Enter');
+
+    screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain('MARKER-BEFORE'); // the main screen is back
+    expect(screen).toMatch(/✓ completed/);
+    expect(screen).toMatch(/3\/3 done · 1 skipped \(completed earlier\)/);
+  });
+
+  it('restores the terminal when quit with q or Ctrl+C', async () => {
+    const { cwd, home } = await storeWithACrashedSession();
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' });
+    terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes('51 sessions'));
+    terminal.press('q');
+    let screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain('MARKER-BEFORE');
+    expect(screen).not.toContain('51 sessions');
+
+    terminal.run('clear');
+    terminal.run(`node ${cliPath}; echo "CTRLC=$?"`);
+    await terminal.waitFor((s) => s.includes('51 sessions'));
+    terminal.press('C-c');
+    screen = await terminal.waitFor((s) => /CTRLC=\d+/.test(s));
+    expect(screen).toContain('CTRLC=0');
+    expect(screen).not.toContain('51 sessions');
+  });
+});

@@ -12,6 +12,9 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
   const { runBrowser } = await import('../ui/browser/browser-screen.js');
   const source = createSessionSource(ctx);
   const store = createBrowserStore(source, ctx.cwd);
+  // Once the first frame is out (well after it: rendering 10,000 rows' first frame takes ~250 ms),
+  // prepare the search targets so that the first '/' is instant.
+  setTimeout(() => store.getState().set.targets(), 400).unref();
   const timer = setInterval(() => {
     const rows = source.poll();
     if (rows) store.getState().replaceRows(rows);

@@ -41,7 +41,7 @@ export function createSessionSource(ctx: CommandContext): PollingSource {
   const snapshot = () => `${mtime(join(store.home, 'index.json'))}:${mtime(store.sessionsDir)}:${live.map((id) => mtime(join(store.sessionsDir, id, 'session.json'))).join(',')}`;
 
   const list = () => {
-    const rows = store.list({ write: false }).map(toRow);
+    const rows = store.list().map(toRow);
     live = rows.filter((r) => r.status === 'running' || r.status === 'created').map((r) => r.session_id);
     stamp = snapshot();
     return rows;

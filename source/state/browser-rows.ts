@@ -18,14 +18,21 @@ function searchText(row: BrowserRow): string {
   return `${row.session_id} ${row.workflow_name} ${vars} ${row.cwd} ${row.last_response}`;
 }
 
-/** Rows plus their prepared search targets, built once per load so each keystroke only searches. */
+type Target = { row: BrowserRow; search: Fuzzysort.Prepared };
+
+/**
+ * Rows plus their prepared search targets. Preparing 10,000 targets takes longer than a first
+ * frame may, so it happens on the first search (or `warm()`, called once the list is on screen),
+ * then every keystroke only searches.
+ */
 export interface RowSet {
   rows: readonly BrowserRow[];
-  targets: readonly { row: BrowserRow; search: Fuzzysort.Prepared }[];
+  targets(): readonly Target[];
 }
 
 export function prepareRows(rows: readonly BrowserRow[]): RowSet {
-  return { rows, targets: rows.map((row) => ({ row, search: fuzzysort.prepare(searchText(row)) })) };
+  let targets: Target[] | undefined;
+  return { rows, targets: () => (targets ??= rows.map((row) => ({ row, search: fuzzysort.prepare(searchText(row)) }))) };
 }
 
 function passes(row: BrowserRow, filter: BrowserFilter): boolean {
@@ -52,7 +59,7 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
 export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: string; filter: BrowserFilter; query: string }): BrowserRow[] {
   const keep = (row: BrowserRow) => (view.scope === 'all' || row.cwd === view.cwd || row.damaged !== null) && passes(row, view.filter);
   if (!view.query.trim()) return set.rows.filter(keep);
-  const candidates = set.targets.filter((target) => keep(target.row));
+  const candidates = set.targets().filter((target) => keep(target.row));
   return fuzzysort.go(view.query.trim(), candidates, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row);
 }
 

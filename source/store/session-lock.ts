@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
@@ -93,7 +93,10 @@ export class SessionLock {
   ) {}
 
   static inspect(dir: string, timeoutMs: number): LockState {
-    const owner = readOwner(join(dir, 'lock'));
+    const path = join(dir, 'lock');
+    // Listings inspect thousands of sessions: a stat is far cheaper than a failed read.
+    if (!existsSync(path)) return { kind: 'free' };
+    const owner = readOwner(path);
     return owner ? judgeLock(owner, timeoutMs) : { kind: 'free' };
   }
 

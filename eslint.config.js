@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const uiStack = ['react', 'react/*', 'ink', 'ink-*', 'zustand', 'zustand/*'];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'scripts/empty-module.js', 'eslint.config.js', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'scripts/empty-module.js', 'eslint.config.js', 'coverage/', '.bench/'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],

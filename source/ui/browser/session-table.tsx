@@ -49,7 +49,7 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
           <Text key={row.session_id} inverse={isSelected} wrap="truncate-end">
             {isSelected ? '❯ ' : '  '}
             {fit(row.session_id.slice(0, 8), 9)}
-            {fit(row.workflow_name, workflowWidth)} <Text color={statusColor[status]}>{fit(status, 12)}</Text>
+            {fit(row.workflow_name, workflowWidth)} <Text color={isSelected ? undefined : statusColor[status]}>{fit(status, 12)}</Text>
             {fit(`${row.steps_done}/${row.steps_total}`, 9)}
             {fit(formatCount(row.tokens.input + row.tokens.output), 7)} {fit(relative(row.updated_at, now), 9)} {fit(row.cwd, cwdWidth)}
           </Text>

@@ -64,6 +64,19 @@ describe('the session browser in a real terminal', () => {
     expect(screen).toMatch(/3\/3 done · 1 skipped \(completed earlier\)/);
   });
 
+  it('updates the list live while a session runs in another terminal', async () => {
+    const { cwd, home } = await storeWithACrashedSession();
+    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 700\n    faults:'));
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
+    terminal.run(`node ${cliPath}`);
+    await terminal.waitFor((s) => s.includes('51 sessions'));
+    const run = runCli(['run', 'slow.yaml'], { cwd, env: { ACODE_HOME: home } });
+    await terminal.waitFor((s) => /live-one +running/.test(s));
+    expect((await run).code).toBe(0);
+    await terminal.waitFor((s) => /live-one +completed +3\/3/.test(s));
+    terminal.press('q');
+  });
+
   it('restores the terminal when quit with q or Ctrl+C', async () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' });

@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
+/** How often waitFor re-reads the screen: it waits for what the screen shows, this only paces the polling. */
+const screenPollMs = 50;
+
 /**
  * A real terminal for end-to-end tests: a private tmux server (its own socket), keys typed with
  * send-keys, the screen read with capture-pane — as a person would use the CLI.
@@ -39,7 +42,7 @@ export class TmuxTerminal {
       const screen = this.screen();
       if (predicate(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`the terminal never showed what was expected; it shows:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, screenPollMs));
     }
   }
 

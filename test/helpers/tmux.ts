@@ -12,8 +12,10 @@ export class TmuxTerminal {
   private readonly socket = `acode-test-${randomBytes(4).toString('hex')}`;
 
   constructor(cwd: string, env: Record<string, string>, size = { columns: 120, rows: 30 }) {
-    const exports = Object.entries(env).map(([k, v]) => `export ${k}='${v}';`).join(' ');
-    this.tmux('new-session', '-d', '-s', 'main', '-x', String(size.columns), '-y', String(size.rows), '-c', cwd, `env -u TMUX bash --norc --noprofile -c "${exports} exec bash --norc --noprofile"`);
+    // A clean environment, as a person's terminal has: CI=true (set by CI) makes Ink print only final frames.
+    const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env };
+    const assignments = Object.entries(base).map(([k, v]) => `${k}='${v}'`).join(' ');
+    this.tmux('new-session', '-d', '-s', 'main', '-x', String(size.columns), '-y', String(size.rows), '-c', cwd, `env -i ${assignments} bash --norc --noprofile`);
   }
 
   private tmux(...args: string[]): string {

@@ -1,21 +1,37 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
 
+/** Directory handles kept open for the fsync after each rename: a checkpoint per step must not reopen them. */
+const directoryHandles = new Map<string, number>();
+const maxDirectoryHandles = 32;
+
 /** fsyncs a directory so that a rename inside it survives a power cut. */
 export function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+  let fd = directoryHandles.get(dir);
+  if (fd === undefined) {
+    if (directoryHandles.size >= maxDirectoryHandles) {
+      for (const handle of directoryHandles.values()) closeSync(handle);
+      directoryHandles.clear();
+    }
+    fd = openSync(dir, 'r');
+    directoryHandles.set(dir, fd);
+  }
   try {
     fsyncSync(fd);
-  } finally {
+  } catch (error) {
+    // The directory was removed (a deleted session): forget the handle.
+    directoryHandles.delete(dir);
     closeSync(fd);
+    throw error;
   }
 }
 
 /**
- * Crash-atomic file replacement: write a temp file beside the target → fsync → rename → fsync the
- * directory. A crash at any instant leaves the old file or the new one, never a torn one.
+ * Crash-atomic file replacement: write a temp file beside the target → fdatasync (the data and the
+ * size, all a reader needs) → rename → fsync the directory. A crash at any instant leaves the old
+ * file or the new one, never a torn one.
  * Synchronous on purpose: it is ~0.3 ms here, cheaper than a thread-pool round trip per call.
  */
 export function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o600): void {
@@ -24,7 +40,7 @@ export function writeFileDurable(path: string, data: string | Uint8Array, mode =
   const fd = openSync(temp, 'w', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    fdatasyncSync(fd);
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);

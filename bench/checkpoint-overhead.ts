@@ -15,8 +15,10 @@ import { median, timeAsync } from './median.js';
 interface Timing {
   /** Creating the session folder (spec snapshot, first checkpoint, index row): once per session. */
   createMs: number;
-  /** Running every step, with its event-log appends and checkpoint writes. */
+  /** The whole run, session start and completion (checkpoint, index row) included. */
   runMs: number;
+  /** From the first step's start to the last step's checkpoint: what each step costs. */
+  stepsMs: number;
 }
 
 /** One in-process run of an N-step chain, with a durable session or with none (--no-save-session). */
@@ -39,23 +41,36 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
     close = () => sessionJournal.close();
   });
   const executor = new ChainExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
+  let firstStep = 0;
+  let lastStep = 0;
+  // Listeners run after the journal has made the event durable.
+  executor.subscribe((event) => {
+    if (event.type === 'step_started' && event.step === 0) firstStep = performance.now();
+    if (event.type === 'step_completed' && event.step === steps - 1) lastStep = performance.now();
+  });
   const runMs = await timeAsync(async () => {
     await executor.run();
     close();
   });
-  return { createMs, runMs };
+  return { createMs, runMs, stepsMs: lastStep - firstStep };
 }
 
 export interface OverheadRow {
   steps: number;
   runs: number;
+  /** Medians of the step phase (first step start → last step checkpoint), with and without a session. */
   withMs: number;
   withoutMs: number;
   perStepMs: number;
   createMs: number;
+  /** Once per run, not per step: session start and completion (checkpoint, index row). */
+  startFinishMs: number;
 }
 
-/** Per-step cost of durability: (steps with session − without) / N, medians over alternating runs. */
+/**
+ * Per-step cost of durability: (step phase with a session − without) / N, medians over alternating
+ * runs. What a session costs once (creation, start, completion) is measured and reported apart.
+ */
 export async function checkpointOverhead(): Promise<OverheadRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-'));
   const rows: OverheadRow[] = [];
@@ -69,9 +84,10 @@ export async function checkpointOverhead(): Promise<OverheadRow[]> {
         withTimes.push(await runOnce(steps, true, join(root, `home-${steps}`), root));
         withoutTimes.push(await runOnce(steps, false, join(root, `home-${steps}`), root));
       }
-      const withMs = median(withTimes.map((t) => t.runMs));
-      const withoutMs = median(withoutTimes.map((t) => t.runMs));
-      rows.push({ steps, runs, withMs, withoutMs, perStepMs: (withMs - withoutMs) / steps, createMs: median(withTimes.map((t) => t.createMs)) });
+      const withMs = median(withTimes.map((t) => t.stepsMs));
+      const withoutMs = median(withoutTimes.map((t) => t.stepsMs));
+      const startFinishMs = median(withTimes.map((t) => t.runMs - t.stepsMs)) - median(withoutTimes.map((t) => t.runMs - t.stepsMs));
+      rows.push({ steps, runs, withMs, withoutMs, perStepMs: (withMs - withoutMs) / steps, createMs: median(withTimes.map((t) => t.createMs)), startFinishMs });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -77,7 +77,7 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
     for (let i = 0; i < 5; i++) floor.push((await firstFrame(home, cwd, floorApp, (out) => out.includes('row 29'))).ms);
 
     const ctx = { env: { ACODE_HOME: home }, cwd } as unknown as CommandContext;
-    const store = createBrowserStore(createSessionSource(ctx), cwd);
+    const store = createBrowserStore(await createSessionSource(ctx), cwd);
     const app = render(createElement(BrowserApp, { store }));
     const keys: number[] = [];
     for (let i = 0; i < 60; i++) {

@@ -1,16 +1,13 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadResumeConfig } from '../config/resume-config.js';
-import { describePlan } from '../engine/continuation-plan.js';
+import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import { terminalStatuses } from '../engine/events.js';
 import type { BrowserRow } from '../state/browser-rows.js';
 import type { SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
 import { isInterrupted, isResumable } from '../store/resumability.js';
 import { SessionLock } from '../store/session-lock.js';
 import type { SessionSummary } from '../store/session-record.js';
-import { changeLines, viewChanges } from './changed-files.js';
 import { openStore, type CommandContext } from './command-context.js';
-import { prepareResume } from './prepare-resume.js';
 import { describeOwner } from './session-lease.js';
 
 export interface PollingSource extends SessionSource {
@@ -26,10 +23,17 @@ function mtime(path: string): number {
   }
 }
 
+/** resume.lock_timeout_seconds; the YAML config loader is imported only when a config file exists. */
+async function lockTimeoutMs(home: string, cwd: string): Promise<number> {
+  if (!configFiles(home, cwd).some((file) => existsSync(file))) return defaultLockTimeoutSeconds * 1000;
+  const { loadResumeConfig } = await import('../config/resume-config.js');
+  return loadResumeConfig(home, cwd).lock_timeout_seconds * 1000;
+}
+
 /** The browser's data, read through the session store: index rows, one session's details, its plan. */
-export function createSessionSource(ctx: CommandContext): PollingSource {
+export async function createSessionSource(ctx: CommandContext): Promise<PollingSource> {
   const store = openStore(ctx);
-  const timeoutMs = loadResumeConfig(store.home, ctx.cwd).lock_timeout_seconds * 1000;
+  const timeoutMs = await lockTimeoutMs(store.home, ctx.cwd);
   let stamp = '';
   let live: string[] = [];
 
@@ -75,7 +79,9 @@ export function createSessionSource(ctx: CommandContext): PollingSource {
         damaged: null,
       };
     },
-    plan(id) {
+    // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
+    async plan(id) {
+      const [{ prepareResume }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('./prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);
       const prepared = prepareResume(ctx, id);
       const views = viewChanges(prepared.environment.changes, prepared.handle.record.cwd);
       return [...describePlan(prepared.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { formatProblem, type SpecProblem } from '../spec/spec-problem.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
 import { z } from '../validation/z.js';
+import { configFiles, defaultLockTimeoutSeconds } from './resume-defaults.js';
 
 const resumeSchema = z.strictObject({
   in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']),
@@ -24,7 +24,7 @@ export const defaultResumeConfig: ResumeConfig = {
   validate_environment: true,
   changed_files_action: 'prompt',
   validation_timeout_seconds: 30,
-  lock_timeout_seconds: 60,
+  lock_timeout_seconds: defaultLockTimeoutSeconds,
   max_attempts: 5,
 };
 
@@ -63,5 +63,6 @@ function readConfigFile(file: string): Partial<ResumeConfig> {
 
 /** `$ACODE_HOME/config.yml`, overridden by the project's `.acode/config.yml`. */
 export function loadResumeConfig(home: string, projectDir: string): ResumeConfig {
-  return { ...defaultResumeConfig, ...readConfigFile(join(home, 'config.yml')), ...readConfigFile(join(projectDir, '.acode', 'config.yml')) };
+  const [homeFile, projectFile] = configFiles(home, projectDir) as [string, string];
+  return { ...defaultResumeConfig, ...readConfigFile(homeFile), ...readConfigFile(projectFile) };
 }

@@ -23,8 +23,8 @@ export interface SessionSource {
   readonly home: string;
   list(): BrowserRow[];
   details(id: string): SessionDetails;
-  /** The continuation plan as lines, or throws with the reason a resume would be refused. */
-  plan(id: string): string[];
+  /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
+  plan(id: string): Promise<string[]>;
   remove(id: string): void;
   unlock(id: string): void;
 }
@@ -170,11 +170,11 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       previewResume() {
         const row = get().visible[get().selected];
         if (!row) return;
-        try {
-          set({ overlay: { kind: 'plan', id: row.session_id, lines: source.plan(row.session_id) }, message: null });
-        } catch (error) {
-          set({ message: (error as Error).message });
-        }
+        set({ message: `planning the resume of ${row.session_id.slice(0, 8)}…` });
+        source.plan(row.session_id).then(
+          (lines) => set({ overlay: { kind: 'plan', id: row.session_id, lines }, message: null }),
+          (error: unknown) => set({ message: (error as Error).message }),
+        );
       },
       setPageSize(rows) {
         const pageSize = Math.max(3, rows);

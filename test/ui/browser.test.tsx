@@ -7,9 +7,9 @@ import { BrowserApp } from '../../source/ui/browser/browser-app.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
 import { keys, renderInk } from '../helpers/ink.js';
 
-function open(count = 40, options: { hereEvery?: number } = {}) {
+async function open(count = 40, options: { hereEvery?: number } = {}) {
   const fixture = generatedStore(count, options);
-  const store = createBrowserStore(createSessionSource(fixture.ctx), fixture.cwd);
+  const store = createBrowserStore(await createSessionSource(fixture.ctx), fixture.cwd);
   const ui = renderInk(<BrowserApp store={store} now={Date.parse('2026-02-01T00:00:00Z')} />);
   return { ...fixture, store, ui };
 }
@@ -17,8 +17,8 @@ function open(count = 40, options: { hereEvery?: number } = {}) {
 const selectedLine = (frame: string) => frame.split('\n').find((line) => line.includes('❯')) ?? '';
 
 describe('the session browser', () => {
-  it('shows the header with counts, the table, the details of the selection and the keys', () => {
-    const { ui, ids } = open(14);
+  it('shows the header with counts, the table, the details of the selection and the keys', async () => {
+    const { ui, ids } = await open(14);
     const frame = ui.frame();
     expect(frame).toMatch(/acode .*home · 14 sessions · 2 cancelled · 2 interrupted · 2 paused/);
     expect(frame).toContain('filter all · scope this directory · 14 shown');
@@ -30,7 +30,7 @@ describe('the session browser', () => {
   });
 
   it('moves with j/k and arrows, pages and jumps to either end', async () => {
-    const { ui, store, ids } = open(60);
+    const { ui, store, ids } = await open(60);
     ui.stdin.write('j');
     await ui.waitForFrame((f) => selectedLine(f).includes(ids.at(-2)!.slice(0, 8)));
     ui.stdin.write(keys.up);
@@ -46,7 +46,7 @@ describe('the session browser', () => {
   });
 
   it('cycles filters with Tab', async () => {
-    const { ui, store } = open(35);
+    const { ui, store } = await open(35);
     ui.stdin.write('\t');
     await ui.waitForFrame((f) => f.includes('filter resumable'));
     expect(store.getState().visible.every((row) => row.resumable)).toBe(true);
@@ -58,14 +58,14 @@ describe('the session browser', () => {
   });
 
   it('widens from this directory to every session with s', async () => {
-    const { ui } = open(30, { hereEvery: 3 });
+    const { ui } = await open(30, { hereEvery: 3 });
     expect(ui.frame()).toContain('scope this directory · 10 shown');
     ui.stdin.write('s');
     await ui.waitForFrame((f) => f.includes('scope all directories · 30 shown'));
   });
 
   it('fuzzy-searches every session, not just the visible ones, on /', async () => {
-    const { ui, store } = open(200);
+    const { ui, store } = await open(200);
     ui.stdin.write('/');
     for (const ch of 'kubernetes') ui.stdin.write(ch);
     await ui.waitForFrame((f) => f.includes('/kubernetes'));
@@ -77,7 +77,7 @@ describe('the session browser', () => {
   });
 
   it('deletes the selected session after y, and keeps it after n', async () => {
-    const { ui, store, ctx, ids } = open(5);
+    const { ui, store, ctx, ids } = await open(5);
     const id = ids.at(-1)!;
     ui.stdin.write('d');
     await ui.waitForFrame((f) => f.includes('[y/N]'));
@@ -94,7 +94,7 @@ describe('the session browser', () => {
   });
 
   it('shows the help overlay on ? and hides it again', async () => {
-    const { ui } = open(3);
+    const { ui } = await open(3);
     ui.stdin.write('?');
     await ui.waitForFrame((f) => f.includes('Keys'));
     expect(ui.frame()).toContain('fuzzy search id, workflow, variables, directory and last response');
@@ -104,17 +104,17 @@ describe('the session browser', () => {
   });
 
   it('quits on q', async () => {
-    const { ui, store } = open(3);
+    const { ui, store } = await open(3);
     ui.stdin.write('q');
     await ui.waitForFrame(() => store.getState().quit);
   });
 
-  it('lists a damaged session among 1,000 good ones instead of hiding it or failing', () => {
+  it('lists a damaged session among 1,000 good ones instead of hiding it or failing', async () => {
     const fixture = generatedStore(1000);
     const bad = fixture.ids[500]!;
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'sessions', bad, 'session.json'), '{"schemaVersion": 1, "session_id": tor');
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'index.json'), 'not json'); // and the index must be rebuilt
-    const rows = createSessionSource(fixture.ctx).list();
+    const rows = (await createSessionSource(fixture.ctx)).list();
     expect(rows).toHaveLength(1000);
     expect(rows.filter((r) => r.damaged)).toEqual([expect.objectContaining({ session_id: bad, damaged: 'session.json is not valid JSON', workflow_name: '(damaged)' })]);
   });

@@ -143,7 +143,12 @@ export class SessionLock {
     return readOwner(this.path)?.token === this.owner.token;
   }
 
-  /** Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock. */
+  /**
+   * Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock.
+   * A process frozen past the timeout (laptop asleep) can, on waking, overwrite a new owner's
+   * lock once between its ownership check and its write; it then sees the lock is not its own on
+   * the next beat and stops, writing no events.
+   */
   startHeartbeat(intervalMs: number, onLost: () => void): void {
     this.timer = setInterval(() => {
       if (!this.stillOwned()) {

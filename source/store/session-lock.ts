@@ -90,6 +90,7 @@ export class SessionLock {
   private constructor(
     private readonly path: string,
     private owner: LockOwner,
+    private readonly timeoutMs: number,
   ) {}
 
   static inspect(dir: string, timeoutMs: number): LockState {
@@ -105,13 +106,13 @@ export class SessionLock {
     const now = new Date().toISOString();
     const owner: LockOwner = { pid: process.pid, host: hostname(), proc_start: procStart(process.pid), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
     for (let tries = 0; tries < 3; tries++) {
-      if (linkExclusive(path, JSON.stringify(owner))) return { acquired: true, lock: new SessionLock(path, owner) };
+      if (linkExclusive(path, JSON.stringify(owner))) return { acquired: true, lock: new SessionLock(path, owner, timeoutMs) };
       const current = readOwner(path);
       if (!current) continue; // released between our link and our read: try again
       const state = judgeLock(current, timeoutMs);
       if (state.kind === 'held') return { acquired: false, state };
       if (state.kind === 'stale' && SessionLock.takeOver(path, current, owner)) {
-        return { acquired: true, lock: new SessionLock(path, owner), tookOverFrom: { owner: current, why: state.why } };
+        return { acquired: true, lock: new SessionLock(path, owner, timeoutMs), tookOverFrom: { owner: current, why: state.why } };
       }
     }
     const state = SessionLock.inspect(dir, timeoutMs);
@@ -144,14 +145,14 @@ export class SessionLock {
   }
 
   /**
-   * Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock.
-   * A process frozen past the timeout (laptop asleep) can, on waking, overwrite a new owner's
-   * lock once between its ownership check and its write; it then sees the lock is not its own on
-   * the next beat and stops, writing no events.
+   * Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock,
+   * or if this process was frozen (laptop asleep) for longer than the timeout: by then another
+   * process may have taken the lock over, so it must not write the heartbeat back.
    */
   startHeartbeat(intervalMs: number, onLost: () => void): void {
     this.timer = setInterval(() => {
-      if (!this.stillOwned()) {
+      const silentMs = Date.now() - Date.parse(this.owner.heartbeat_at);
+      if (silentMs > this.timeoutMs || !this.stillOwned()) {
         this.stopHeartbeat();
         onLost();
         return;

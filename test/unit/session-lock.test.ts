@@ -58,3 +58,19 @@ describe('the session lock', () => {
     expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).token).toBe('someone-else');
   });
 });
+
+describe('the heartbeat', () => {
+  it('gives the lock up instead of beating again after the process was frozen past the timeout', async () => {
+    const dir = tempDir();
+    const result = SessionLock.acquire(dir, 100);
+    if (!result.acquired) throw new Error('not acquired');
+    const lost = new Promise<void>((resolve) => result.lock.startHeartbeat(10, resolve));
+    // Freeze the event loop past the timeout, as a suspended laptop would.
+    const until = Date.now() + 150;
+    while (Date.now() < until) {
+      // busy: no timer can run
+    }
+    await lost;
+    result.lock.stopHeartbeat();
+  });
+});

@@ -86,7 +86,11 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       const views = viewChanges(prepared.environment.changes, prepared.handle.record.cwd);
       return [...describePlan(prepared.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
     },
-    remove: (id) => store.delete(id),
+    remove(id) {
+      const lock = store.lockState(id, timeoutMs);
+      if (lock.kind === 'held') throw new Error(`session ${id.slice(0, 8)} is running in ${describeOwner(lock.owner)}; stop it there first`);
+      store.delete(id);
+    },
     unlock: (id) => void SessionLock.forceRemove(join(store.sessionsDir, id)),
   };
 }

@@ -4,7 +4,7 @@ import { initialProgress, replayEvents } from '../engine/session-progress.js';
 import { loadResumeConfig } from '../config/resume-config.js';
 import { createProvider } from '../providers/create-provider.js';
 import { openStore, type CommandContext } from './command-context.js';
-import { leaseSession } from './session-lease.js';
+import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 
 export interface ForkFlags {
@@ -56,7 +56,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
     json: flags.json,
     lease,
     preamble,
-    onLockLost: () => journal.seal('the session lock was taken by another process'),
+    onLockLost: guardJournal(journal, lease),
     close: () => journal.close(),
   });
 }

@@ -1,17 +1,60 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { planContinuation, type ContinuationPlan } from '../engine/continuation-plan.js';
 import { checkFiles, checkSpecFile, type EnvironmentReport, type FileChange } from '../engine/environment-check.js';
-import { terminalStatuses } from '../engine/events.js';
+import { terminalStatuses, type SessionStatus } from '../engine/events.js';
 import { recoverProgress, ReplayError } from '../engine/replay-check.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import { inspectPendingWrites, type PendingWriteState } from '../engine/write-recovery.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { createProvider } from '../providers/create-provider.js';
 import { isResumable } from '../store/resumability.js';
+import type { SessionRecord } from '../store/session-record.js';
 import type { SessionHandle, SessionStore } from '../store/session-store.js';
 import { openStore, type CommandContext } from './command-context.js';
+
+function refuseTerminal(status: SessionStatus, record: SessionRecord): void {
+  if (!terminalStatuses.includes(status)) return;
+  throw new AcodeError(
+    `session ${record.session_id} is ${status}: there is nothing to resume. Start over from its finished steps with 'acode fork ${record.session_id}', or run the workflow again with 'acode run ${record.spec_path}'`,
+    ExitCode.terminalState,
+    'ACODE-RESUME-002',
+  );
+}
+
+/**
+ * Once the lock is held: the session must still be as it was prepared. Prompts can wait while
+ * another process runs (or finishes) it, and resuming from the stale state would redo its work.
+ */
+export function confirmUnchanged(prepared: PreparedResume): void {
+  const { handle, progress } = prepared;
+  const latest = handle.events().reduce((max, event) => Math.max(max, event.event_id), 0);
+  if (latest !== progress.last_event_id) {
+    throw new AcodeError(
+      `session ${handle.record.session_id} changed while this resume was being prepared (another process ran it: the log is at event ${latest}, not ${progress.last_event_id}); nothing was done. Run 'acode resume ${handle.record.session_id}' again`,
+      ExitCode.locked,
+      'ACODE-RESUME-003',
+    );
+  }
+}
+
+/** A pending write whose file someone else changed is a changed file: the person decides, nothing is rolled back. */
+function editedPendingWrites(writes: readonly PendingWriteState[]): FileChange[] {
+  return writes
+    .filter((w) => w.state === 'changed')
+    .map((w) => {
+      const exists = existsSync(w.path);
+      return {
+        path: w.path,
+        kind: !exists ? 'deleted' : w.before_hash === null ? 'created' : 'modified',
+        size: exists ? statSync(w.path).size : 0,
+        mtime_ms: exists ? statSync(w.path).mtimeMs : null,
+        seen: { hash: w.before_hash, blob: w.before_blob, op: 'write', step: w.step, at: '' },
+        hash: w.current_hash,
+      };
+    });
+}
 
 /** The provider/model config must still make a provider (e.g. a model_id): else the resume stops before it starts. */
 function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: string): void {
@@ -57,14 +100,7 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
   const config = loadResumeConfig(store.home, ctx.cwd);
   const handle = findSession(store, id, config);
   const record = handle.record;
-  const status = record.checkpoint.status;
-  if (terminalStatuses.includes(status)) {
-    throw new AcodeError(
-      `session ${record.session_id} is ${status}: there is nothing to resume. Start over from its finished steps with 'acode fork ${record.session_id}', or run the workflow again with 'acode run ${record.spec_path}'`,
-      ExitCode.terminalState,
-      'ACODE-RESUME-002',
-    );
-  }
+  refuseTerminal(record.checkpoint.status, record);
   if (config.validate_environment && !existsSync(record.cwd)) {
     throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
@@ -81,16 +117,21 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
       conflict ? 'ACODE-RESUME-007' : 'ACODE-RESUME-006',
     );
   }
+  // The log can be one event ahead of the checkpoint: a session that completed or failed just
+  // before a crash is terminal even if its checkpoint still says running.
+  refuseTerminal(progress.status, record);
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, ctx.env, record.session_id);
+  const pendingWrites = inspectPendingWrites(progress, handle.blobs());
+  const environment: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
   return {
     handle,
     spec,
     progress,
     plan: planContinuation(spec, progress, record.checkpoint),
     config,
-    pendingWrites: inspectPendingWrites(progress),
-    environment: validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false },
+    pendingWrites,
+    environment: { ...environment, changes: [...environment.changes, ...editedPendingWrites(pendingWrites)] },
     specChange: validate ? checkSpecFile(record.spec_path, record.spec_hash, handle.specText()) : undefined,
   };
 }

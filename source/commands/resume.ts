@@ -7,8 +7,8 @@ import { describeRecovery, settlePendingWrites, type InProgressStrategy } from '
 import { createProvider } from '../providers/create-provider.js';
 import type { CommandContext } from './command-context.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
-import { prepareResume, type PreparedResume } from './prepare-resume.js';
-import { leaseSession } from './session-lease.js';
+import { confirmUnchanged, prepareResume, type PreparedResume } from './prepare-resume.js';
+import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 
 export interface ResumeFlags {
@@ -105,6 +105,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   let preamble: EngineEventBody[];
   const blobs = handle.blobs();
   try {
+    confirmUnchanged(prepared);
     journal = handle.openJournal();
     const accepted: EngineEventBody[] = environment.changes.length
       ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash && existsSync(c.path) ? blobs.put(readFileSync(c.path)) : null })) }]
@@ -129,7 +130,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     saved: true,
     json: flags.json,
     lease,
-    onLockLost: () => sealed.seal('the session lock was taken by another process'),
+    onLockLost: guardJournal(sealed, lease),
     preamble: [
       ...preamble,
       {

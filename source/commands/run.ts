@@ -11,7 +11,7 @@ import { formatProblem } from '../spec/spec-problem.js';
 import { hashText } from '../spec/hash.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { parseVars } from './parse-vars.js';
-import { leaseSession } from './session-lease.js';
+import { guardJournal, leaseSession } from './session-lease.js';
 import { loadResumeConfig } from '../config/resume-config.js';
 import { runSession } from './run-session.js';
 
@@ -61,7 +61,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     spec, variables, provider, journal, blobs: handle.blobs(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
     maxAttempts: config.max_attempts,
     lease,
-    onLockLost: () => journal.seal('the session lock was taken by another process'),
+    onLockLost: guardJournal(journal, lease),
     close: () => journal.close(),
   });
 }

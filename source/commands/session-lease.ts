@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { SessionLock, type LockOwner } from '../store/session-lock.js';
+import type { SessionJournal } from '../store/session-journal.js';
 import type { SessionHandle } from '../store/session-store.js';
 
 /** A held session lock plus what the event log should say about how it was taken. */
@@ -35,4 +36,10 @@ export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number):
     ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why }]
     : [];
   return { lock: result.lock, preamble, timeoutMs };
+}
+
+/** Ties a journal to the lease: it refuses to write once another process holds the lock. */
+export function guardJournal(journal: SessionJournal, lease: SessionLease): () => void {
+  journal.guardWith(() => lease.lock.stillOwned());
+  return () => journal.seal('the session lock was taken by another process');
 }

@@ -88,10 +88,14 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
   return ExitCode.ok;
 }
 
-/** `acode sessions delete <id> [--force]`: asks on a terminal; refuses without --force otherwise. */
+/** `acode sessions delete <id> [--force]`: asks on a terminal; refuses without --force otherwise, and while a live process runs the session. */
 export async function deleteSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
   const store = openStore(ctx);
   const sessionId = store.resolveId(id);
+  const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
+  if (lock.kind === 'held' && !flags.force) {
+    throw new AcodeError(`session ${sessionId} is running in ${describeOwner(lock.owner)}; stop it there first, or add --force`, ExitCode.locked, 'ACODE-RESUME-003');
+  }
   if (!flags.force) {
     if (!ctx.interactive) throw new AcodeError(`refusing to delete session ${sessionId} without a terminal to confirm; add --force`, ExitCode.usage);
     if (!(await ctx.confirm(`Delete session ${sessionId} and its event log? [y/N] `))) {

@@ -7,8 +7,11 @@ import type { SessionProgress } from './session-progress.js';
 /** What a write that was under way when the session stopped looks like on disk now. */
 export interface PendingWriteState extends PendingWrite {
   call_id: string;
-  /** applied: the new content is there · untouched: the old content is · torn: neither. */
-  state: 'applied' | 'untouched' | 'torn';
+  /**
+   * applied: the new content is there · untouched: the old content is · torn: a prefix of the new
+   * content (a writer died mid-write) · changed: something else, most likely a person's edit.
+   */
+  state: 'applied' | 'untouched' | 'torn' | 'changed';
   current_hash: string | null;
 }
 
@@ -18,11 +21,19 @@ function currentHash(path: string): string | null {
   return existsSync(path) ? sha256(readFileSync(path)) : null;
 }
 
+/** A file that holds the start of the intended content was torn by a writer that died mid-write. */
+function isPrefixOfIntended(path: string, write: PendingWrite, blobs: BlobStore): boolean {
+  if (!existsSync(path)) return false;
+  const current = readFileSync(path);
+  const intended = blobs.get(write.after_blob);
+  return current.length < intended.length && intended.subarray(0, current.length).equals(current);
+}
+
 /** Classifies every journaled-but-unconfirmed write by comparing the file with its recorded hashes. */
-export function inspectPendingWrites(progress: SessionProgress): PendingWriteState[] {
+export function inspectPendingWrites(progress: SessionProgress, blobs: BlobStore): PendingWriteState[] {
   return Object.entries(progress.pending_writes).map(([call_id, write]) => {
     const hash = currentHash(write.path);
-    const state = hash === write.after_hash ? 'applied' : hash === write.before_hash ? 'untouched' : 'torn';
+    const state = hash === write.after_hash ? 'applied' : hash === write.before_hash ? 'untouched' : isPrefixOfIntended(write.path, write, blobs) ? 'torn' : 'changed';
     return { call_id, ...write, state, current_hash: hash };
   });
 }
@@ -31,6 +42,7 @@ export function inspectPendingWrites(progress: SessionProgress): PendingWriteSta
 export function describeRecovery(write: PendingWriteState, strategy: Exclude<InProgressStrategy, 'prompt'>): string {
   if (write.state === 'applied') return 'already applied: marked done, not written again';
   if (write.state === 'untouched') return 'never applied: the retry writes it';
+  if (write.state === 'changed') return 'changed by someone else since: kept as it is (listed with the changed files)';
   return strategy === 'rollback' ? 'torn: rolled back from its snapshot, then retried' : 'torn: left as is for the retry to overwrite';
 }
 
@@ -50,6 +62,10 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
     } else if (write.state === 'untouched') {
       outcome = 'not_applied';
       blob = write.before_blob;
+    } else if (write.state === 'changed') {
+      // Not a torn write: someone edited the file. Never roll that back; the changed-file prompt asked.
+      outcome = 'kept';
+      blob = existsSync(write.path) ? blobs.put(readFileSync(write.path)) : null;
     } else if (strategy === 'rollback') {
       if (write.before_blob) writeFileDurable(write.path, blobs.get(write.before_blob), 0o666);
       else if (existsSync(write.path)) unlinkSync(write.path);

@@ -159,8 +159,13 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
           return;
         }
         if (overlay?.kind !== 'confirm') return;
-        if (overlay.action === 'delete') source.remove(overlay.id);
-        else source.unlock(overlay.id);
+        try {
+          if (overlay.action === 'delete') source.remove(overlay.id);
+          else source.unlock(overlay.id);
+        } catch (error) {
+          set({ overlay: null, message: (error as Error).message });
+          return;
+        }
         const message = `${overlay.action === 'delete' ? 'deleted' : 'unlocked'} session ${overlay.id.slice(0, 8)}`;
         view({ overlay: null, set: load(), message });
         reloadDetails();

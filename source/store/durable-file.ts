@@ -7,6 +7,11 @@ let counter = 0;
 const directoryHandles = new Map<string, number>();
 const maxDirectoryHandles = 32;
 
+/** writeSync may write less than asked (a full disk, a signal): loop until every byte is down. */
+export function writeAll(fd: number, data: Uint8Array): void {
+  for (let offset = 0; offset < data.length; ) offset += writeSync(fd, data, offset, data.length - offset);
+}
+
 /** fsyncs a directory so that a rename inside it survives a power cut. */
 export function fsyncDirectory(dir: string): void {
   let fd = directoryHandles.get(dir);
@@ -39,7 +44,7 @@ export function writeFileDurable(path: string, data: string | Uint8Array, mode =
   const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
   const fd = openSync(temp, 'w', mode);
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fdatasyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -1,5 +1,6 @@
-import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { EngineEvent } from '../engine/events.js';
+import { writeAll } from './durable-file.js';
 
 /**
  * Reads events.jsonl. A crash mid-append can leave the last line torn: it is ignored (that event
@@ -53,9 +54,16 @@ export class EventLogWriter {
     ftruncateSync(this.fd, 0);
   }
 
+  /** A failed append (disk full) is cut back off, so the log never keeps half a line. */
   append(event: EngineEvent, sync: boolean): void {
-    writeSync(this.fd, `${JSON.stringify(event)}\n`);
-    if (sync) fdatasyncSync(this.fd);
+    const size = fstatSync(this.fd).size;
+    try {
+      writeAll(this.fd, Buffer.from(`${JSON.stringify(event)}\n`));
+      if (sync) fdatasyncSync(this.fd);
+    } catch (error) {
+      ftruncateSync(this.fd, size);
+      throw error;
+    }
   }
 
   close(): void {

@@ -11,7 +11,8 @@ export class FileBlobStore implements BlobStore {
     const hash = sha256(content);
     const path = join(this.dir, hash);
     if (!existsSync(path)) {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      // Not recursive: if the session folder was deleted, fail instead of recreating half a session.
+      if (!existsSync(this.dir)) mkdirSync(this.dir, { mode: 0o700 });
       writeFileDurable(path, content);
     }
     return hash;

@@ -6,6 +6,9 @@ import { toCheckpoint, type SessionProgress } from '../engine/session-progress.j
 import { EventLogWriter } from './event-log.js';
 import type { SessionRecord } from './session-record.js';
 
+/** Events checked against the lock first: each starts work (a model call, a file write) or ends a step. */
+const guarded = new Set<EngineEventType>(['step_started', 'step_completed', 'file_write_intended', 'session_completed', 'session_paused', 'session_failed']);
+
 /** Events after which session.json is rewritten: step boundaries and status changes. */
 const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed']);
 
@@ -38,12 +41,23 @@ export class SessionJournal implements Journal {
     return status !== this.indexedStatus && !(selfRefreshing(this.indexedStatus) && status === 'running');
   }
 
+  private guard?: () => boolean;
+
   /** After this, every record() throws: used when the session lock was lost to another process. */
   seal(reason: string): void {
     this.sealedBecause = reason;
   }
 
+  /**
+   * Checks `stillOwned` before each event that starts work or ends a step (one small read), so a
+   * process that lost its lock stops at once instead of at its next heartbeat.
+   */
+  guardWith(stillOwned: () => boolean): void {
+    this.guard = stillOwned;
+  }
+
   record(event: EngineEvent, progress: SessionProgress): void {
+    if (!this.sealedBecause && this.guard && guarded.has(event.type) && !this.guard()) this.seal('the session lock was taken by another process');
     if (this.sealedBecause) throw new JournalSealedError(this.sealedBecause);
     // Skips carry no new state; they become durable with the next synced event.
     this.log.append(event, event.type !== 'step_skipped');

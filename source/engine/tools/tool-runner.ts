@@ -113,12 +113,30 @@ async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string> {
   }
 }
 
+/** A failure to journal (disk full, lock lost): never the model's business, always the run's. */
+class JournalFailure extends Error {
+  constructor(readonly original: unknown) {
+    super('journal write failed');
+  }
+}
+
 /** Runs one tool call; bad input becomes an error message for the model, never a crash. */
 export async function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolOutcome> {
+  const journaled: ToolRunContext = {
+    ...ctx,
+    emit(body) {
+      try {
+        ctx.emit(body);
+      } catch (error) {
+        throw new JournalFailure(error);
+      }
+    },
+  };
   try {
-    const output = await execute(call, ctx);
+    const output = await execute(call, journaled);
     return { ok: true, output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}\n[… cut at ${maxOutputChars} characters]` : output };
   } catch (error) {
+    if (error instanceof JournalFailure) throw error.original;
     if (error instanceof ToolInputError || (error as NodeJS.ErrnoException).code !== undefined || error instanceof SyntaxError) {
       return { ok: false, output: `error: ${(error as Error).message}` };
     }

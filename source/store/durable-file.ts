@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
@@ -44,6 +44,8 @@ export function writeFileDurable(path: string, data: string | Uint8Array, mode =
   const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
   const fd = openSync(temp, 'w', mode);
   try {
+    // open() narrows the mode by the umask; set it exactly, so a replaced file keeps its permissions.
+    if (mode !== 0o600) fchmodSync(fd, mode);
     writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fdatasyncSync(fd);
   } catch (error) {

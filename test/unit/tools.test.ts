@@ -69,3 +69,18 @@ describe('built-in tools', () => {
     expect(agentTools(spec, 'c')).toEqual([]);
   });
 });
+
+describe('file_write on existing files', () => {
+  it('keeps the permissions of the file it replaces and writes through a symlink', async () => {
+    const { chmodSync, statSync: stat, lstatSync } = await import('node:fs');
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'run.sh'), 'echo old\n');
+    chmodSync(join(cwd, 'run.sh'), 0o755);
+    symlinkSync(join(cwd, 'run.sh'), join(cwd, 'link.sh'));
+    const { ctx } = context(cwd);
+    await runTool({ id: '1', name: 'file_write', args: { path: 'link.sh', content: 'echo new\n' } }, ctx);
+    expect(lstatSync(join(cwd, 'link.sh')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(cwd, 'run.sh'), 'utf8')).toBe('echo new\n');
+    expect(stat(join(cwd, 'run.sh')).mode & 0o777).toBe(0o755);
+  });
+});

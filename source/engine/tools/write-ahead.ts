@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { writeFileDurable } from '../../store/durable-file.js';
 import { sha256 } from '../blob-store.js';
@@ -33,7 +33,9 @@ export function writeWithIntent(target: string, content: Buffer, callId: string,
   });
   mkdirSync(dirname(target), { recursive: true });
   if (ctx.crashAfterBytes !== undefined) tornWriteThenDie(target, content, ctx.crashAfterBytes);
-  writeFileDurable(target, content, 0o666);
+  // Replace the file a symlink points to (not the link), keeping the file's permissions.
+  const real = existsSync(target) ? realpathSync(target) : target;
+  writeFileDurable(real, content, existsSync(real) ? statSync(real).mode & 0o7777 : 0o666 & ~process.umask());
   ctx.emit({ type: 'file_write_applied', step: ctx.step, call_id: callId, path: target, hash: afterHash, blob: afterBlob, already: false });
   return `wrote ${shown} (${content.length} bytes)`;
 }

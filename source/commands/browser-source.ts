@@ -1,12 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
-import { terminalStatuses } from '../engine/events.js';
 import type { BrowserRow } from '../state/browser-rows.js';
 import type { SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
-import { isInterrupted, isResumable } from '../store/resumability.js';
+import { withLiveness } from '../store/resumability.js';
 import { SessionLock } from '../store/session-lock.js';
-import type { SessionSummary } from '../store/session-record.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { describeOwner } from './session-lease.js';
 
@@ -37,17 +35,11 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let stamp = '';
   let live: string[] = [];
 
-  const toRow = (row: SessionSummary): BrowserRow => {
-    // Terminal sessions hold no lock: look only at the few live ones.
-    if (terminalStatuses.includes(row.status) || row.damaged) return Object.assign(row, { interrupted: false, resumable: false });
-    const lock = store.lockState(row.session_id, timeoutMs);
-    // The rows were just parsed for this listing: extend them in place instead of copying 10,000 objects.
-    return Object.assign(row, { interrupted: isInterrupted(row, lock), resumable: isResumable(row, lock) });
-  };
+  const lockOf = (id: string) => store.lockState(id, timeoutMs);
   const snapshot = () => `${mtime(join(store.home, 'index.json'))}:${mtime(store.sessionsDir)}:${live.map((id) => mtime(join(store.sessionsDir, id, 'session.json'))).join(',')}`;
 
   const list = () => {
-    const rows = store.list().map(toRow);
+    const rows: BrowserRow[] = store.list().map((row) => withLiveness(row, lockOf));
     live = rows.filter((r) => r.status === 'running' || r.status === 'created').map((r) => r.session_id);
     stamp = snapshot();
     return rows;

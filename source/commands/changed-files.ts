@@ -1,24 +1,12 @@
 import { relative } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { FileChange } from '../engine/environment-check.js';
+import { formatAgo, formatBytes } from '../human-units.js';
 import type { ChangeView } from '../state/changes-store.js';
 import type { CommandContext } from './command-context.js';
 
 export type ChangeDecision = 'continue' | 'abort';
 export type OnChange = 'prompt' | 'continue' | 'abort';
-
-function ago(ms: number | null, now = Date.now()): string | null {
-  if (ms === null) return null;
-  const seconds = Math.max(0, Math.round((now - ms) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
-}
-
-function bytes(n: number): string {
-  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
 
 export function viewChanges(changes: readonly FileChange[], cwd: string): ChangeView[] {
   return changes.map((change) => {
@@ -29,7 +17,7 @@ export function viewChanges(changes: readonly FileChange[], cwd: string): Change
       shown: relative(cwd, change.path) || change.path,
       kind: change.kind,
       size: change.size,
-      changedAgo: ago(change.mtime_ms),
+      changedAgo: change.mtime_ms === null ? null : formatAgo(change.mtime_ms),
       lastSeen: change.note ?? `the session last ${seen.op === 'write' ? 'wrote' : 'read'} it ${where}`,
     };
   });
@@ -37,7 +25,7 @@ export function viewChanges(changes: readonly FileChange[], cwd: string): Change
 
 /** One line per change, for terminals without the prompt and for --dry-run. */
 export function changeLines(views: readonly ChangeView[]): string[] {
-  return views.map((v) => `  ${v.kind.padEnd(8)}  ${v.shown}  (${v.kind === 'deleted' ? 'gone' : bytes(v.size)}${v.changedAgo ? `, changed ${v.changedAgo}` : ''}; ${v.lastSeen})`);
+  return views.map((v) => `  ${v.kind.padEnd(8)}  ${v.shown}  (${v.kind === 'deleted' ? 'gone' : formatBytes(v.size)}${v.changedAgo ? `, changed ${v.changedAgo}` : ''}; ${v.lastSeen})`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { formatAgo } from '../human-units.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { SessionLock, type LockOwner } from '../store/session-lock.js';
 import type { SessionJournal } from '../store/session-journal.js';
@@ -12,12 +13,8 @@ export interface SessionLease {
   timeoutMs: number;
 }
 
-function ago(iso: string): string {
-  return `${Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))} s ago`;
-}
-
 export function describeOwner(owner: LockOwner): string {
-  return `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`} since ${owner.started_at} (heartbeat ${ago(owner.heartbeat_at)})`;
+  return `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`} since ${owner.started_at} (heartbeat ${formatAgo(Date.parse(owner.heartbeat_at))})`;
 }
 
 /** Takes the session's lock, or refuses with exit 16 / ACODE-RESUME-003 and what to do. */

@@ -2,7 +2,8 @@ import { loadResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { compareEvents } from '../engine/session-progress.js';
-import { isInterrupted, isResumable } from '../store/resumability.js';
+import { formatAgo } from '../human-units.js';
+import { withLiveness } from '../store/resumability.js';
 import { SessionLock } from '../store/session-lock.js';
 import type { SessionSummary } from '../store/session-record.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -12,13 +13,7 @@ import { describeOwner } from './session-lease.js';
 const statuses: readonly SessionStatus[] = ['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled'];
 const statusColor: Record<SessionStatus, number> = { created: 37, running: 36, awaiting_approval: 35, paused: 33, completed: 32, failed: 31, cancelled: 90 };
 
-function relativeTime(iso: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
-}
+const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
 type ListedRow = SessionSummary & { interrupted: boolean; resumable: boolean };
 
@@ -45,11 +40,7 @@ export function listSessions(ctx: CommandContext, flags: { status?: string; resu
   const rows: ListedRow[] = store
     .list()
     .filter((row) => !flags.status || row.status === flags.status)
-    .map((row) => {
-      // Only sessions that are not terminal can be held: skip the lock look-up for the rest.
-      const lock = row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled' ? ({ kind: 'free' } as const) : store.lockState(row.session_id, timeoutMs);
-      return { ...row, interrupted: isInterrupted(row, lock), resumable: isResumable(row, lock) };
-    })
+    .map((row) => withLiveness(row, (id) => store.lockState(id, timeoutMs)))
     .filter((row) => !flags.resumable || row.resumable);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);

@@ -11,3 +11,13 @@ export function isInterrupted(row: SessionSummary, lock: LockState): boolean {
 export function isResumable(row: SessionSummary, lock: LockState): boolean {
   return !terminalStatuses.includes(row.status) && lock.kind !== 'held';
 }
+
+/**
+ * A listed row with its liveness. Only sessions that can hold a lock (not terminal, not damaged)
+ * cost a lock look-up; the row was parsed for this listing, so it is extended in place.
+ */
+export function withLiveness<T extends SessionSummary>(row: T, lockOf: (id: string) => LockState): T & { interrupted: boolean; resumable: boolean } {
+  if (terminalStatuses.includes(row.status) || row.damaged) return Object.assign(row, { interrupted: false, resumable: false });
+  const lock = lockOf(row.session_id);
+  return Object.assign(row, { interrupted: isInterrupted(row, lock), resumable: isResumable(row, lock) });
+}

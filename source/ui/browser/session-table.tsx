@@ -2,17 +2,9 @@ import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { BrowserRow } from '../../state/browser-rows.js';
 import type { BrowserStore } from '../../state/browser-store.js';
-import { formatCount } from '../format-units.js';
+import { formatAgo, formatCount } from '../../human-units.js';
 
 const statusColor: Record<string, string> = { created: 'white', running: 'cyan', awaiting_approval: 'magenta', paused: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray', interrupted: 'yellow', damaged: 'red' };
-
-function relative(iso: string, now: number): string {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86_400)}d ago`;
-}
 
 function fit(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
@@ -51,7 +43,7 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
             {fit(row.session_id.slice(0, 8), 9)}
             {fit(row.workflow_name, workflowWidth)} <Text color={isSelected ? undefined : statusColor[status]}>{fit(status, 12)}</Text>
             {fit(`${row.steps_done}/${row.steps_total}`, 9)}
-            {fit(formatCount(row.tokens.input + row.tokens.output), 7)} {fit(relative(row.updated_at, now), 9)} {fit(row.cwd, cwdWidth)}
+            {fit(formatCount(row.tokens.input + row.tokens.output), 7)} {fit(formatAgo(Date.parse(row.updated_at), now), 9)} {fit(row.cwd, cwdWidth)}
           </Text>
         );
       })}

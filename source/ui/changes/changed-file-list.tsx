@@ -1,13 +1,10 @@
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { ChangesStore, ChangeView } from '../../state/changes-store.js';
+import { formatBytes } from '../../human-units.js';
 import { changesBindings, hints } from '../keys/bindings.js';
 
 const kindColor: Record<ChangeView['kind'], string> = { modified: 'yellow', deleted: 'red', created: 'green' };
-
-function size(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /** The prompt: every changed file with what happened to it, and the three choices. */
 export function ChangedFileList({ store }: { store: ChangesStore }) {
@@ -26,7 +23,7 @@ export function ChangedFileList({ store }: { store: ChangesStore }) {
             <Text color={kindColor[change.kind]}>{change.kind.padEnd(8)}</Text>
             <Text bold={i === selected}>{change.shown}</Text>
             <Text dimColor>
-              {change.kind === 'deleted' ? 'gone' : size(change.size)}
+              {change.kind === 'deleted' ? 'gone' : formatBytes(change.size)}
               {change.changedAgo ? ` · changed ${change.changedAgo}` : ''} · {change.lastSeen}
             </Text>
           </Box>

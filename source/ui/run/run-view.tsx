@@ -1,7 +1,7 @@
 import { Box, Static, Text, useInput, useStdin } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
-import { formatCount, formatDuration } from '../format-units.js';
+import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { StepRow } from './step-row.js';
 import { useElapsed } from './use-elapsed.js';

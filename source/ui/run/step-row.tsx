@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import Spinner from 'ink-spinner';
 import type { StepView } from '../../state/run-store.js';
-import { formatCount, formatDuration } from '../format-units.js';
+import { formatCount, formatDuration } from '../../human-units.js';
 import { stepColor, stepGlyph } from '../theme.js';
 
 /** One chain step: glyph (spinner while running), number, agent, then what is known of it. */

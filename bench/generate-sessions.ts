@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialProgress, toCheckpoint } from '../source/engine/session-progress.js';
 import type { SessionRecord, SessionSummary } from '../source/store/session-record.js';
@@ -21,6 +21,7 @@ export interface GeneratedStore {
  */
 export function generateSessions(home: string, count: number, cwdOf: (i: number) => string): GeneratedStore {
   const index: Record<string, SessionSummary> = {};
+  const mtimes: Record<string, number> = {};
   const ids: string[] = [];
   mkdirSync(join(home, 'sessions'), { recursive: true });
   const start = Date.parse('2026-01-01T00:00:00Z');
@@ -56,8 +57,11 @@ export function generateSessions(home: string, count: number, cwdOf: (i: number)
     writeFileSync(join(dir, 'spec.yaml'), `# generated\nname: ${workflow}\n`);
     writeFileSync(join(dir, 'events.jsonl'), '');
     index[id] = summarize(record);
+    mtimes[id] = statSync(join(dir, 'session.json')).mtimeMs;
     ids.push(id);
   }
-  writeFileSync(join(home, 'index.json'), JSON.stringify({ schemaVersion: 1, sessions: index }));
+  // As acode leaves it after a listing: reconciled with the folder, every row's file time known.
+  const sessionsMtime = statSync(join(home, 'sessions')).mtimeMs;
+  writeFileSync(join(home, 'index.json'), JSON.stringify({ schemaVersion: 1, sessions: index, mtimes, sessions_mtime: sessionsMtime }));
   return { home, ids };
 }

@@ -17,40 +17,48 @@ if (process.argv[2] === 'generate') {
   process.exit(0);
 }
 
+// `node dist/bench.js browser`: only the browser's figures (section 5).
+const only = process.argv[2];
+
 console.log('acode benchmarks (medians; scripted provider, 0 ms latency, 2 KiB responses)\n');
-console.log('1. per-step checkpoint overhead: run with a durable session vs --no-save-session');
-console.log('   (step phase: first step start → last step checkpoint; per-session costs are listed below it)');
-console.log('   steps  runs   with (ms)  without (ms)  overhead/step (ms)   target ≤ 1 ms');
-const floorBefore = fsFloorMs();
-const rows = await checkpointOverhead();
-const floor = (floorBefore + fsFloorMs()) / 2;
-for (const row of rows) {
-  console.log(`   ${String(row.steps).padStart(5)}  ${String(row.runs).padStart(4)}  ${fmt(row.withMs)}  ${fmt(row.withoutMs)}     ${fmt(row.perStepMs)}          ${row.perStepMs <= 1 ? 'ok' : 'OVER'}`);
+/** Sections 1–4: the durable-step, resume and environment figures. */
+async function engineFigures() {
+  console.log('1. per-step checkpoint overhead: run with a durable session vs --no-save-session');
+  console.log('   (step phase: first step start → last step checkpoint; per-session costs are listed below it)');
+  console.log('   steps  runs   with (ms)  without (ms)  overhead/step (ms)   target ≤ 1 ms');
+  const floorBefore = fsFloorMs();
+  const rows = await checkpointOverhead();
+  const floor = (floorBefore + fsFloorMs()) / 2;
+  for (const row of rows) {
+    console.log(`   ${String(row.steps).padStart(5)}  ${String(row.runs).padStart(4)}  ${fmt(row.withMs)}  ${fmt(row.withoutMs)}     ${fmt(row.perStepMs)}          ${row.perStepMs <= 1 ? 'ok' : 'OVER'}`);
+  }
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  const ratio = last.perStepMs / first.perStepMs;
+  console.log(`   file-system floor of one durable step right now (1 atomic replace + 2 fdatasync'd appends): ${floor.toFixed(3)} ms`);
+  console.log(`   acode's own per-step cost above that floor, 1000 steps: ${(last.perStepMs - floor).toFixed(3)} ms`);
+  console.log(`   once per session, not per step: creation ${median(rows.map((r) => r.createMs)).toFixed(2)} ms, start + completion ${median(rows.map((r) => r.startFinishMs)).toFixed(2)} ms`);
+  console.log(`   1000-step vs 10-step overhead per step: ${ratio.toFixed(2)}×   target ≤ 1.5×  ${ratio <= 1.5 ? 'ok' : 'OVER'}`);
+  console.log(`   (for scale: DBOS + PostgreSQL 2.6 ms/step, LangGraph.js 17 ms/step at 1,000 steps)\n`);
+
+  console.log('2. acode resume, whole process, 100-step session killed (kill -9) at step 98');
+  const resume = resumeWall();
+  console.log(`   resume wall time: ${resume.resumeMs.toFixed(1)} ms over ${resume.runs} runs   target ≤ 250 ms  ${resume.resumeMs <= 250 ? 'ok' : 'OVER'}`);
+  console.log(`   (node + acode --version alone: ${resume.versionMs.toFixed(1)} ms; DBOS + PostgreSQL resume: 1.5 s)`);
+
+  console.log('\n3. resume planning on a 1,000-step session stopped at step 998');
+  const recovery = await resumeRecovery();
+  console.log(`   state recovery + replay check + plan, in-process: ${recovery.recoverMs.toFixed(1)} ms   target ≤ 100 ms  ${recovery.recoverMs <= 100 ? 'ok' : 'OVER'}`);
+  console.log(`   acode resume --dry-run, whole process: ${recovery.dryRunMs.toFixed(1)} ms   target ≤ 250 ms  ${recovery.dryRunMs <= 250 ? 'ok' : 'OVER'}`);
+
+  console.log('\n4. environment validation before a resume');
+  const environment = environmentCheck();
+  console.log(`   ${environment.files} files touched (${(environment.totalBytes / 1024 / 1024).toFixed(1)} MB), hashed and compared: ${environment.checkMs.toFixed(1)} ms   target ≤ 150 ms  ${environment.checkMs <= 150 ? 'ok' : 'OVER'}`);
 }
-const first = rows[0]!;
-const last = rows.at(-1)!;
-const ratio = last.perStepMs / first.perStepMs;
-console.log(`   file-system floor of one durable step right now (1 atomic replace + 2 fdatasync'd appends): ${floor.toFixed(3)} ms`);
-console.log(`   acode's own per-step cost above that floor, 1000 steps: ${(last.perStepMs - floor).toFixed(3)} ms`);
-console.log(`   once per session, not per step: creation ${median(rows.map((r) => r.createMs)).toFixed(2)} ms, start + completion ${median(rows.map((r) => r.startFinishMs)).toFixed(2)} ms`);
-console.log(`   1000-step vs 10-step overhead per step: ${ratio.toFixed(2)}×   target ≤ 1.5×  ${ratio <= 1.5 ? 'ok' : 'OVER'}`);
-console.log(`   (for scale: DBOS + PostgreSQL 2.6 ms/step, LangGraph.js 17 ms/step at 1,000 steps)\n`);
 
-console.log('2. acode resume, whole process, 100-step session killed (kill -9) at step 98');
-const resume = resumeWall();
-console.log(`   resume wall time: ${resume.resumeMs.toFixed(1)} ms over ${resume.runs} runs   target ≤ 250 ms  ${resume.resumeMs <= 250 ? 'ok' : 'OVER'}`);
-console.log(`   (node + acode --version alone: ${resume.versionMs.toFixed(1)} ms; DBOS + PostgreSQL resume: 1.5 s)`);
+if (only !== 'browser') await engineFigures();
 
-console.log('\n3. resume planning on a 1,000-step session stopped at step 998');
-const recovery = await resumeRecovery();
-console.log(`   state recovery + replay check + plan, in-process: ${recovery.recoverMs.toFixed(1)} ms   target ≤ 100 ms  ${recovery.recoverMs <= 100 ? 'ok' : 'OVER'}`);
-console.log(`   acode resume --dry-run, whole process: ${recovery.dryRunMs.toFixed(1)} ms   target ≤ 250 ms  ${recovery.dryRunMs <= 250 ? 'ok' : 'OVER'}`);
-
-console.log('\n4. environment validation before a resume');
-const environment = environmentCheck();
-console.log(`   ${environment.files} files touched (${(environment.totalBytes / 1024 / 1024).toFixed(1)} MB), hashed and compared: ${environment.checkMs.toFixed(1)} ms   target ≤ 150 ms  ${environment.checkMs <= 150 ? 'ok' : 'OVER'}`);
-
-console.log('\n5. session browser with 10,000 sessions in ACODE_HOME');
+console.log(`${only === 'browser' ? '' : '\n'}5. session browser with 10,000 sessions in ACODE_HOME`);
 const browser = await browserFigures();
 const mark = (ok: boolean) => (ok ? 'ok' : 'OVER');
 console.log(`   first frame from process start (in a pty): ${browser.firstFrameMs.toFixed(0)} ms   target ≤ 300 ms  ${mark(browser.firstFrameMs <= 300)}`);

@@ -1,87 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
-import meow from 'meow';
-import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
-import type { InProgressStrategy } from './engine/write-recovery.js';
-import { AcodeError, ExitCode, isAcodeError } from './errors/acode-error.js';
-
-const help = `
-  Durable multi-step AI-agent workflows: every finished step is checkpointed, every
-  interruption (Ctrl+C, crash, kill -9) resumes where it stopped.
-
-  Usage
-    $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
-    $ acode run --resume <id>            same as acode resume <id>
-    $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
-                 [--strategy rollback|retry|prompt] [--json]
-                                         resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step N]    new session reusing <id>'s completed steps before N
-    $ acode sessions list [--status S] [--resumable] [--json]
-    $ acode sessions show <id> [--json]
-    $ acode sessions history <id> [--json]   the event log in replay order
-    $ acode sessions delete <id> [--force]
-    $ acode sessions unlock <id> [--force]   remove a session's lock
-    $ acode validate <spec.yaml>
-
-  Options
-    --var k=v            set a template variable (repeatable); overrides inputs.values
-    --no-save-session    run without writing a session (nothing to resume)
-    --json               print one JSON object (or array) on stdout
-    --dry-run            show the continuation plan and changed files; run nothing, change nothing
-    --yes                resume even if files the session touched changed (= --on-change continue)
-    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
-                         (default: prompt on a terminal, abort otherwise; resume.changed_files_action)
-    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
-                         prompt (ask); default resume.in_progress_strategy (rollback)
-    --from-step N        fork: run again from step N (1-based); steps before it are reused
-    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
-    --resumable          only sessions that can be resumed now
-    --force              delete or unlock without asking
-
-  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
-  <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
-  from $ACODE_HOME/config.yml and the project's .acode/config.yml.
-
-  Exit codes
-    0 ok · 1 failure · 2 usage or spec error · 14 no resumable session
-    15 session already completed/failed/cancelled · 16 session locked by another process
-    17 environment validation failed · 130 paused by Ctrl+C
-
-  Examples
-    $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
-    $ acode resume
-`;
-
-function parseArguments() {
-  try {
-    return meow(help, {
-      importMeta: import.meta,
-      allowUnknownFlags: false,
-      flags: {
-        var: { type: 'string', isMultiple: true, default: [] },
-        saveSession: { type: 'boolean', default: true },
-        json: { type: 'boolean', default: false },
-        status: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        resume: { type: 'string' },
-        dryRun: { type: 'boolean', default: false },
-        resumable: { type: 'boolean', default: false },
-        fromStep: { type: 'number' },
-        yes: { type: 'boolean', default: false },
-        onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
-        strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
-      },
-    });
-  } catch (error) {
-    // meow throws for a flag value outside its choices: a usage error, not a bug.
-    process.stderr.write(`acode: ${(error as Error).message}; see 'acode --help'\n`);
-    process.exit(ExitCode.usage);
-  }
-}
-
-const cli = parseArguments();
+import { isAcodeError, type ExitCode } from './errors/acode-error.js';
 
 function hardExit(code: ExitCode): never {
   process.exit(code);
@@ -105,67 +25,20 @@ const context: CommandContext = {
   },
 };
 
-function usage(message: string): never {
-  throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
-}
-
-function requireArg(value: string | undefined, what: string): string {
-  return value ?? usage(`missing ${what}`);
-}
-
-function resumeFlags() {
-  const { json, dryRun, yes, onChange, strategy } = cli.flags;
-  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined };
-}
-
-async function dispatch(): Promise<ExitCode> {
-  const [command, ...args] = cli.input;
-  const { flags } = cli;
-  switch (command) {
-    case 'run': {
-      const { resumeCommand } = await import('./commands/resume.js');
-      if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags());
-      const { runCommand } = await import('./commands/run.js');
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json });
-    }
-    case 'resume': {
-      const { resumeCommand } = await import('./commands/resume.js');
-      return resumeCommand(context, args[0], resumeFlags());
-    }
-    case 'fork': {
-      const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json });
-    }
-    case 'validate': {
-      const { validateCommand } = await import('./commands/validate.js');
-      return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
-    }
-    case 'sessions': {
-      const sessions = await import('./commands/sessions.js');
-      const [sub, id] = args;
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
-      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
-      if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
-      if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
-      if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
-      return usage(`unknown sessions command '${sub}' (list, show, history, delete, unlock)`);
-    }
-    case undefined: {
-      if (!context.interactive) {
-        cli.showHelp(0);
-        return ExitCode.ok;
-      }
-      const { browseCommand } = await import('./commands/browse.js');
-      return browseCommand(context);
-    }
-    default:
-      return usage(`unknown command '${command}'`);
+/** `acode` alone in a terminal opens the browser: it skips argument parsing (meow reads and normalises package.json) for a faster first frame. */
+async function main(): Promise<ExitCode> {
+  if (process.argv.length <= 2 && context.interactive) {
+    process.title = 'acode';
+    const { browseCommand } = await import('./commands/browse.js');
+    return browseCommand(context);
   }
+  const { dispatch } = await import('./cli-dispatch.js');
+  return dispatch(context);
 }
 
 let exitCode: ExitCode;
 try {
-  exitCode = await dispatch();
+  exitCode = await main();
 } catch (error) {
   if (!isAcodeError(error)) throw error;
   process.stderr.write(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`);

@@ -1,24 +1,22 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
 import type { SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import { defaultHome } from '../store/acode-home.js';
+import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
+import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
-import { openStore, type CommandContext } from './command-context.js';
+import { peekSession } from '../store/session-peek.js';
+import type { SessionSummary } from '../store/session-record.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { CommandContext } from './command-context.js';
 import { describeOwner } from './session-lease.js';
 
 export interface PollingSource extends SessionSource {
   /** Fresh rows when something changed since the last look (cheap when nothing did), else null. */
-  poll(): BrowserRow[] | null;
-}
-
-function mtime(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
+  poll(): Promise<BrowserRow[] | null>;
 }
 
 /** resume.lock_timeout_seconds; the YAML config loader is imported only when a config file exists. */
@@ -28,33 +26,55 @@ async function lockTimeoutMs(home: string, cwd: string): Promise<number> {
   return loadResumeConfig(home, cwd).lock_timeout_seconds * 1000;
 }
 
-/** The browser's data, read through the session store: index rows, one session's details, its plan. */
+/**
+ * The browser's data. The first frame is drawn from the index as it stands (no schema validator,
+ * no scan of the sessions folder); the session store — which validates, reconciles the index with
+ * the folder and deletes — is loaded right after, on the first `list()` or `poll()`.
+ */
 export async function createSessionSource(ctx: CommandContext): Promise<PollingSource> {
-  const store = openStore(ctx);
-  const timeoutMs = await lockTimeoutMs(store.home, ctx.cwd);
+  const home = defaultHome(ctx.env);
+  const sessionsDir = join(home, 'sessions');
+  const timeoutMs = await lockTimeoutMs(home, ctx.cwd);
+  const lockOf = (id: string) => SessionLock.inspect(join(sessionsDir, id), timeoutMs);
+  const withLocks = (rows: SessionSummary[]): BrowserRow[] => rows.map((row) => withLiveness(row, lockOf));
+
+  let store: Promise<SessionStore> | undefined;
+  const openStore = () => (store ??= import('./command-context.js').then(({ openStore }) => openStore(ctx)));
+
   let stamp = '';
   let live: string[] = [];
-
-  const lockOf = (id: string) => store.lockState(id, timeoutMs);
-  const snapshot = () => `${mtime(join(store.home, 'index.json'))}:${mtime(store.sessionsDir)}:${live.map((id) => mtime(join(store.sessionsDir, id, 'session.json'))).join(',')}`;
-
-  const list = () => {
-    const rows: BrowserRow[] = store.list().map((row) => withLiveness(row, lockOf));
+  const snapshot = () => `${mtime(join(home, 'index.json'))}:${mtime(sessionsDir)}:${live.map((id) => mtime(join(sessionsDir, id, 'session.json'))).join(',')}`;
+  const track = (rows: BrowserRow[]) => {
     live = rows.filter((r) => r.status === 'running' || r.status === 'created').map((r) => r.session_id);
     stamp = snapshot();
     return rows;
   };
+  const list = async () => track(withLocks((await openStore()).list()));
+
+  // A missing or damaged index is rebuilt from the session files before the first frame.
+  const view = readIndexView(home);
+  const initial = view ? withLocks(view.rows) : await list();
+  /** The first look after the first frame: an index that is still current needs no reconciling. */
+  let firstPoll = Boolean(view);
 
   return {
-    home: store.home,
+    home,
+    initial,
     list,
-    poll: () => (snapshot() === stamp ? null : list()),
+    async poll() {
+      if (firstPoll) {
+        firstPoll = false;
+        if (view?.current()) {
+          track(initial);
+          return null;
+        }
+        return list();
+      }
+      return snapshot() === stamp ? null : list();
+    },
     details(id): SessionDetails {
-      const handle = store.open(id);
-      const record = handle.record;
-      const cp = record.checkpoint;
-      const lock = store.lockState(id, timeoutMs);
-      const agents = handle.spec().pattern.config.steps.map((s) => s.agent);
+      const { checkpoint: cp, agents } = peekSession(join(sessionsDir, id));
+      const lock = lockOf(id);
       const steps = agents.map((agent, index): StepStatusView => {
         let status: StepStatusView['status'] = index < cp.next_step ? 'done' : 'pending';
         if (index === cp.next_step && cp.status === 'failed') status = 'failed';
@@ -78,11 +98,11 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       const views = viewChanges(prepared.environment.changes, prepared.handle.record.cwd);
       return [...describePlan(prepared.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
     },
-    remove(id) {
-      const lock = store.lockState(id, timeoutMs);
+    async remove(id) {
+      const lock = lockOf(id);
       if (lock.kind === 'held') throw new Error(`session ${id.slice(0, 8)} is running in ${describeOwner(lock.owner)}; stop it there first`);
-      store.delete(id);
+      (await openStore()).delete(id);
     },
-    unlock: (id) => void SessionLock.forceRemove(join(store.sessionsDir, id)),
+    unlock: (id) => void SessionLock.forceRemove(join(sessionsDir, id)),
   };
 }

@@ -1,5 +1,6 @@
 import type { ExitCode } from '../errors/acode-error.js';
-import { defaultHome, SessionStore } from '../store/session-store.js';
+import { defaultHome } from '../store/acode-home.js';
+import { SessionStore } from '../store/session-store.js';
 
 /** What a command may touch of the outside world, injected so tests can run commands in-process. */
 export interface CommandContext {

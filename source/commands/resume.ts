@@ -10,6 +10,7 @@ import { changeLines, decideOnChanges, viewChanges, type OnChange } from './chan
 import { confirmUnchanged, prepareResume, type PreparedResume } from './prepare-resume.js';
 import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
+import { importInk } from './import-ink.js';
 
 export interface ResumeFlags {
   json: boolean;
@@ -64,7 +65,7 @@ function printDryRun(ctx: CommandContext, prepared: PreparedResume, flags: Resum
 
 /** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */
 async function askOnTerminal(prepared: PreparedResume): Promise<'continue' | 'abort'> {
-  const [{ askAboutChanges }, { diffLines }] = await Promise.all([import('../ui/changes/changes-screen.js'), import('./file-diff.js')]);
+  const [{ askAboutChanges }, { diffLines }] = await Promise.all([importInk(() => import('../ui/changes/changes-screen.js')), import('./file-diff.js')]);
   const { handle, environment } = prepared;
   const blobs = handle.blobs();
   return askAboutChanges({

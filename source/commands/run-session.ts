@@ -5,6 +5,7 @@ import { JournalSealedError } from '../engine/journal.js';
 import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
 import { plainLine } from './plain-progress.js';
+import { importInk } from './import-ink.js';
 
 export interface SessionRunOptions extends ChainRunOptions {
   /** False for --no-save-session: nothing to resume, so no resume hint. */
@@ -60,7 +61,7 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
       if (line) ctx.stderr.write(`acode: ${line}\n`);
     }
     // React and Ink load only here, so plain commands never pay for them.
-    const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), import('../ui/run/run-screen.js')]);
+    const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
     const { store } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });
     screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
   } else {

@@ -42,7 +42,7 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
     case 'resumable':
       return row.resumable;
     case 'running':
-      return row.status === 'running' && !row.interrupted;
+      return (row.status === 'running' || row.status === 'created') && !row.interrupted;
     case 'paused':
       return row.status === 'paused' || row.interrupted;
     case 'completed':

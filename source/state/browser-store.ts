@@ -21,11 +21,15 @@ export interface SessionDetails {
 /** The browser's window on the disk: implemented by the command layer (the UI never touches it). */
 export interface SessionSource {
   readonly home: string;
-  list(): BrowserRow[];
+  /** The rows of the first frame, ready before the store is created. */
+  readonly initial: BrowserRow[];
+  /** Every session, reconciled with the disk. */
+  list(): Promise<BrowserRow[]>;
+  /** Read on each selection change, so it is synchronous and cheap (one session's files). */
   details(id: string): SessionDetails;
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
-  remove(id: string): void;
+  remove(id: string): Promise<void>;
   unlock(id: string): void;
 }
 
@@ -63,10 +67,12 @@ export interface BrowserState {
   startSearch(): void;
   typeSearch(text: string): void;
   endSearch(keep: boolean): void;
+  /** Reads every session again (the rows change when the read is done). */
   refresh(): void;
   /** New rows from a background poll (another terminal ran a session). */
   replaceRows(rows: BrowserRow[]): void;
   ask(action: 'delete' | 'unlock'): void;
+  /** Carries out the confirmed delete or unlock (the rows change when it is done). */
   confirm(): void;
   closeOverlay(): void;
   toggleHelp(): void;
@@ -106,14 +112,32 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
         return { id, steps: [], lastResponse: '', stopReason: null, error: null, lock: null, damaged: (error as Error).message };
       }
     };
-    const load = () => prepareRows(source.list());
+    /** Rows read again (after a change made here: the message says what happened). */
+    const reload = async (message: string | null) => {
+      try {
+        view({ set: prepareRows(await source.list()), message });
+      } catch (error) {
+        set({ message: `cannot read the sessions: ${(error as Error).message}` });
+      }
+    };
+    /** Runs a disk change, then shows the rows after it, or why it failed. */
+    const change = async (action: () => Promise<void> | void, done: string) => {
+      try {
+        await action();
+      } catch (error) {
+        set({ message: (error as Error).message });
+        return;
+      }
+      await reload(done);
+      reloadDetails();
+    };
     /** The selected session may have changed on disk: read its details again. */
     const reloadDetails = () => {
       const id = get().selectedId;
       set({ details: id ? loadDetails(id) : null });
     };
 
-    const initial = load();
+    const initial = prepareRows(source.initial);
     const state: Omit<BrowserState, 'visible' | 'selected' | 'selectedId' | 'top' | 'details'> = {
       home: source.home,
       cwd,
@@ -138,7 +162,7 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       startSearch: () => set({ searching: true }),
       typeSearch: (text) => view({ query: text, selected: 0, top: 0 }, false),
       endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
-      refresh: () => view({ set: load(), message: null }),
+      refresh: () => void reload(null),
       replaceRows(rows) {
         view({ set: prepareRows(rows) });
         reloadDetails();
@@ -159,16 +183,10 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
           return;
         }
         if (overlay?.kind !== 'confirm') return;
-        try {
-          if (overlay.action === 'delete') source.remove(overlay.id);
-          else source.unlock(overlay.id);
-        } catch (error) {
-          set({ overlay: null, message: (error as Error).message });
-          return;
-        }
-        const message = `${overlay.action === 'delete' ? 'deleted' : 'unlocked'} session ${overlay.id.slice(0, 8)}`;
-        view({ overlay: null, set: load(), message });
-        reloadDetails();
+        set({ overlay: null });
+        const { action, id } = overlay;
+        const done = `${action === 'delete' ? 'deleted' : 'unlocked'} session ${id.slice(0, 8)}`;
+        void change(() => (action === 'delete' ? source.remove(id) : source.unlock(id)), done);
       },
       closeOverlay: () => set({ overlay: null }),
       toggleHelp: () => set({ overlay: get().overlay?.kind === 'help' ? null : { kind: 'help' } }),

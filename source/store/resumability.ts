@@ -2,9 +2,12 @@ import { terminalStatuses } from '../engine/events.js';
 import type { LockState } from './session-lock.js';
 import type { SessionSummary } from './session-record.js';
 
-/** A running session whose lock has no live owner: its process was killed or crashed. */
+/**
+ * A started session whose lock has no live owner: its process was killed or crashed. `created`
+ * counts as started: the index keeps that status until the session's status changes again.
+ */
 export function isInterrupted(row: SessionSummary, lock: LockState): boolean {
-  return row.status === 'running' && lock.kind !== 'held';
+  return (row.status === 'running' || row.status === 'created') && lock.kind !== 'held';
 }
 
 /** Resumable now: not terminal, and not driven by a live process. */

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
+import { mtimeOf } from './file-mtime.js';
 import type { SessionSummary } from './session-record.js';
 
 interface IndexFile {
@@ -9,6 +10,8 @@ interface IndexFile {
   sessions: Record<string, SessionSummary>;
   /** session.json's mtime when each row was read: a live row is re-read only when its file changed. */
   mtimes?: Record<string, number>;
+  /** The sessions folder's mtime when the rows were last reconciled with it (no session added or removed since, if unchanged). */
+  sessions_mtime?: number;
 }
 
 /**
@@ -19,11 +22,50 @@ interface IndexFile {
 function parseIndex(raw: unknown): IndexFile {
   const file = raw as Partial<IndexFile> | null;
   if (!file || file.schemaVersion !== 1 || typeof file.sessions !== 'object' || file.sessions === null) throw new Error('index.json has an unknown shape');
-  return { schemaVersion: 1, sessions: file.sessions, mtimes: typeof file.mtimes === 'object' && file.mtimes ? file.mtimes : {} };
+  return { schemaVersion: 1, sessions: file.sessions, mtimes: typeof file.mtimes === 'object' && file.mtimes ? file.mtimes : {}, sessions_mtime: typeof file.sessions_mtime === 'number' ? file.sessions_mtime : undefined };
 }
+
+/** A row a listing re-reads from its session file when that file changed: live or damaged sessions. */
+const isLive = (row: SessionSummary) => row.status === 'running' || row.status === 'created' || row.damaged !== null;
 
 function plausibleRow(row: SessionSummary | undefined, id: string): row is SessionSummary {
   return typeof row === 'object' && row !== null && row.session_id === id && typeof row.status === 'string' && typeof row.updated_at === 'string' && typeof row.tokens === 'object' && typeof row.variables === 'object';
+}
+
+const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);
+
+/** The index as it stands: its rows, and whether the sessions folder still agrees with them. */
+export interface IndexView {
+  /** Newest first. */
+  rows: SessionSummary[];
+  /**
+   * True when no session was added or removed and no live row's session file changed since the
+   * index was written: then reconciling (`SessionIndex.list`) would change nothing.
+   */
+  current(): boolean;
+}
+
+/**
+ * Reads the index without looking at the sessions folder; null when it is missing or damaged.
+ * The browser's first frame is drawn from this, and reconciled right after when not current.
+ */
+export function readIndexView(home: string): IndexView | null {
+  let file: IndexFile | null;
+  try {
+    file = new DurableJsonFileSync(join(home, 'index.json'), parseIndex).read();
+  } catch {
+    return null;
+  }
+  if (!file) return null;
+  const entries = Object.entries(file.sessions);
+  if (!entries.every(([id, row]) => plausibleRow(row, id))) return null;
+  const rows = entries.map(([, row]) => row).sort(newestFirst);
+  const { mtimes = {}, sessions_mtime: sessionsMtime } = file;
+  const sessionsDir = join(home, 'sessions');
+  return {
+    rows,
+    current: () => sessionsMtime === mtimeOf(sessionsDir) && rows.every((row) => !isLive(row) || mtimes[row.session_id] === mtimeOf(join(sessionsDir, row.session_id, 'session.json'))),
+  };
 }
 
 /**
@@ -57,11 +99,7 @@ export class SessionIndex {
   }
 
   private sessionMtime(id: string): number {
-    try {
-      return statSync(join(this.home, 'sessions', id, 'session.json')).mtimeMs;
-    } catch {
-      return 0;
-    }
+    return mtimeOf(join(this.home, 'sessions', id, 'session.json'));
   }
 
   /**
@@ -74,6 +112,9 @@ export class SessionIndex {
     const rows = file.sessions;
     const mtimes = file.mtimes ?? {};
     let changed = !trusted;
+    // Taken before the folder is read: a session created meanwhile changes it again.
+    const sessionsMtime = mtimeOf(join(this.home, 'sessions'));
+    if (sessionsMtime !== 0 && file.sessions_mtime !== sessionsMtime) changed = true;
     const ids = this.sessionIds();
     const present = new Set(ids);
     for (const id of Object.keys(rows)) {
@@ -85,8 +126,7 @@ export class SessionIndex {
     }
     for (const id of ids) {
       const row = rows[id];
-      const live = !plausibleRow(row, id) || row.status === 'running' || row.status === 'created' || row.damaged !== null;
-      if (!live) continue;
+      if (plausibleRow(row, id) && !isLive(row)) continue;
       const mtime = this.sessionMtime(id);
       if (plausibleRow(row, id) && mtimes[id] === mtime) continue;
       const fresh = this.loadSummary(id);
@@ -95,8 +135,8 @@ export class SessionIndex {
       mtimes[id] = mtime;
       changed = true;
     }
-    if (changed && write) this.save(rows, mtimes);
-    return Object.values(rows).sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    if (changed && write) this.save(rows, mtimes, sessionsMtime);
+    return Object.values(rows).sort(newestFirst);
   }
 
   upsert(summary: SessionSummary): void {
@@ -104,18 +144,19 @@ export class SessionIndex {
     file.sessions[summary.session_id] = summary;
     const mtimes = file.mtimes ?? {};
     mtimes[summary.session_id] = this.sessionMtime(summary.session_id);
-    this.save(file.sessions, mtimes);
+    this.save(file.sessions, mtimes, file.sessions_mtime);
   }
 
   remove(id: string): void {
     const { file } = this.load();
     delete file.sessions[id];
     delete file.mtimes?.[id];
-    this.save(file.sessions, file.mtimes ?? {});
+    this.save(file.sessions, file.mtimes ?? {}, file.sessions_mtime);
   }
 
-  private save(rows: Record<string, SessionSummary>, mtimes: Record<string, number>): void {
-    this.db.data = { schemaVersion: 1, sessions: rows, mtimes };
+  /** `sessionsMtime` is kept only by a reconciling listing: rows written one at a time vouch for no other session. */
+  private save(rows: Record<string, SessionSummary>, mtimes: Record<string, number>, sessionsMtime: number | undefined): void {
+    this.db.data = { schemaVersion: 1, sessions: rows, mtimes, sessions_mtime: sessionsMtime };
     this.db.write();
   }
 }

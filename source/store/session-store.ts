@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -15,12 +14,6 @@ import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
 import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
-
-/** `ACODE_HOME`, else `${XDG_DATA_HOME:-~/.local/share}/acode`. */
-export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ACODE_HOME) return env.ACODE_HOME;
-  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'acode');
-}
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
   specText: string;

@@ -76,6 +76,16 @@ describe('the session browser', () => {
     await ui.waitForFrame((f) => f.includes('200 shown'));
   });
 
+  it('keeps a query typed while the app was busy, when the text and its Enter arrive as one chunk', async () => {
+    const { ui, store } = await open(40);
+    ui.stdin.write('/');
+    await ui.waitForFrame(() => store.getState().searching);
+    ui.stdin.write('postgres\r');
+    await ui.waitForFrame((f) => f.includes('/postgres  (/ to edit, Esc clears)'));
+    expect(store.getState()).toMatchObject({ query: 'postgres', searching: false });
+    expect(store.getState().visible.every((row) => row.variables.topic === 'postgres')).toBe(true);
+  });
+
   it('deletes the selected session after y, and keeps it after n', async () => {
     const { ui, store, ctx, ids } = await open(5);
     const id = ids.at(-1)!;
@@ -114,7 +124,7 @@ describe('the session browser', () => {
     const bad = fixture.ids[500]!;
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'sessions', bad, 'session.json'), '{"schemaVersion": 1, "session_id": tor');
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'index.json'), 'not json'); // and the index must be rebuilt
-    const rows = (await createSessionSource(fixture.ctx)).list();
+    const rows = (await createSessionSource(fixture.ctx)).initial;
     expect(rows).toHaveLength(1000);
     expect(rows.filter((r) => r.damaged)).toEqual([expect.objectContaining({ session_id: bad, damaged: 'session.json is not valid JSON', workflow_name: '(damaged)' })]);
   });

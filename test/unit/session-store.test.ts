@@ -5,7 +5,8 @@ import { ChainExecutor } from '../../source/engine/chain-executor.js';
 import { initialProgress, replayEvents, toCheckpoint } from '../../source/engine/session-progress.js';
 import { createProvider } from '../../source/providers/create-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
-import { defaultHome, SessionStore } from '../../source/store/session-store.js';
+import { defaultHome } from '../../source/store/acode-home.js';
+import { SessionStore } from '../../source/store/session-store.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -55,6 +55,13 @@ function SearchLine({ store }: { store: BrowserStore }) {
 /** Keys while typing a search: text edits the query, Enter keeps it, Esc clears it. */
 function handleSearchKey(store: BrowserStore, input: string, key: Parameters<Parameters<typeof useInput>[0]>[1]): void {
   const s = store.getState();
+  // Typed while the app was busy, the text and its Enter arrive as one chunk.
+  const enter = input.search(/[\r\n]/);
+  if (enter > 0) {
+    s.typeSearch(s.query + input.slice(0, enter));
+    s.endSearch(true);
+    return;
+  }
   if (key.return) s.endSearch(true);
   else if (key.escape) s.endSearch(false);
   else if (key.backspace || key.delete) s.typeSearch(s.query.slice(0, -1));

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Checkpoint } from '../engine/session-progress.js';
+
+/** The part of a session the browser's details pane shows. */
+export interface SessionPeek {
+  checkpoint: Pick<Checkpoint, 'status' | 'next_step' | 'stop_reason' | 'error' | 'last_response_preview'>;
+  /** The agent of each step, in order. */
+  agents: string[];
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${path} ${error instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read'}`, { cause: error });
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/**
+ * Reads one session for display only, with structural checks instead of the full schema: the
+ * browser shows details on every selection change and must not load the validator to draw its
+ * first frame. Resume still validates everything (`SessionStore.open`).
+ */
+export function peekSession(dir: string): SessionPeek {
+  const record = readJson(join(dir, 'session.json'));
+  const cp = isObject(record) ? record.checkpoint : undefined;
+  if (!isObject(cp) || typeof cp.status !== 'string' || typeof cp.next_step !== 'number' || typeof cp.last_response_preview !== 'string') {
+    throw new Error(`${join(dir, 'session.json')} does not match the session format`);
+  }
+  const spec = readJson(join(dir, 'spec.json'));
+  const steps = isObject(spec) && isObject(spec.pattern) && isObject(spec.pattern.config) ? spec.pattern.config.steps : undefined;
+  if (!Array.isArray(steps) || !steps.every((step) => isObject(step) && typeof step.agent === 'string')) {
+    throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
+  }
+  return {
+    checkpoint: {
+      status: cp.status as Checkpoint['status'],
+      next_step: cp.next_step,
+      stop_reason: typeof cp.stop_reason === 'string' ? (cp.stop_reason as Checkpoint['stop_reason']) : null,
+      error: typeof cp.error === 'string' ? cp.error : null,
+      last_response_preview: cp.last_response_preview,
+    },
+    agents: steps.map((step: { agent: string }) => step.agent),
+  };
+}

@@ -10,7 +10,7 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--json]
@@ -26,6 +26,8 @@ const help = `
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
     --no-save-session    run without writing a session (nothing to resume)
+    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
+                         of waiting and retrying (default: up to resume.max_attempts, 5, in a row)
     --json               print one JSON object (or array) on stdout
     --dry-run            show the continuation plan and changed files; run nothing, change nothing
     --yes                resume even if files the session touched changed (= --on-change continue)
@@ -57,6 +59,8 @@ function parseArguments() {
     return meow(help, {
       importMeta: import.meta,
       allowUnknownFlags: false,
+      // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
+      booleanDefault: undefined,
       flags: {
         var: { type: 'string', isMultiple: true, default: [] },
         saveSession: { type: 'boolean', default: true },
@@ -70,6 +74,7 @@ function parseArguments() {
         yes: { type: 'boolean', default: false },
         onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
         strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
+        autoResume: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -89,8 +94,8 @@ function requireArg(value: string | undefined, what: string): string {
 }
 
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
-  const { json, dryRun, yes, onChange, strategy } = cli.flags;
-  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined };
+  const { json, dryRun, yes, onChange, strategy, autoResume } = cli.flags;
+  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */
@@ -103,7 +108,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { resumeCommand } = await import('./commands/resume.js');
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');

@@ -1,7 +1,7 @@
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents } from '../engine/session-progress.js';
-import { loadResumeConfig } from '../config/resume-config.js';
+import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { createProvider } from '../providers/create-provider.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { guardJournal, leaseSession } from './session-lease.js';
@@ -51,7 +51,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
     blobs: handle.blobs(),
     progress: initialProgress(steps),
     cwd: handle.record.cwd,
-    maxAttempts: config.max_attempts,
+    autoResume: autoResumePolicy(config),
     saved: true,
     json: flags.json,
     lease,

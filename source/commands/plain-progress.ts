@@ -8,6 +8,19 @@ const recoveryText = {
   kept: 'torn, left for the retry to overwrite',
 } as const;
 
+const reasonText: Record<string, string> = { rate_limit: 'rate limited', context_exhausted: 'context window exhausted', provider_error: 'provider failed', user_exit: 'stopped' };
+
+/** Without a TTY the countdown is one line per attempt. */
+function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>, step: string): string | undefined {
+  const { outcome } = event;
+  if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic attempt${event.attempt === 1 ? '' : 's'}`;
+  if (outcome.kind !== 'delayed') return undefined; // the pause or failure line follows
+  const why = `${reasonText[event.stop_reason] ?? event.stop_reason} (${event.message})`;
+  if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, attempt ${event.attempt}/${event.max_attempts}`;
+  const seconds = Math.max(0, Math.ceil((Date.parse(outcome.next_attempt_at) - Date.now()) / 1000));
+  return `◷ ${step}: ${why}; retrying in ${seconds} s, attempt ${event.attempt}/${event.max_attempts}`;
+}
+
 /** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */
 export function plainLine(event: EngineEventBody, stepsTotal: number, agents: readonly string[]): string | undefined {
   const step = (index: number) => `step ${index + 1}/${stepsTotal} ${agents[index] ?? ''}`.trimEnd();
@@ -26,6 +39,12 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, agents: re
       return `◷ ${step(event.step)}: ${event.reason.replace('_', ' ')} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;
     case 'step_failed':
       return `✗ ${step(event.step)}: ${event.message}`;
+    case 'resume_attempt':
+      return attemptLine(event, step(event.step));
+    case 'conversation_reset':
+      return `  ↻ ${step(event.step)}: new conversation, seeded with a summary ${event.summary_source === 'model' ? 'written by the model' : '(the latest part of the old one: the model could not summarize)'}`;
+    case 'conversation_saved':
+      return undefined; // a bookkeeping event: the tool lines show the rounds
     case 'artifact_written':
       return `wrote ${event.path} (${event.bytes} bytes)`;
     case 'session_paused':

@@ -11,6 +11,7 @@ import { confirmUnchanged, prepareResume, type PreparedResume } from './prepare-
 import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 import { importInk } from './import-ink.js';
+import { autoResumePolicy } from '../config/resume-config.js';
 
 export interface ResumeFlags {
   json: boolean;
@@ -19,6 +20,8 @@ export interface ResumeFlags {
   yes?: boolean;
   onChange?: OnChange;
   strategy?: InProgressStrategy;
+  /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
+  autoResume?: boolean;
 }
 
 function writeLines(prepared: PreparedResume, strategy: Exclude<InProgressStrategy, 'prompt'>, cwd: string): string[] {
@@ -127,7 +130,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     blobs,
     progress,
     cwd: record.cwd,
-    maxAttempts: config.max_attempts,
+    autoResume: autoResumePolicy(config, flags.autoResume),
     saved: true,
     json: flags.json,
     lease,

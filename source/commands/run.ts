@@ -12,13 +12,15 @@ import { hashText } from '../spec/hash.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { parseVars } from './parse-vars.js';
 import { guardJournal, leaseSession } from './session-lease.js';
-import { loadResumeConfig } from '../config/resume-config.js';
+import { autoResumePolicy, defaultResumeConfig, loadResumeConfig } from '../config/resume-config.js';
 import { runSession } from './run-session.js';
 
 export interface RunFlags {
   vars: readonly string[];
   saveSession: boolean;
   json: boolean;
+  /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
+  autoResume?: boolean;
 }
 
 /** `acode run <spec>`: validates, creates the session (unless --no-save-session) and runs it. */
@@ -38,6 +40,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     return runSession(ctx, {
       sessionId: `unsaved-${randomBytes(4).toString('hex')}`,
       spec, variables, provider, journal: nullJournal, blobs: new MemoryBlobStore(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
+      autoResume: autoResumePolicy(defaultResumeConfig, flags.autoResume),
     });
   }
   const store = openStore(ctx);
@@ -59,7 +62,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   return runSession(ctx, {
     sessionId: handle.record.session_id,
     spec, variables, provider, journal, blobs: handle.blobs(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
-    maxAttempts: config.max_attempts,
+    autoResume: autoResumePolicy(config, flags.autoResume),
     lease,
     onLockLost: guardJournal(journal, lease),
     close: () => journal.close(),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { formatProblem, type SpecProblem } from '../spec/spec-problem.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
+import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import { z } from '../validation/z.js';
 import { configFiles, defaultLockTimeoutSeconds } from './resume-defaults.js';
 
@@ -12,6 +13,8 @@ const resumeSchema = z.strictObject({
   validation_timeout_seconds: z.number().positive(),
   lock_timeout_seconds: z.number().positive(),
   max_attempts: z.number().int().min(1).max(100),
+  auto_resume: z.boolean(),
+  on_unknown: z.enum(['retry', 'pause', 'fail']),
 });
 
 // No defaults inside the schema: a file that sets one key must not reset the others.
@@ -26,7 +29,14 @@ export const defaultResumeConfig: ResumeConfig = {
   validation_timeout_seconds: 30,
   lock_timeout_seconds: defaultLockTimeoutSeconds,
   max_attempts: 5,
+  auto_resume: true,
+  on_unknown: 'retry',
 };
+
+/** The engine's auto-resume policy from the config and `--no-auto-resume`. */
+export function autoResumePolicy(config: ResumeConfig, flag?: boolean): AutoResumePolicy {
+  return { enabled: flag ?? config.auto_resume, maxAttempts: config.max_attempts, onUnknown: config.on_unknown };
+}
 
 /** One config file's `resume` settings; a bad file is an AcodeError naming file:line:column. */
 function readConfigFile(file: string): Partial<ResumeConfig> {

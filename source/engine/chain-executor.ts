@@ -1,16 +1,16 @@
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
-import { abortableSleep, backoffMs } from './abortable-sleep.js';
+import { agentLoop } from './agent-loop.js';
 import { ArtifactPathError, renderArtifacts } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
-import { agentTools, extraRoots } from './tools/agent-tools.js';
-import { runTool } from './tools/tool-runner.js';
+import { loadConversation, saveConversation, seededConversation, summarize } from './conversation.js';
 import type { EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
+import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
+import { RetryWait } from './retry-wait.js';
 import { applyEvent, type SessionProgress } from './session-progress.js';
-import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from './stop-errors.js';
 import { stepContext, type Variables } from './template-context.js';
 
 export interface ChainRunOptions {
@@ -22,8 +22,8 @@ export interface ChainRunOptions {
   /** Fresh for a new run; replayed from the event log for a resume. */
   progress: SessionProgress;
   cwd: string;
-  /** Attempts per step before the session pauses (rate limits, retryable errors). */
-  maxAttempts?: number;
+  /** How far the run continues on its own after a rate limit, a context overflow or an unknown failure. */
+  autoResume?: AutoResumePolicy;
   /** Where snapshots of files the session reads and writes go. */
   blobs: BlobStore;
 }
@@ -40,16 +40,6 @@ export interface RunSummary {
 }
 
 export type EngineListener = (event: EngineEvent) => void;
-
-/** Model calls per step attempt before the agent is stopped: no loop runs unbounded. */
-const maxToolRounds = 25;
-
-/** Tool arguments as logged: long strings (file contents) become their size and hash. */
-function summarizeArgs(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(args).map(([key, value]) => (typeof value === 'string' && value.length > 200 ? [key, { bytes: Buffer.byteLength(value), sha256: sha256(value) }] : [key, value])),
-  );
-}
 
 /** Ends a run early with a recorded outcome (paused or failed), not as a crash. */
 class StopRun extends Error {
@@ -72,6 +62,11 @@ export class ChainExecutor {
   private readonly abort = new AbortController();
   private readonly progress: SessionProgress;
   private executed = 0;
+  /** Automatic continuations in a row; a completed step resets it. */
+  private autoAttempts = 0;
+  /** The stop the latest automatic continuation answered. */
+  private lastStop?: Stop;
+  private wait?: RetryWait;
 
   constructor(private readonly options: ChainRunOptions) {
     this.progress = options.progress;
@@ -85,6 +80,16 @@ export class ChainExecutor {
   /** Asks the run to stop: the running step is abandoned and the session is paused (user_exit). */
   cancel(): void {
     this.abort.abort();
+  }
+
+  /** During a wait before an automatic retry: retry now (`r` in the run view). */
+  retryNow(): void {
+    this.wait?.end('now');
+  }
+
+  /** During a wait before an automatic retry: give up and pause, resumable (`a` in the run view). */
+  abandonRetry(): void {
+    this.wait?.end('abandon');
   }
 
   get cancelled(): boolean {
@@ -155,93 +160,75 @@ export class ChainExecutor {
 
   private async runStep(step: number): Promise<void> {
     const { sessionId } = this.options;
-    const maxAttempts = this.options.maxAttempts ?? 5;
     const agent = this.options.spec.pattern.config.steps[step]!.agent;
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.results[step]) return;
-    for (let tries = 1; ; tries++) {
+    // A resumed step continues its agent's saved conversation instead of starting blank.
+    const saved = this.progress.conversation?.step === step ? this.progress.conversation.blob : undefined;
+    let conversation = saved ? loadConversation(this.options.blobs, saved) : undefined;
+    for (;;) {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       this.checkBudget();
       const { messages, context } = this.messagesFor(step);
       const attempt = (this.progress.in_progress?.step === step ? this.progress.in_progress.attempt : 0) + 1;
       this.emit({ type: 'step_started', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}` });
       const started = performance.now();
+      const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await this.agentLoop({ agent, step, attempt, messages, context });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body) });
       } catch (error) {
-        const delay = this.classify(error, step, attempt, tries, maxAttempts);
-        this.emit({ type: 'step_retry_scheduled', step, attempt, reason: delay.reason, message: delay.message, delay_ms: delay.ms });
-        try {
-          await abortableSleep(delay.ms, this.abort.signal);
-        } catch {
-          throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
-        }
+        conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;
       }
       this.emit({ type: 'step_completed', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
       this.executed++;
+      if (this.lastStop) this.recordAttempt({ step, stop: this.lastStop, strategy: 'none', outcome: { kind: 'success' } });
+      this.autoAttempts = 0;
+      this.lastStop = undefined;
       return;
     }
   }
 
-  /**
-   * One attempt of a step: model → tool calls → results → model … until the model answers without
-   * tools. Every call and result is an event; file writes go through the write-ahead journal.
-   */
-  private async agentLoop(request: { agent: string; step: number; attempt: number; messages: ChatMessage[]; context: Record<string, unknown> }): Promise<CompletionResult> {
-    const { provider, spec, cwd, blobs } = this.options;
-    const tools = agentTools(spec, request.agent);
-    const messages = [...request.messages];
-    const usage = { input: 0, output: 0 };
-    for (let round = 1; ; round++) {
-      if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
-      // A response that arrives after Ctrl+C is kept: it is paid for and complete.
-      const result = await provider.complete({ ...request, messages, tools: tools.length ? tools : undefined, signal: this.abort.signal });
-      usage.input += result.usage.input;
-      usage.output += result.usage.output;
-      if (!result.tool_calls?.length) return { text: result.text, usage };
-      messages.push({ role: 'assistant', content: result.text, tool_calls: result.tool_calls });
-      for (const call of result.tool_calls) {
-        if (this.cancelled) throw new StepAbortedError();
-        this.emit({ type: 'tool_called', step: request.step, attempt: request.attempt, call_id: call.id, name: call.name, args: summarizeArgs(call.args) });
-        const outcome = await runTool(call, {
-          step: request.step,
-          attempt: request.attempt,
-          cwd,
-          extraRoots: extraRoots(spec),
-          blobs,
-          emit: (body) => this.emit(body),
-          crashAfterBytes: call.name === 'file_write' ? provider.writeCrashAfterBytes?.(request.step, request.attempt) : undefined,
-        });
-        this.emit({ type: 'tool_result', step: request.step, attempt: request.attempt, call_id: call.id, name: call.name, ok: outcome.ok, output: outcome.output.slice(0, 2000) });
-        messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: outcome.output });
-      }
-    }
+  private recordAttempt(a: { step: number; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
+    const policy = this.options.autoResume ?? defaultAutoResume;
+    this.emit({
+      type: 'resume_attempt', step: a.step, attempt: this.autoAttempts, max_attempts: policy.maxAttempts, stop_reason: a.stop.reason,
+      retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, outcome: a.outcome,
+    });
   }
 
-  /** Decides what a failed attempt means: wait and retry (returns the delay), pause, or fail. */
-  private classify(error: unknown, step: number, attempt: number, tries: number, maxAttempts: number): { ms: number; reason: StopReason; message: string } {
-    if (error instanceof StepAbortedError || this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
-    const message = error instanceof Error ? error.message : String(error);
-    const fail = (reason: StopReason, retryable: boolean, outcome: 'paused' | 'failed', text: string): never => {
-      this.emit({ type: 'step_failed', step, attempt, reason, message, retryable });
-      throw new StopRun(outcome, reason, text);
-    };
-    if (error instanceof ContextExhaustedError) {
-      return fail('context_exhausted', true, 'paused', `step ${step}: the model's context window is exhausted (${message}); resume to retry the step`);
+  /**
+   * What a stopped attempt leads to: waits and returns the conversation to retry with (the same
+   * one, or a fresh one seeded with a summary), or ends the run paused or failed.
+   */
+  private async continuation(stop: Stop, at: { step: number; attempt: number; start: ChatMessage[]; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
+    const { step, attempt } = at;
+    const policy = this.options.autoResume ?? defaultAutoResume;
+    const strategy = selectStrategy(stop, policy, this.autoAttempts + 1);
+    if (strategy.kind === 'pause' || strategy.kind === 'fail') {
+      if (stop.reason !== 'user_exit') {
+        this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: strategy.kind === 'pause' });
+        this.recordAttempt({ step, stop, strategy: 'none', outcome: strategy.kind === 'pause' ? { kind: 'skipped', why: strategy.why } : { kind: 'failure', retryable: false } });
+      }
+      throw new StopRun(strategy.kind === 'pause' ? 'paused' : 'failed', stop.reason, stop.reason === 'user_exit' ? strategy.why : `step ${step + 1}: ${strategy.why}`);
     }
-    const retryable = error instanceof RateLimitError || (error instanceof ProviderError && error.retryable);
-    const reason: StopReason = error instanceof RateLimitError ? 'rate_limit' : 'provider_error';
-    if (!retryable) {
-      if (error instanceof ProviderError) return fail(reason, false, 'failed', `step ${step}: ${message}`);
-      throw error;
+    this.autoAttempts++;
+    this.lastStop = stop;
+    if (strategy.kind === 'new_session') {
+      this.recordAttempt({ step, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
+      const summary = await summarize(this.options.provider, { agent: this.options.spec.pattern.config.steps[step]!.agent, step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+      const fresh = seededConversation(at.start, summary);
+      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length });
+      return fresh;
     }
-    if (tries >= maxAttempts) {
-      return fail(reason, true, 'paused', `step ${step}: gave up after ${tries} attempts (${message}); resume to try again`);
-    }
-    const ms = error instanceof RateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffMs(tries);
-    return { ms, reason, message };
+    this.recordAttempt({ step, stop, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: new Date(Date.now() + strategy.delayMs).toISOString() } });
+    this.wait = new RetryWait(strategy.delayMs, this.abort.signal);
+    const ended = await this.wait.done;
+    this.wait = undefined;
+    if (ended === 'cancelled') throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
+    if (ended === 'abandon') throw new StopRun('paused', stop.reason, `step ${step + 1}: ${stop.message}; the automatic retry was abandoned — resume when ready`);
+    return at.conversation;
   }
 
   /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */

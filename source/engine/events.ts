@@ -26,6 +26,13 @@ export interface PendingWrite {
   bytes: number;
 }
 
+/** What became of an automatic continuation. */
+export type AttemptOutcome =
+  | { kind: 'delayed'; next_attempt_at: string }
+  | { kind: 'success' }
+  | { kind: 'failure'; retryable: boolean }
+  | { kind: 'skipped'; why: string };
+
 /** applied: the file already held the new content · not_applied: it still held the old · rolled_back: a torn write was undone · kept: a torn write was left for the retry. */
 export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 
@@ -50,7 +57,14 @@ export type EngineEventBody =
   | { type: 'file_write_recovered'; step: number; call_id: string; path: string; outcome: WriteRecovery; hash: string | null; blob: string | null }
   /** The person chose to continue despite changed files: their current state becomes what the session has seen. */
   | { type: 'environment_accepted'; files: { path: string; hash: string | null; blob: string | null }[] }
+  /** Written by acode before 0.2; replaced by resume_attempt. Kept so older logs replay. */
   | { type: 'step_retry_scheduled'; step: number; attempt: number; reason: StopReason; message: string; delay_ms: number }
+  /** An automatic continuation: its context (why the step stopped, which try, when) and outcome. */
+  | { type: 'resume_attempt'; step: number; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
+  /** The agent's conversation of a step after a full round (model answer + tool results), as a blob; `usage` is that round's model call. */
+  | { type: 'conversation_saved'; step: number; attempt: number; blob: string; messages: number; usage: TokenUsage }
+  /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
+  | { type: 'conversation_reset'; step: number; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number }
   | { type: 'step_failed'; step: number; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: number | null }

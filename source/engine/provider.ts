@@ -29,6 +29,8 @@ export interface CompletionRequest {
   context: Readonly<Record<string, unknown>>;
   /** Tools the agent may call; the answer then holds tool calls instead of (or beside) text. */
   tools?: readonly ToolSpec[];
+  /** `summary`: acode asks for a summary of a conversation that outgrew the context (not a step call). */
+  purpose?: 'step' | 'summary';
   signal: AbortSignal;
 }
 

@@ -49,9 +49,11 @@ export interface SessionProgress {
   files: Record<string, FileSeen>;
   /** Writes journaled but not yet known to be applied, by tool call id (replayed, not checkpointed). */
   pending_writes: Record<string, PendingWrite>;
+  /** The unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
+  conversation: { step: number; blob: string } | null;
 }
 
-export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes'>;
+export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation'>;
 
 export function initialProgress(stepsTotal: number): SessionProgress {
   return {
@@ -69,6 +71,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     results: [],
     files: {},
     pending_writes: {},
+    conversation: null,
   };
 }
 
@@ -99,6 +102,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       };
       progress.next_step = event.step + 1;
       progress.in_progress = null;
+      progress.conversation = null;
       progress.last_response_preview = preview(event.response);
       progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
       break;
@@ -142,8 +146,16 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
         if (seen) progress.files[file.path] = { ...seen, hash: file.hash, blob: file.blob, at: event.ts };
       }
       break;
+    case 'conversation_saved':
+      progress.conversation = { step: event.step, blob: event.blob };
+      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
+      break;
+    case 'conversation_reset':
+      progress.conversation = { step: event.step, blob: event.blob };
+      break;
     case 'step_skipped':
     case 'step_retry_scheduled':
+    case 'resume_attempt':
     case 'step_failed':
     case 'session_forked':
     case 'resume_planned':
@@ -168,6 +180,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { results: _results, files: _files, pending_writes: _pending, ...checkpoint } = progress;
+  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, ...checkpoint } = progress;
   return checkpoint;
 }

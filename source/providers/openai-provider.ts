@@ -1,6 +1,6 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
-import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from '../engine/stop-errors.js';
-import { parseRetryAfter } from './retry-after.js';
+import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
+import { classifyHttpFailure } from './failure-classifier.js';
 
 export interface OpenAiSettings {
   /** Base URL ending before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
@@ -26,10 +26,6 @@ interface ChatCompletion {
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
-interface ErrorBody {
-  error?: { message?: string; code?: string | null; type?: string } | string;
-}
-
 /** Our messages in OpenAI's chat format (tool calls carry JSON-encoded arguments). */
 function toWire(message: ChatMessage): Record<string, unknown> {
   if (message.role === 'tool') return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
@@ -52,18 +48,6 @@ function fromWire(call: WireToolCall): ToolCall {
     // Malformed arguments reach the tool as none; it answers the model with what is missing.
   }
   return { id: call.id, name: call.function.name, args };
-}
-
-const contextPattern = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long/i;
-
-function errorDetails(body: string): { message: string; code: string } {
-  try {
-    const parsed = JSON.parse(body) as ErrorBody;
-    if (typeof parsed.error === 'string') return { message: parsed.error, code: '' };
-    return { message: parsed.error?.message ?? body.slice(0, 300), code: parsed.error?.code ?? parsed.error?.type ?? '' };
-  } catch {
-    return { message: body.slice(0, 300), code: '' };
-  }
 }
 
 /** Any OpenAI-compatible chat-completions endpoint: OpenAI, Ollama, vLLM, LM Studio, llama.cpp. */
@@ -121,16 +105,6 @@ export class OpenAiProvider implements Provider {
   }
 
   private failure(response: Response, body: string): Error {
-    const { message, code } = errorDetails(body);
-    const status = response.status;
-    const what = `HTTP ${status} from ${this.settings.baseUrl}: ${message}`;
-    if (status === 429) {
-      if (code === 'insufficient_quota') return new ProviderError(`${what} (quota exhausted: add credit or change the key)`, false);
-      return new RateLimitError(what, parseRetryAfter(response.headers));
-    }
-    if (code === 'context_length_exceeded' || contextPattern.test(message)) return new ContextExhaustedError(what);
-    if (status === 401 || status === 403) return new ProviderError(`${what} (check OPENAI_API_KEY)`, false);
-    if (status === 404) return new ProviderError(`${what} (check runtime.model_id '${this.settings.model}' and runtime.host)`, false);
-    return new ProviderError(what, status === 408 || status === 409 || status >= 500);
+    return classifyHttpFailure({ provider: 'openai', status: response.status, headers: response.headers, body, endpoint: this.settings.baseUrl });
   }
 }

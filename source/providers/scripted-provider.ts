@@ -41,8 +41,16 @@ export class ScriptedProvider implements Provider {
       const matches = typeof fault.step === 'number' ? fault.step === request.step : fault.step === this.stepIds[request.step];
       // A crash fires on the first attempt only, so a resume gets past it.
       const limit = fault.kind === 'crash' ? 1 : fault.times;
-      return matches && request.attempt <= limit;
+      const round = 1 + request.messages.filter((m) => m.role === 'assistant').length;
+      return matches && request.attempt <= limit && (fault.round === undefined || fault.round === round);
     });
+  }
+
+  /** A deterministic stand-in for a model's summary of a conversation that outgrew the context. */
+  private summary(request: CompletionRequest): CompletionResult {
+    const input = request.messages.map((m) => m.content).join('\n');
+    const text = `Summary of the work so far (${input.length} characters, ${createHash('sha256').update(input).digest('hex').slice(0, 12)}).`;
+    return { text, usage: { input: estimateTokens(input), output: estimateTokens(text) } };
   }
 
   writeCrashAfterBytes(step: number, attempt: number): number | undefined {
@@ -62,6 +70,7 @@ export class ScriptedProvider implements Provider {
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
+    if (request.purpose === 'summary') return this.summary(request);
     const fault = this.faultFor(request);
     if (fault?.kind === 'crash' && fault.during === 'call') process.kill(process.pid, 'SIGKILL');
     if (this.settings.latency_ms > 0) await abortableSleep(this.settings.latency_ms, request.signal);

@@ -25,6 +25,8 @@ const faultSchema = z.strictObject({
   after_bytes: z.number().int().min(0).optional(),
   retry_after_s: z.number().min(0).optional(),
   times: z.number().int().min(1).default(1),
+  /** Fires at this model call of the step's conversation (1 = the first; tool rounds count up). */
+  round: z.number().int().min(1).optional(),
   message: z.string().optional(),
 });
 

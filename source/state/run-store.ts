@@ -16,6 +16,17 @@ export interface StepView {
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed';
 
+/** A wait before an automatic retry, for the countdown. */
+export interface RetryCountdown {
+  step: number;
+  reason: string;
+  message: string;
+  /** When the retry happens (ms since the epoch). */
+  at: number;
+  attempt: number;
+  maxAttempts: number;
+}
+
 /** What the run view shows; derived from engine events only. */
 export interface RunState {
   sessionId: string;
@@ -30,14 +41,22 @@ export interface RunState {
   finishedAt?: number;
   message?: string;
   artifacts: string[];
+  /** Set while the engine waits before an automatic retry. */
+  retry: RetryCountdown | null;
   /** Applies one engine event (bind-engine.ts is the only caller). */
   apply(event: EngineEvent): void;
   /** Ctrl+C: asks the engine to pause after flushing the checkpoint. */
   requestStop(): void;
+  /** During a countdown: retry now (r). */
+  retryNow(): void;
+  /** During a countdown: give up; the session pauses, resumable (a). */
+  abandonRetry(): void;
 }
 
 export interface RunControls {
   cancel(): void;
+  retryNow(): void;
+  abandonRetry(): void;
 }
 
 export interface RunStoreInit {
@@ -67,6 +86,13 @@ export function createRunStore(init: RunStoreInit): RunStore {
     tokens: { input: 0, output: 0 },
     startedAt: now(),
     artifacts: [],
+    retry: null,
+    retryNow() {
+      if (get().retry) init.controls.retryNow();
+    },
+    abandonRetry() {
+      if (get().retry) init.controls.abandonRetry();
+    },
     requestStop() {
       if (get().phase !== 'running' && get().phase !== 'starting') return;
       set({ phase: 'stopping', message: 'pausing: flushing the checkpoint…' });
@@ -100,7 +126,24 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started':
-          set({ steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });
+          set({ retry: null, steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });
+          return;
+        case 'resume_attempt': {
+          if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
+          const reason = event.stop_reason === 'rate_limit' ? 'rate limited' : event.stop_reason.replace('_', ' ');
+          set({
+            retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
+            steps: updateStep(steps, event.step, { status: 'waiting', note: reason }),
+          });
+          return;
+        }
+        case 'conversation_saved': {
+          const tokens = get().tokens;
+          set({ tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output } });
+          return;
+        }
+        case 'conversation_reset':
+          set({ steps: updateStep(steps, event.step, { note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }) });
           return;
         case 'step_retry_scheduled':
           set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${event.reason.replace('_', ' ')}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
@@ -121,6 +164,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'session_paused':
           set({
+            retry: null,
             phase: 'paused',
             finishedAt: now(),
             message: event.message,

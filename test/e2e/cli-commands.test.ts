@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
@@ -69,6 +69,42 @@ describe('acode run and resume with the scripted provider', () => {
     const [record] = parseAllSessionFiles(ws.home);
     expect(record!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'user_exit' });
     expect(result.stderr).toContain(`Resume with: acode resume ${record!.session_id}`);
+  });
+
+  it('resumes a session paused by a real SIGINT mid-step, retrying only that step', async () => {
+    const ws = workspace(chainSpec({ steps: 3, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 300' }));
+    const run = startCli(['run', 'spec.yaml'], ws);
+    await new Promise<void>((resolve) => run.child.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('▶ step 2/3') && resolve()));
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
+    const resumed = await runCli(['resume'], ws);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('resuming: 1 skipped (completed earlier), 2 remaining');
+    expect(resumed.stderr).toMatch(/▶ step 2\/3 \w+ \(attempt 2\)/);
+    expect(resumed.stderr).not.toContain('▶ step 1/3');
+  });
+
+  it('waits out rate limits without a TTY, one line per attempt, and recovers', async () => {
+    const ws = workspace(chainSpec({ steps: 2, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 0.2, times: 2 }' }));
+    const result = await runCli(['run', 'spec.yaml'], ws);
+    expect(result.code).toBe(0);
+    const waits = result.stderr.split('\n').filter((line) => line.startsWith('◷'));
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toMatch(/^◷ step 1\/2 \w+: rate limited \(scripted rate limit \(429\)\); retrying in 1 s, attempt 1\/5$/);
+    expect(waits[1]).toMatch(/attempt 2\/5$/);
+    expect(result.stderr).toContain('recovered after 2 automatic attempts');
+  });
+
+  it('pauses at the first rate limit with --no-auto-resume, and resumes by hand', async () => {
+    const ws = workspace(chainSpec({ steps: 2, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 1, kind: rate_limit, retry_after_s: 30, times: 1 }' }));
+    const result = await runCli(['run', 'spec.yaml', '--no-auto-resume'], ws);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('automatic resume is off');
+    expect(result.stderr).not.toContain('◷');
+    const [record] = parseAllSessionFiles(ws.home);
+    expect(record!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'rate_limit', next_step: 1 });
+    const resumed = await runCli(['resume', record!.session_id], ws);
+    expect(resumed.code).toBe(0);
   });
 
   it('runs with --no-save-session without writing a session', async () => {
@@ -154,6 +190,9 @@ describe('acode exit codes and errors', () => {
     const ws = workspace(chainSpec({ steps: 1, provider: 'scripted' }));
     const first = JSON.parse((await runCli(['run', 'spec.yaml', '--json'], ws)).stdout) as { session_id: string };
     writeFileSync(join(ws.cwd, 'bad.yaml'), chainSpec({ steps: 2, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 1, kind: error }' }));
+    // An unknown provider failure pauses by default; this project asks for failing instead.
+    mkdirSync(join(ws.cwd, '.acode'));
+    writeFileSync(join(ws.cwd, '.acode', 'config.yml'), 'resume:\n  on_unknown: fail\n');
     const second = JSON.parse((await runCli(['run', 'bad.yaml', '--json'], ws)).stdout) as { session_id: string; status: string };
     expect(second.status).toBe('failed');
     const all = JSON.parse((await runCli(['sessions', 'list', '--json'], ws)).stdout) as { session_id: string }[];

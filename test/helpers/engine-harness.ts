@@ -2,6 +2,7 @@ import { MemoryBlobStore } from '../../source/engine/blob-store.js';
 import { ChainExecutor } from '../../source/engine/chain-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import type { Journal } from '../../source/engine/journal.js';
+import type { AutoResumePolicy } from '../../source/engine/resume-strategy.js';
 import { initialProgress, replayEvents, type SessionProgress } from '../../source/engine/session-progress.js';
 import { mergeVariables } from '../../source/engine/template-context.js';
 import { createProvider } from '../../source/providers/create-provider.js';
@@ -16,21 +17,22 @@ export class MemoryJournal implements Journal {
 }
 
 /** Builds an executor for spec text with the real provider the spec names. */
-export function executorFor(specText: string, options: { cwd: string; journal?: MemoryJournal; progress?: SessionProgress; maxAttempts?: number }) {
+export function executorFor(specText: string, options: { cwd: string; journal?: MemoryJournal; progress?: SessionProgress; autoResume?: AutoResumePolicy; blobs?: MemoryBlobStore }) {
   const { spec } = loadSpecText(specText, 'spec.yaml');
   const journal = options.journal ?? new MemoryJournal();
+  const blobs = options.blobs ?? new MemoryBlobStore();
   const executor = new ChainExecutor({
     sessionId: 'test-session',
     spec,
     variables: mergeVariables(spec, {}),
     provider: createProvider(spec, {}),
     journal,
-    blobs: new MemoryBlobStore(),
+    blobs,
     progress: options.progress ?? initialProgress(spec.pattern.config.steps.length),
     cwd: options.cwd,
-    maxAttempts: options.maxAttempts,
+    autoResume: options.autoResume,
   });
-  return { executor, journal, spec };
+  return { executor, journal, spec, blobs };
 }
 
 /** Progress rebuilt from a journal, as `acode resume` rebuilds it from events.jsonl. */

@@ -10,11 +10,13 @@ const usage = { input: 1200, output: 3400 };
 
 function setup(agents = ['researcher', 'analyst', 'writer']) {
   const cancel = vi.fn();
-  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel }, now: () => 0 });
+  const retryNow = vi.fn();
+  const abandonRetry = vi.fn();
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel, retryNow, abandonRetry }, now: () => 0 });
   const onForceQuit = vi.fn();
   const ui = renderInk(<RunView store={store} onForceQuit={onForceQuit} />);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
-  return { store, ui, apply, cancel, onForceQuit };
+  return { store, ui, apply, cancel, retryNow, abandonRetry, onForceQuit };
 }
 
 const started = (skipped = 0, total = 3) =>
@@ -84,5 +86,25 @@ describe('the run view', () => {
     apply({ type: 'session_completed', tokens: usage });
     const frame = await ui.waitForFrame((f) => f.includes('✓ completed'));
     expect(frame).toContain('wrote /tmp/out/report.md');
+  });
+
+  it('counts down to an automatic retry, and r retries now while a aborts', async () => {
+    const { ui, apply, retryNow, abandonRetry } = setup();
+    apply(started());
+    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    const next = new Date(Date.now() + 41_000).toISOString();
+    apply({ type: 'resume_attempt', step: 0, attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
+    let frame = await ui.waitForFrame((f) => f.includes('retrying in'));
+    expect(frame).toMatch(/rate limited — retrying in 41 s, attempt 2\/5; r retry now · a abort/);
+    // It counts down.
+    frame = await ui.waitForFrame((f) => /retrying in (40|39) s/.test(f));
+    ui.stdin.write('r');
+    expect(retryNow).toHaveBeenCalledTimes(1);
+    ui.stdin.write('a');
+    expect(abandonRetry).toHaveBeenCalledTimes(1);
+    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 2, idempotency_key: 'k0b' });
+    frame = await ui.waitForFrame((f) => !f.includes('retrying in'));
+    ui.stdin.write('r');
+    expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { executorFor, MemoryJournal, replayed } from '../helpers/engine-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { EngineEvent } from '../../source/engine/events.js';
 
 const spec = (steps: number, scripted = '', budget?: number) => chainSpec({ steps, provider: 'scripted', scripted: scripted ? `  scripted:\n${scripted}` : undefined, budget });
 
@@ -64,35 +65,62 @@ describe('the chain executor', () => {
     expect(retry).toMatchObject({ step: 1, attempt: 2, idempotency_key: 'test-session:1:2' });
   });
 
-  it('waits out a rate limit and retries the same step', async () => {
+  it('waits out a rate limit for its retry-after and retries the same step, recording each attempt', async () => {
     const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: rate_limit, retry_after_s: 0.01, times: 2 }'), { cwd: tempDir() });
     const summary = await executor.run();
     expect(summary.status).toBe('completed');
-    const retries = journal.events.filter((e) => e.type === 'step_retry_scheduled');
-    expect(retries).toEqual([
-      expect.objectContaining({ step: 1, attempt: 1, reason: 'rate_limit', delay_ms: 10 }),
-      expect.objectContaining({ step: 1, attempt: 2, reason: 'rate_limit', delay_ms: 10 }),
+    const attempts = journal.events.filter((e) => e.type === 'resume_attempt');
+    expect(attempts).toEqual([
+      expect.objectContaining({ step: 1, attempt: 1, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: expect.any(String) } }),
+      expect.objectContaining({ step: 1, attempt: 2, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: expect.objectContaining({ kind: 'delayed' }) }),
+      expect.objectContaining({ step: 1, attempt: 2, outcome: { kind: 'success' } }),
     ]);
+    expect(journal.events.filter((e) => e.type === 'step_started' && e.step === 1).map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
   });
 
-  it('pauses, resumable, once a step hits the attempt cap', async () => {
-    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 0, times: 99 }'), { cwd: tempDir(), maxAttempts: 3 });
+  it('backs off with jitter when a rate limit names no retry-after', async () => {
+    const { executor, journal } = executorFor(spec(1, '    faults:\n      - { step: 0, kind: rate_limit, times: 1 }'), { cwd: tempDir() });
+    expect((await executor.run()).status).toBe('completed');
+    const attempt = journal.events.find((e) => e.type === 'resume_attempt') as Extract<EngineEvent, { type: 'resume_attempt' }>;
+    expect(attempt.retry_after_ms).toBeNull();
+    const delay = Date.parse((attempt.outcome as { next_attempt_at: string }).next_attempt_at) - Date.parse(attempt.ts);
+    expect(delay).toBeGreaterThanOrEqual(450); // backoff of attempt 1: 0.5–1 s
+    expect(delay).toBeLessThanOrEqual(1100);
+  });
+
+  it('pauses, resumable, once automatic attempts in a row reach the cap', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 0, times: 99 }'), { cwd: tempDir(), autoResume: { enabled: true, maxAttempts: 3, onUnknown: 'retry' } });
     const summary = await executor.run();
     expect(summary.status).toBe('paused');
-    expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(3);
+    expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(4); // the first try and 3 automatic ones
+    expect(journal.events.filter((e) => e.type === 'resume_attempt').at(-1)).toMatchObject({ attempt: 3, outcome: { kind: 'skipped', why: expect.stringContaining('gave up after 3 automatic attempts') } });
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', step: 0 });
   });
 
-  it('pauses when the context window is exhausted', async () => {
-    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: context_exhausted }'), { cwd: tempDir() });
+  it('pauses at the first rate limit when automatic resume is off', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 0, times: 1 }'), { cwd: tempDir(), autoResume: { enabled: false, maxAttempts: 5, onUnknown: 'retry' } });
     expect((await executor.run()).status).toBe('paused');
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'context_exhausted', step: 1 });
+    expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(1);
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', message: expect.stringContaining('automatic resume is off') });
   });
 
-  it('fails on a provider error that retrying cannot fix', async () => {
-    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 0, kind: error, message: bad request }'), { cwd: tempDir() });
-    expect((await executor.run()).status).toBe('failed');
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'provider_error' });
+  it('continues an exhausted context in a new conversation seeded with a summary by the model', async () => {
+    const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: context_exhausted }'), { cwd: tempDir() });
+    expect((await executor.run()).status).toBe('completed');
+    expect(journal.events.find((e) => e.type === 'resume_attempt')).toMatchObject({ stop_reason: 'context_exhausted', strategy: 'new_session' });
+    const reset = journal.events.find((e) => e.type === 'conversation_reset');
+    expect(reset).toMatchObject({ step: 1, attempt: 1, summary_source: 'model', summary_chars: expect.any(Number) });
+    const completed = journal.events.filter((e) => e.type === 'step_completed');
+    expect(completed).toHaveLength(2);
+  });
+
+  it('pauses on a provider error that waiting cannot fix, and fails on it when resume.on_unknown is fail', async () => {
+    const paused = executorFor(spec(2, '    faults:\n      - { step: 0, kind: error, message: bad request }'), { cwd: tempDir() });
+    expect((await paused.executor.run()).status).toBe('paused');
+    expect(paused.journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'provider_error', message: expect.stringContaining('fix the cause, then resume') });
+    const failed = executorFor(spec(2, '    faults:\n      - { step: 0, kind: error, message: bad request }'), { cwd: tempDir(), autoResume: { enabled: true, maxAttempts: 5, onUnknown: 'fail' } });
+    expect((await failed.executor.run()).status).toBe('failed');
+    expect(failed.journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'provider_error' });
   });
 
   it('pauses with user_exit when cancelled mid-step, keeping completed steps', async () => {

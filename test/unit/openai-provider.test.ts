@@ -71,7 +71,7 @@ describe('the OpenAI-compatible provider', () => {
   });
 
   it('marks server errors retryable and auth errors not', async () => {
-    server.handler = () => ({ kind: 'error', status: 503, body: { error: { message: 'overloaded' } } });
+    server.handler = () => ({ kind: 'error', status: 500, body: { error: { message: 'The server had an error while processing your request.', type: 'server_error' } } });
     expect(((await provider().complete(request()).catch((e: unknown) => e)) as ProviderError).retryable).toBe(true);
     server.handler = () => ({ kind: 'error', status: 401, body: { error: { message: 'Incorrect API key provided' } } });
     const auth = (await provider({ apiKey: 'sk-secret-value' }).complete(request()).catch((e: unknown) => e)) as ProviderError;

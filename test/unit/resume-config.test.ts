@@ -8,7 +8,7 @@ describe('resume config', () => {
   it('defaults when there is no config file', () => {
     expect(loadResumeConfig(tempDir(), tempDir())).toEqual({
       in_progress_strategy: 'rollback', validate_environment: true, changed_files_action: 'prompt',
-      validation_timeout_seconds: 30, lock_timeout_seconds: 60, max_attempts: 5,
+      validation_timeout_seconds: 30, lock_timeout_seconds: 60, max_attempts: 5, auto_resume: true, on_unknown: 'retry',
     });
   });
 

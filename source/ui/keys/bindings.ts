@@ -11,6 +11,8 @@ export interface KeyBinding {
 
 export const runBindings = {
   'run.pause': { keys: ['ctrl+c'], label: 'Ctrl+C pause', description: 'pause: flush the checkpoint and stop; a second Ctrl+C quits at once' },
+  'run.retryNow': { keys: ['r', 'R'], label: 'r retry now', description: 'while waiting to retry: retry now' },
+  'run.abandon': { keys: ['a', 'A'], label: 'a abort', description: 'while waiting to retry: stop; the session stays paused and resumable' },
 } as const satisfies Record<string, KeyBinding>;
 
 export const changesBindings = {

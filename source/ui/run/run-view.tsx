@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
+import { RetryCountdown } from './retry-countdown.js';
 import { StepRow } from './step-row.js';
 import { useElapsed } from './use-elapsed.js';
 
@@ -105,9 +106,12 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
+      const s = store.getState();
+      if (s.retry && matches(runBindings['run.retryNow'], input, key)) return s.retryNow();
+      if (s.retry && matches(runBindings['run.abandon'], input, key)) return s.abandonRetry();
       if (!matches(runBindings['run.pause'], input, key)) return;
-      if (store.getState().phase === 'stopping') onForceQuit();
-      else store.getState().requestStop();
+      if (s.phase === 'stopping') onForceQuit();
+      else s.requestStop();
     },
     { isActive: isRawModeSupported === true },
   );
@@ -137,6 +141,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
           <StepRow key={step.index} step={step} />
         ))}
         {pending.length > pendingShown ? <Text dimColor>  … {pending.length - pendingShown} more pending</Text> : null}
+        <RetryCountdown store={store} />
         <Box marginTop={1}>
           <Summary store={store} />
         </Box>

@@ -1,12 +1,19 @@
 import { useEffect, useState } from 'react';
 
-/** Milliseconds since `startedAt`, ticking every `intervalMs` until `finishedAt` is set. */
-export function useElapsed(startedAt: number, finishedAt: number | undefined, intervalMs = 100): number {
+/** The wall clock, re-read every `intervalMs` while `ticking`. */
+export function useNow(ticking: boolean, intervalMs: number): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    if (finishedAt !== undefined) return;
+    if (!ticking) return;
+    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), intervalMs);
     return () => clearInterval(timer);
-  }, [finishedAt, intervalMs]);
+  }, [ticking, intervalMs]);
+  return now;
+}
+
+/** Milliseconds since `startedAt`, ticking every `intervalMs` until `finishedAt` is set. */
+export function useElapsed(startedAt: number, finishedAt: number | undefined, intervalMs = 100): number {
+  const now = useNow(finishedAt === undefined, intervalMs);
   return (finishedAt ?? now) - startedAt;
 }

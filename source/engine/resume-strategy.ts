@@ -1,0 +1,60 @@
+import { backoffMs } from './abortable-sleep.js';
+import type { StopReason } from './events.js';
+import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError } from './stop-errors.js';
+
+/** Why a step attempt stopped, as a continuation sees it. */
+export interface Stop {
+  reason: Extract<StopReason, 'rate_limit' | 'context_exhausted' | 'user_exit' | 'provider_error'>;
+  /** Known only for rate limits whose answer said when to come back. */
+  retryAfterMs?: number;
+  /** False for failures waiting cannot fix (bad key, exhausted quota, unknown model). */
+  retryable: boolean;
+  message: string;
+}
+
+/** Classifies what a step attempt threw: RateLimit, ContextExhausted, UserExit, or Unknown (provider_error). */
+export function classifyStop(error: unknown, cancelled: boolean): Stop {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof StepAbortedError || cancelled) return { reason: 'user_exit', retryable: false, message: 'stopped by the user' };
+  if (error instanceof RateLimitError) return { reason: 'rate_limit', retryAfterMs: error.retryAfterMs, retryable: true, message };
+  if (error instanceof ContextExhaustedError) return { reason: 'context_exhausted', retryable: true, message };
+  if (error instanceof ProviderError) return { reason: 'provider_error', retryable: error.retryable, message };
+  throw error; // a bug, not a stop: let it surface
+}
+
+/** How far acode continues on its own (resume.* config, --no-auto-resume). */
+export interface AutoResumePolicy {
+  enabled: boolean;
+  /** Automatic continuations in a row (without a step completing) before the session pauses. */
+  maxAttempts: number;
+  /** What an unknown failure (not a rate limit or context overflow) leads to. */
+  onUnknown: 'retry' | 'pause' | 'fail';
+}
+
+export const defaultAutoResume: AutoResumePolicy = { enabled: true, maxAttempts: 5, onUnknown: 'retry' };
+
+export type Strategy =
+  /** Wait, then retry the step in the same conversation. */
+  | { kind: 'same_session'; delayMs: number }
+  /** Retry the step in a fresh conversation seeded with a summary of the old one. */
+  | { kind: 'new_session' }
+  /** Stop here, resumable; `why` is said to the person. */
+  | { kind: 'pause'; why: string }
+  | { kind: 'fail'; why: string };
+
+/**
+ * The selector: which continuation a stop gets. `attempt` is the automatic continuation this would
+ * be (1-based); past the policy's cap the session pauses instead of looping.
+ */
+export function selectStrategy(stop: Stop, policy: AutoResumePolicy, attempt: number, random: () => number = Math.random): Strategy {
+  if (stop.reason === 'user_exit') return { kind: 'pause', why: 'stopped by the user' };
+  if (stop.reason === 'provider_error') {
+    if (policy.onUnknown === 'fail') return { kind: 'fail', why: stop.message };
+    if (policy.onUnknown === 'pause') return { kind: 'pause', why: `${stop.message} (resume.on_unknown: pause)` };
+    if (!stop.retryable) return { kind: 'pause', why: `${stop.message}; waiting will not fix this: fix the cause, then resume` };
+  }
+  if (!policy.enabled) return { kind: 'pause', why: `${stop.message} (automatic resume is off)` };
+  if (attempt > policy.maxAttempts) return { kind: 'pause', why: `gave up after ${policy.maxAttempts} automatic attempts (${stop.message})` };
+  if (stop.reason === 'context_exhausted') return { kind: 'new_session' };
+  return { kind: 'same_session', delayMs: stop.retryAfterMs ?? backoffMs(attempt, random) };
+}

@@ -1,0 +1,135 @@
+import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
+import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
+import { classifyHttpFailure } from './failure-classifier.js';
+
+/** Anthropic refuses a request without max_tokens; this is what we ask for when the spec is silent. */
+export const anthropicDefaultMaxTokens = 4096;
+
+export interface AnthropicSettings {
+  /** Base URL without /v1/messages, e.g. https://api.anthropic.com. */
+  baseUrl: string;
+  model: string;
+  /** Per-agent `model_id` overrides from the spec's agents. */
+  agentModels?: Readonly<Record<string, string>>;
+  /** Read from the environment when the provider is made; never stored elsewhere or logged. */
+  apiKey?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+}
+
+type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+interface WireMessage {
+  role: 'user' | 'assistant';
+  content: string | ContentBlock[];
+}
+
+interface MessagesResponse {
+  content?: ContentBlock[];
+  stop_reason?: string;
+  usage?: { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+}
+
+/**
+ * Our conversation in Anthropic's shape: system text moves to the top level, and a run of tool
+ * results becomes one user turn, since Anthropic wants every result right after its tool_use turn.
+ */
+export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: string; messages: WireMessage[] } {
+  const system: string[] = [];
+  const wire: WireMessage[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        system.push(message.content);
+        break;
+      case 'user':
+        wire.push({ role: 'user', content: message.content });
+        break;
+      case 'assistant': {
+        if (!message.tool_calls?.length) {
+          wire.push({ role: 'assistant', content: message.content });
+          break;
+        }
+        // Anthropic rejects empty text blocks; a tool-only turn is just its tool_use blocks.
+        const text: ContentBlock[] = message.content ? [{ type: 'text', text: message.content }] : [];
+        const uses = message.tool_calls.map((call): ContentBlock => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args }));
+        wire.push({ role: 'assistant', content: [...text, ...uses] });
+        break;
+      }
+      case 'tool': {
+        const result: ContentBlock = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+        const previous = wire.at(-1);
+        if (previous?.role === 'user' && Array.isArray(previous.content) && previous.content.every((b) => b.type === 'tool_result')) previous.content.push(result);
+        else wire.push({ role: 'user', content: [result] });
+        break;
+      }
+    }
+  }
+  return { system: system.join('\n\n'), messages: wire };
+}
+
+function toolCall(block: Extract<ContentBlock, { type: 'tool_use' }>): ToolCall {
+  const args = block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Record<string, unknown>) : {};
+  return { id: block.id, name: block.name, args };
+}
+
+/** Anthropic's Messages API (api.anthropic.com or a compatible proxy), without streaming. */
+export class AnthropicProvider implements Provider {
+  readonly name = 'anthropic';
+
+  constructor(private readonly settings: AnthropicSettings) {}
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const { baseUrl, apiKey, temperature, maxTokens, topP } = this.settings;
+    const url = `${baseUrl.replace(/\/+$/, '')}/v1/messages`;
+    const { system, messages } = toAnthropicMessages(request.messages);
+    const body = {
+      model: this.settings.agentModels?.[request.agent] ?? this.settings.model,
+      max_tokens: maxTokens ?? anthropicDefaultMaxTokens,
+      ...(system ? { system } : {}),
+      messages,
+      temperature,
+      top_p: topP,
+      tools: request.tools?.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })),
+    };
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+        body: JSON.stringify(body),
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (request.signal.aborted) throw new StepAbortedError();
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new ProviderError(`cannot reach ${url} (${cause}); check runtime.host or ANTHROPIC_BASE_URL and the network`, true);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (request.signal.aborted) throw new StepAbortedError();
+      throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
+    }
+    if (!response.ok) throw classifyHttpFailure({ provider: 'anthropic', status: response.status, headers: response.headers, body: text, endpoint: url });
+
+    let parsed: MessagesResponse;
+    try {
+      parsed = JSON.parse(text) as MessagesResponse;
+    } catch {
+      throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
+    }
+    if (!Array.isArray(parsed.content)) throw new ProviderError(`${url} answered without a content array`, true);
+    const u = parsed.usage;
+    // Cached prompt tokens are still prompt tokens: budgets count what the model read.
+    const usage = { input: (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0), output: u?.output_tokens ?? 0 };
+    const answer = parsed.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    const calls = parsed.content.flatMap((block) => (block.type === 'tool_use' ? [toolCall(block)] : []));
+    return calls.length ? { text: answer, tool_calls: calls, usage } : { text: answer, usage };
+  }
+}

@@ -79,8 +79,7 @@ function parseArguments() {
     });
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
-    process.stderr.write(`acode: ${(error as Error).message}; see 'acode --help'\n`);
-    process.exit(ExitCode.usage);
+    throw new AcodeError(`${(error as Error).message}; see 'acode --help'`, ExitCode.usage);
   }
 }
 

@@ -13,7 +13,8 @@ const help = `
     $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
-                 [--strategy rollback|retry|prompt] [--json]
+                 [--strategy rollback|retry|prompt] [--no-auto-resume]
+                 [--approve | --response "…" | --reject] [--json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step N]    new session reusing <id>'s completed steps before N
     $ acode sessions list [--status S] [--resumable] [--json]
@@ -26,6 +27,9 @@ const help = `
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
     --no-save-session    run without writing a session (nothing to resume)
+    --approve            answer the approval step the run reaches with its default response
+    --response "…"       answer it with this response instead
+    --reject             reject it: the session is cancelled
     --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)
     --json               print one JSON object (or array) on stdout
@@ -45,7 +49,8 @@ const help = `
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
   Exit codes
-    0 ok · 1 failure · 2 usage or spec error · 14 no resumable session
+    0 ok · 1 failure or stopped short (paused, awaiting approval) · 2 usage or spec error
+    14 no resumable session
     15 session already completed/failed/cancelled · 16 session locked by another process
     17 environment validation failed · 130 paused by Ctrl+C
 
@@ -75,6 +80,9 @@ function parseArguments() {
         onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
         strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
         autoResume: { type: 'boolean' },
+        approve: { type: 'boolean' },
+        reject: { type: 'boolean' },
+        response: { type: 'string' },
       },
     });
   } catch (error) {
@@ -93,8 +101,8 @@ function requireArg(value: string | undefined, what: string): string {
 }
 
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
-  const { json, dryRun, yes, onChange, strategy, autoResume } = cli.flags;
-  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume };
+  const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response } = cli.flags;
+  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */
@@ -107,7 +115,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { resumeCommand } = await import('./commands/resume.js');
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response } });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');

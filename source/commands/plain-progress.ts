@@ -43,6 +43,12 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, agents: re
       return attemptLine(event, step(event.step));
     case 'conversation_reset':
       return `  ↻ ${step(event.step)}: new conversation, seeded with a summary ${event.summary_source === 'model' ? 'written by the model' : '(the latest part of the old one: the model could not summarize)'}`;
+    case 'approval_requested':
+      return `◆ ${step(event.step)}: ${event.prompt}${event.context ? `\n${event.context}` : ''}`;
+    case 'approval_answered':
+      return `  ${event.decision === 'rejected' ? '✗ rejected' : `✓ ${event.decision}`}${event.response && event.decision === 'edited' ? `: ${event.response}` : ''}`;
+    case 'session_cancelled':
+      return `■ cancelled: ${event.message}`;
     case 'conversation_saved':
       return undefined; // a bookkeeping event: the tool lines show the rounds
     case 'artifact_written':

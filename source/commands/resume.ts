@@ -12,6 +12,7 @@ import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 import { importInk } from './import-ink.js';
 import { autoResumePolicy } from '../config/resume-config.js';
+import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 
 export interface ResumeFlags {
   json: boolean;
@@ -22,6 +23,7 @@ export interface ResumeFlags {
   strategy?: InProgressStrategy;
   /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
   autoResume?: boolean;
+  approval?: ApprovalFlags;
 }
 
 function writeLines(prepared: PreparedResume, strategy: Exclude<InProgressStrategy, 'prompt'>, cwd: string): string[] {
@@ -80,6 +82,7 @@ async function askOnTerminal(prepared: PreparedResume): Promise<'continue' | 'ab
 
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
+  const approvals = approvalsFrom(flags.approval ?? {});
   const prepared = prepareResume(ctx, id);
   const { handle, spec, progress, plan, config, environment, specChange } = prepared;
   const record = handle.record;
@@ -131,6 +134,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     progress,
     cwd: record.cwd,
     autoResume: autoResumePolicy(config, flags.autoResume),
+    approvals,
     saved: true,
     json: flags.json,
     lease,

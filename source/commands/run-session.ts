@@ -6,6 +6,9 @@ import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
 import { plainLine } from './plain-progress.js';
 import { importInk } from './import-ink.js';
+import { stepLabel } from '../spec/chain-steps.js';
+import type { ApprovalDesk } from '../engine/approval.js';
+import { approvalHint } from '../state/approval-hint.js';
 
 export interface SessionRunOptions extends ChainRunOptions {
   /** False for --no-save-session: nothing to resume, so no resume hint. */
@@ -23,15 +26,19 @@ export interface SessionRunOptions extends ChainRunOptions {
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
   if (summary.status === 'completed') return ExitCode.ok;
-  if (summary.status === 'paused' && userStopped) return ExitCode.interrupted;
+  if (userStopped && (summary.status === 'paused' || summary.status === 'awaiting_approval')) return ExitCode.interrupted;
   return ExitCode.failure;
 }
+
+
 
 function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): string {
   const counts = `${summary.steps_total} steps (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out`;
   if (summary.status === 'completed') return `${paint(ctx, 32, '✓ completed')}: ${counts}`;
+  if (summary.status === 'awaiting_approval') return `${paint(ctx, 35, '⏸ awaiting approval')}: ${counts}${saved ? `\n${approvalHint(summary.session_id)}` : ''}`;
   const resume = saved ? `\nResume with: acode resume ${summary.session_id}` : '';
-  return `${summary.status === 'paused' ? paint(ctx, 33, '⏸ paused') : paint(ctx, 31, '✗ failed')}: ${counts}${summary.status === 'paused' ? resume : ''}`;
+  const label = summary.status === 'paused' ? paint(ctx, 33, '⏸ paused') : summary.status === 'cancelled' ? paint(ctx, 90, '■ cancelled') : paint(ctx, 31, '✗ failed');
+  return `${label}: ${counts}${summary.status === 'paused' ? resume : ''}`;
 }
 
 /**
@@ -40,8 +47,11 @@ function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): 
  * Ctrl+C or SIGTERM pauses; a second one leaves at once (the checkpoint is already durable).
  */
 export async function runSession(ctx: CommandContext, options: SessionRunOptions): Promise<ExitCode> {
-  const executor = new ChainExecutor(options);
-  const agents = options.spec.pattern.config.steps.map((step) => step.agent);
+  // The run view answers approval steps once it is up; answers given as flags come first.
+  const desk: { target?: ApprovalDesk } = {};
+  const approvals: ApprovalDesk = options.approvals ?? { answer: (request, signal) => desk.target?.answer(request, signal) ?? Promise.resolve(undefined) };
+  const executor = new ChainExecutor({ ...options, approvals });
+  const agents = options.spec.pattern.config.steps.map(stepLabel);
   const total = agents.length;
   const useInk = ctx.interactive && !options.json;
 
@@ -62,7 +72,8 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });
+    const { store, approvals: viewDesk } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });
+    desk.target = viewDesk;
     screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
   } else {
     ctx.stderr.write(`acode: session ${options.sessionId} · ${options.spec.name}\n`);

@@ -14,6 +14,7 @@ import { parseVars } from './parse-vars.js';
 import { guardJournal, leaseSession } from './session-lease.js';
 import { autoResumePolicy, defaultResumeConfig, loadResumeConfig } from '../config/resume-config.js';
 import { runSession } from './run-session.js';
+import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 
 export interface RunFlags {
   vars: readonly string[];
@@ -21,10 +22,13 @@ export interface RunFlags {
   json: boolean;
   /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
   autoResume?: boolean;
+  approval?: ApprovalFlags;
 }
 
 /** `acode run <spec>`: validates, creates the session (unless --no-save-session) and runs it. */
 export async function runCommand(ctx: CommandContext, specPath: string, flags: RunFlags): Promise<ExitCode> {
+  // Checked before anything is written: a contradictory answer changes nothing on disk.
+  const approvals = approvalsFrom(flags.approval ?? {});
   const loaded = loadSpecFile(specPath);
   for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
   const { spec } = loaded;
@@ -41,6 +45,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
       sessionId: `unsaved-${randomBytes(4).toString('hex')}`,
       spec, variables, provider, journal: nullJournal, blobs: new MemoryBlobStore(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: false, json: flags.json,
       autoResume: autoResumePolicy(defaultResumeConfig, flags.autoResume),
+      approvals,
     });
   }
   const store = openStore(ctx);
@@ -63,6 +68,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     sessionId: handle.record.session_id,
     spec, variables, provider, journal, blobs: handle.blobs(), progress: initialProgress(stepsTotal), cwd: ctx.cwd, saved: true, json: flags.json,
     autoResume: autoResumePolicy(config, flags.autoResume),
+    approvals,
     lease,
     onLockLost: guardJournal(journal, lease),
     close: () => journal.close(),

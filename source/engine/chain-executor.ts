@@ -1,6 +1,9 @@
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
+import type { AgentStep, ApprovalStep } from '../spec/schema.js';
+import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
 import { agentLoop } from './agent-loop.js';
+import type { ApprovalDesk, ApprovalRequest } from './approval.js';
 import { ArtifactPathError, renderArtifacts } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
@@ -24,6 +27,8 @@ export interface ChainRunOptions {
   cwd: string;
   /** How far the run continues on its own after a rate limit, a context overflow or an unknown failure. */
   autoResume?: AutoResumePolicy;
+  /** Who answers approval steps; without one, the session waits in AWAITING_APPROVAL. */
+  approvals?: ApprovalDesk;
   /** Where snapshots of files the session reads and writes go. */
   blobs: BlobStore;
 }
@@ -41,10 +46,10 @@ export interface RunSummary {
 
 export type EngineListener = (event: EngineEvent) => void;
 
-/** Ends a run early with a recorded outcome (paused or failed), not as a crash. */
+/** Ends a run early with a recorded outcome, not as a crash; `awaiting`: the status is already AWAITING_APPROVAL. */
 class StopRun extends Error {
   constructor(
-    readonly outcome: 'paused' | 'failed',
+    readonly outcome: 'paused' | 'failed' | 'cancelled' | 'awaiting',
     readonly reason: StopReason,
     message: string,
   ) {
@@ -113,7 +118,7 @@ export class ChainExecutor {
     const steps = spec.pattern.config.steps;
     const skipped = this.progress.next_step;
     this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: steps.length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, next_step: skipped, tokens: { ...this.progress.tokens } });
-    for (let step = 0; step < skipped; step++) this.emit({ type: 'step_skipped', step, agent: steps[step]?.agent ?? '' });
+    for (let step = 0; step < skipped; step++) this.emit({ type: 'step_skipped', step, agent: stepLabel(steps[step]) });
 
     try {
       for (let step = skipped; step < steps.length; step++) await this.runStep(step);
@@ -123,7 +128,8 @@ export class ChainExecutor {
       if (!(error instanceof StopRun)) throw error;
       const step = this.progress.in_progress?.step ?? null;
       if (error.outcome === 'paused') this.emit({ type: 'session_paused', reason: error.reason, message: error.message, step });
-      else this.emit({ type: 'session_failed', reason: error.reason, message: error.message, step });
+      else if (error.outcome === 'failed') this.emit({ type: 'session_failed', reason: error.reason, message: error.message, step });
+      else if (error.outcome === 'cancelled') this.emit({ type: 'session_cancelled', reason: error.reason, message: error.message, step });
     }
     return {
       session_id: this.options.sessionId,
@@ -146,7 +152,7 @@ export class ChainExecutor {
 
   private messagesFor(step: number): { messages: ChatMessage[]; context: Record<string, unknown> } {
     const { spec, variables } = this.options;
-    const config = spec.pattern.config.steps[step]!;
+    const config = spec.pattern.config.steps[step] as AgentStep;
     const context = stepContext(spec, variables, this.progress.results, step);
     try {
       const system = renderTemplate(spec.agents[config.agent]?.prompt ?? '', context);
@@ -160,9 +166,11 @@ export class ChainExecutor {
 
   private async runStep(step: number): Promise<void> {
     const { sessionId } = this.options;
-    const agent = this.options.spec.pattern.config.steps[step]!.agent;
+    const config = this.options.spec.pattern.config.steps[step]!;
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.results[step]) return;
+    if (isApprovalStep(config)) return this.runApproval(step, config);
+    const agent = config.agent;
     // A resumed step continues its agent's saved conversation instead of starting blank.
     const saved = this.progress.conversation?.step === step ? this.progress.conversation.blob : undefined;
     let conversation = saved ? loadConversation(this.options.blobs, saved) : undefined;
@@ -217,7 +225,7 @@ export class ChainExecutor {
     this.lastStop = stop;
     if (strategy.kind === 'new_session') {
       this.recordAttempt({ step, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
-      const summary = await summarize(this.options.provider, { agent: this.options.spec.pattern.config.steps[step]!.agent, step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+      const summary = await summarize(this.options.provider, { agent: stepLabel(this.options.spec.pattern.config.steps[step]), step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
       const fresh = seededConversation(at.start, summary);
       this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length });
       return fresh;
@@ -229,6 +237,35 @@ export class ChainExecutor {
     if (ended === 'cancelled') throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
     if (ended === 'abandon') throw new StopRun('paused', stop.reason, `step ${step + 1}: ${stop.message}; the automatic retry was abandoned — resume when ready`);
     return at.conversation;
+  }
+
+  /**
+   * An approval step: the session waits in AWAITING_APPROVAL for a person's answer. Approved or
+   * edited, the answer is the step's response; rejected, the session is cancelled. With nobody to
+   * answer (no terminal, no --approve), the run stops here and `acode resume` asks again.
+   */
+  private async runApproval(step: number, config: ApprovalStep): Promise<void> {
+    const { sessionId, spec, variables } = this.options;
+    const attempt = (this.progress.in_progress?.step === step ? this.progress.in_progress.attempt : 0) + 1;
+    const key = `${sessionId}:${step}:${attempt}`;
+    this.emit({ type: 'step_started', step, agent: 'approval', attempt, idempotency_key: key });
+    const started = performance.now();
+    const context = stepContext(spec, variables, this.progress.results, step);
+    let request: ApprovalRequest;
+    try {
+      request = { step, prompt: renderTemplate(config.prompt, context).trim(), context: renderTemplate(config.context_display ?? '', context).trim(), defaultResponse: config.default ?? 'approved' };
+    } catch (error) {
+      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `step ${step + 1} (approval): ${error.message}`);
+      throw error;
+    }
+    this.emit({ type: 'approval_requested', step, attempt, prompt: request.prompt, context: request.context, default_response: request.defaultResponse });
+    const answer = this.cancelled ? undefined : await this.options.approvals?.answer(request, this.abort.signal);
+    if (!answer) throw new StopRun('awaiting', 'user_exit', 'waiting for approval');
+    const response = answer.decision === 'edited' ? answer.response : answer.decision === 'approved' ? request.defaultResponse : '';
+    this.emit({ type: 'approval_answered', step, attempt, decision: answer.decision, response });
+    if (answer.decision === 'rejected') throw new StopRun('cancelled', 'approval_rejected', `step ${step + 1}: the approval was rejected; fork the session to try again`);
+    this.emit({ type: 'step_completed', step, agent: 'approval', attempt, idempotency_key: key, response, usage: { input: 0, output: 0 }, duration_ms: Math.round(performance.now() - started) });
+    this.executed++;
   }
 
   /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */

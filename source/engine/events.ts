@@ -12,7 +12,7 @@ export interface TokenUsage {
 }
 
 /** Why a session stopped short of completion. */
-export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error';
+export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error' | 'approval_rejected';
 
 /** A file write announced but not yet known to be complete. */
 export interface PendingWrite {
@@ -25,6 +25,9 @@ export interface PendingWrite {
   after_blob: string;
   bytes: number;
 }
+
+/** approved: the default response · edited: the person's own response · rejected: stop the session. */
+export type ApprovalDecision = 'approved' | 'edited' | 'rejected';
 
 /** What became of an automatic continuation. */
 export type AttemptOutcome =
@@ -68,6 +71,11 @@ export type EngineEventBody =
   | { type: 'step_failed'; step: number; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: number | null }
+  /** An approval step asks a person; the session is AWAITING_APPROVAL until they answer. */
+  | { type: 'approval_requested'; step: number; attempt: number; prompt: string; context: string; default_response: string }
+  | { type: 'approval_answered'; step: number; attempt: number; decision: ApprovalDecision; response: string }
+  /** The person rejected an approval step: the session ends (fork it to try again). */
+  | { type: 'session_cancelled'; reason: StopReason; message: string; step: number | null }
   | { type: 'session_completed'; tokens: TokenUsage }
   | { type: 'session_failed'; reason: StopReason; message: string; step: number | null };
 

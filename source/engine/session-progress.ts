@@ -116,9 +116,18 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'session_paused':
     case 'session_failed':
-      progress.status = event.type === 'session_paused' ? 'paused' : 'failed';
+    case 'session_cancelled':
+      progress.status = event.type === 'session_paused' ? 'paused' : event.type === 'session_failed' ? 'failed' : 'cancelled';
       progress.stop_reason = event.reason;
       progress.error = event.message;
+      break;
+    case 'approval_requested':
+      progress.status = 'awaiting_approval';
+      progress.stop_reason = null;
+      progress.error = null;
+      break;
+    case 'approval_answered':
+      progress.status = 'running';
       break;
     case 'session_completed':
       progress.status = 'completed';

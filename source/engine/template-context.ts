@@ -1,5 +1,6 @@
-import type { WorkflowSpec } from '../spec/schema.js';
+import type { ChainStep, WorkflowSpec } from '../spec/schema.js';
 import type { StepRecord } from './session-progress.js';
+import { isApprovalStep } from '../spec/chain-steps.js';
 
 export type Variables = Record<string, string | number | boolean>;
 
@@ -13,13 +14,15 @@ export function mergeVariables(spec: WorkflowSpec, overrides: Variables): Variab
   return { ...spec.inputs?.values, ...overrides };
 }
 
+const stepVars = (step: ChainStep | undefined) => (step && !isApprovalStep(step) ? step.vars : undefined);
+
 /** What a chain step's input sees: variables, `steps[n]`, `last_response`, then the step's own vars. */
 export function stepContext(spec: WorkflowSpec, variables: Variables, results: readonly StepRecord[], step: number): Record<string, unknown> {
   return {
     ...variables,
     steps: results,
     last_response: results.at(-1)?.response ?? '',
-    ...spec.pattern.config.steps[step]?.vars,
+    ...stepVars(spec.pattern.config.steps[step]),
   };
 }
 

@@ -6,6 +6,7 @@ import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
+import { isApprovalStep } from './chain-steps.js';
 
 export interface LoadedSpec {
   spec: WorkflowSpec;
@@ -36,7 +37,13 @@ function describeIssue(issue: Issue): string {
 /** Template fields to compile, with the path of each for error positions. */
 function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]> {
   for (const [id, agent] of Object.entries(spec.agents)) yield [['agents', id, 'prompt'], agent.prompt];
-  for (const [i, step] of spec.pattern.config.steps.entries()) yield [['pattern', 'config', 'steps', i, 'input'], step.input];
+  for (const [i, step] of spec.pattern.config.steps.entries()) {
+    if (!isApprovalStep(step)) yield [['pattern', 'config', 'steps', i, 'input'], step.input];
+    else {
+      yield [['pattern', 'config', 'steps', i, 'prompt'], step.prompt];
+      if (step.context_display !== undefined) yield [['pattern', 'config', 'steps', i, 'context_display'], step.context_display];
+    }
+  }
   for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     yield [['outputs', 'artifacts', i, 'path'], artifact.path];
     yield [['outputs', 'artifacts', i, 'from'], artifact.from];
@@ -68,7 +75,7 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     }
   }
   for (const [i, step] of spec.pattern.config.steps.entries()) {
-    if (!spec.agents[step.agent]) {
+    if (!isApprovalStep(step) && !spec.agents[step.agent]) {
       problem(['pattern', 'config', 'steps', i, 'agent'], `step ${i} uses agent '${step.agent}', which is not defined under agents (defined: ${agentIds.join(', ') || 'none'})`);
     }
   }

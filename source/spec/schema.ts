@@ -57,11 +57,26 @@ const agentSchema = z.strictObject({
   provider: z.string().optional(),
 });
 
-const chainStepSchema = z.strictObject({
+const agentStepSchema = z.strictObject({
   agent: z.string(),
   input: z.string().default(''),
   vars: z.record(z.string(), scalar).optional(),
 });
+
+/** A person's answer instead of a model's: `type: approval`, or strands-cli's `type: hitl`. */
+const approvalStepSchema = z.strictObject({
+  type: z.enum(['approval', 'hitl']),
+  /** What the person is asked (a template). */
+  prompt: z.string(),
+  /** What they are shown to decide on, e.g. `{{ steps[0].response }}` (a template). */
+  context_display: z.string().optional(),
+  /** The response recorded when the person approves without typing one (default "approved"). */
+  default: z.string().optional(),
+  /** Accepted for strands-cli compatibility; acode waits as long as it takes. */
+  timeout_seconds: z.number().optional(),
+});
+
+const chainStepSchema = z.union([agentStepSchema, approvalStepSchema]);
 
 const chainPatternSchema = z.strictObject({
   type: z.literal('chain'),
@@ -103,6 +118,8 @@ export type ScriptedSpec = z.infer<typeof scriptedSchema>;
 export type ScriptedFault = z.infer<typeof faultSchema>;
 export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
 export type ChainStep = z.infer<typeof chainStepSchema>;
+export type AgentStep = z.infer<typeof agentStepSchema>;
+export type ApprovalStep = z.infer<typeof approvalStepSchema>;
 
 /** Pattern types strands-cli knows but acode cannot run yet: named in the error, not "invalid". */
 export const knownPatternTypes = ['chain', 'routing', 'parallel', 'orchestrator_workers', 'evaluator_optimizer', 'graph', 'workflow'];

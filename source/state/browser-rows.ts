@@ -44,7 +44,7 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
     case 'running':
       return (row.status === 'running' || row.status === 'created') && !row.interrupted;
     case 'paused':
-      return row.status === 'paused' || row.interrupted;
+      return row.status === 'paused' || row.status === 'awaiting_approval' || row.interrupted;
     case 'completed':
       return row.status === 'completed';
     case 'failed':

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent, TokenUsage } from '../engine/events.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
@@ -14,7 +15,7 @@ export interface StepView {
   note?: string;
 }
 
-export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed';
+export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed' | 'cancelled' | 'awaiting_approval';
 
 /** A wait before an automatic retry, for the countdown. */
 export interface RetryCountdown {
@@ -43,6 +44,12 @@ export interface RunState {
   artifacts: string[];
   /** Set while the engine waits before an automatic retry. */
   retry: RetryCountdown | null;
+  /** Set while an approval step waits for this person's answer. */
+  approval: ApprovalRequest | null;
+  /** Answers the pending approval step (the view's a / r / e keys). */
+  answerApproval(answer: ApprovalAnswer): void;
+  /** The engine asks this person (bind-engine's approval desk is the only caller). */
+  askApproval(request: ApprovalRequest | null): void;
   /** Applies one engine event (bind-engine.ts is the only caller). */
   apply(event: EngineEvent): void;
   /** Ctrl+C: asks the engine to pause after flushing the checkpoint. */
@@ -57,6 +64,8 @@ export interface RunControls {
   cancel(): void;
   retryNow(): void;
   abandonRetry(): void;
+  /** Hands the person's answer to the engine's waiting approval step. */
+  answerApproval(answer: ApprovalAnswer): void;
 }
 
 export interface RunStoreInit {
@@ -87,6 +96,15 @@ export function createRunStore(init: RunStoreInit): RunStore {
     startedAt: now(),
     artifacts: [],
     retry: null,
+    approval: null,
+    answerApproval(answer) {
+      if (!get().approval) return;
+      set({ approval: null });
+      init.controls.answerApproval(answer);
+    },
+    askApproval(request) {
+      set({ approval: request });
+    },
     retryNow() {
       if (get().retry) init.controls.retryNow();
     },
@@ -94,6 +112,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
       if (get().retry) init.controls.abandonRetry();
     },
     requestStop() {
+      if (get().phase === 'awaiting_approval') {
+        // Nothing runs: the session simply keeps waiting for its answer.
+        set({ approval: null });
+        init.controls.cancel();
+        return;
+      }
       if (get().phase !== 'running' && get().phase !== 'starting') return;
       set({ phase: 'stopping', message: 'pausing: flushing the checkpoint…' });
       init.controls.cancel();
@@ -173,6 +197,15 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'session_completed':
           set({ phase: 'completed', finishedAt: now() });
+          return;
+        case 'approval_requested':
+          set({ phase: get().phase === 'stopping' ? 'stopping' : 'awaiting_approval', steps: updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' }) });
+          return;
+        case 'approval_answered':
+          set({ phase: 'running', approval: null, steps: updateStep(steps, event.step, { note: event.decision }) });
+          return;
+        case 'session_cancelled':
+          set({ phase: 'cancelled', finishedAt: now(), message: event.message, approval: null });
           return;
         case 'session_failed':
           set({ phase: 'failed', finishedAt: now(), message: event.message });

@@ -10,7 +10,7 @@ import type { SessionRecord } from './session-record.js';
 const guarded = new Set<EngineEventType>(['step_started', 'step_completed', 'file_write_intended', 'session_completed', 'session_paused', 'session_failed']);
 
 /** Events after which session.json is rewritten: step boundaries and status changes. */
-const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed']);
+const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed', 'session_cancelled', 'approval_requested', 'approval_answered']);
 
 /**
  * The store side of the engine's Journal: write-ahead event log first (fdatasync), then the

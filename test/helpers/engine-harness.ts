@@ -3,6 +3,7 @@ import { ChainExecutor } from '../../source/engine/chain-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import type { Journal } from '../../source/engine/journal.js';
 import type { AutoResumePolicy } from '../../source/engine/resume-strategy.js';
+import type { ApprovalDesk } from '../../source/engine/approval.js';
 import { initialProgress, replayEvents, type SessionProgress } from '../../source/engine/session-progress.js';
 import { mergeVariables } from '../../source/engine/template-context.js';
 import { createProvider } from '../../source/providers/create-provider.js';
@@ -17,7 +18,7 @@ export class MemoryJournal implements Journal {
 }
 
 /** Builds an executor for spec text with the real provider the spec names. */
-export function executorFor(specText: string, options: { cwd: string; journal?: MemoryJournal; progress?: SessionProgress; autoResume?: AutoResumePolicy; blobs?: MemoryBlobStore }) {
+export function executorFor(specText: string, options: { cwd: string; journal?: MemoryJournal; progress?: SessionProgress; autoResume?: AutoResumePolicy; blobs?: MemoryBlobStore; approvals?: ApprovalDesk }) {
   const { spec } = loadSpecText(specText, 'spec.yaml');
   const journal = options.journal ?? new MemoryJournal();
   const blobs = options.blobs ?? new MemoryBlobStore();
@@ -31,6 +32,7 @@ export function executorFor(specText: string, options: { cwd: string; journal?: 
     progress: options.progress ?? initialProgress(spec.pattern.config.steps.length),
     cwd: options.cwd,
     autoResume: options.autoResume,
+    approvals: options.approvals,
   });
   return { executor, journal, spec, blobs };
 }

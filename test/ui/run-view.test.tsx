@@ -12,11 +12,12 @@ function setup(agents = ['researcher', 'analyst', 'writer']) {
   const cancel = vi.fn();
   const retryNow = vi.fn();
   const abandonRetry = vi.fn();
-  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel, retryNow, abandonRetry }, now: () => 0 });
+  const answerApproval = vi.fn();
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel, retryNow, abandonRetry, answerApproval }, now: () => 0 });
   const onForceQuit = vi.fn();
   const ui = renderInk(<RunView store={store} onForceQuit={onForceQuit} />);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
-  return { store, ui, apply, cancel, retryNow, abandonRetry, onForceQuit };
+  return { store, ui, apply, cancel, retryNow, abandonRetry, answerApproval, onForceQuit };
 }
 
 const started = (skipped = 0, total = 3) =>
@@ -106,5 +107,37 @@ describe('the run view', () => {
     frame = await ui.waitForFrame((f) => !f.includes('retrying in'));
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
+  });
+
+  it('asks for an approval: a approves, r rejects, e takes a typed response', async () => {
+    const { ui, apply, store, answerApproval } = setup();
+    apply(started());
+    apply({ type: 'step_started', step: 1, agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'approval_requested', step: 1, attempt: 1, prompt: 'Approve the research?', context: '### Research\nfindings', default_response: 'approved' });
+    const ask = () => store.getState().askApproval({ step: 1, prompt: 'Approve the research?', context: '### Research\nfindings', defaultResponse: 'approved' });
+    ask();
+    const frame = await ui.waitForFrame((f) => f.includes('approval needed · step 2'));
+    expect(frame).toContain('Approve the research?');
+    expect(frame).toContain('findings');
+    expect(frame).toContain('a approve (records "approved") · e edit a response · r reject');
+    ui.stdin.write('a');
+    expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'approved' });
+    await ui.waitForFrame((f) => !f.includes('approval needed'));
+
+    ask();
+    await ui.waitForFrame((f) => f.includes('approval needed'));
+    ui.stdin.write('r');
+    expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'rejected' });
+
+    ask();
+    await ui.waitForFrame((f) => f.includes('approval needed'));
+    ui.stdin.write('e');
+    await ui.waitForFrame((f) => f.includes('response ›'));
+    await new Promise((resolve) => setImmediate(resolve)); // the text field subscribes to input in an effect, after its first frame
+    ui.stdin.write('focus on costs');
+    await ui.waitForFrame((f) => f.includes('response › focus on costs'));
+    ui.stdin.write('\r');
+    await ui.waitForFrame(() => answerApproval.mock.calls.length === 3);
+    expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'edited', response: 'focus on costs' });
   });
 });

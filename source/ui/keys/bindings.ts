@@ -15,6 +15,12 @@ export const runBindings = {
   'run.abandon': { keys: ['a', 'A'], label: 'a abort', description: 'while waiting to retry: stop; the session stays paused and resumable' },
 } as const satisfies Record<string, KeyBinding>;
 
+export const approvalBindings = {
+  'approval.approve': { keys: ['a', 'A', 'return'], label: 'a approve', description: 'approve: the step records the default response' },
+  'approval.edit': { keys: ['e', 'E'], label: 'e edit a response', description: 'type the response the step records instead (Enter keeps it, Esc goes back)' },
+  'approval.reject': { keys: ['r', 'R'], label: 'r reject', description: 'reject: the session is cancelled' },
+} as const satisfies Record<string, KeyBinding>;
+
 export const changesBindings = {
   'changes.continue': { keys: ['c', 'C'], label: '', description: 'resume anyway: the files stay as they are now' },
   'changes.abort': { keys: ['a', 'A', 'ctrl+c'], label: '', description: 'stop; the session stays exactly as it was (exit 17)' },

@@ -3,8 +3,10 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
+import { ApprovalPanel } from './approval-panel.js';
 import { RetryCountdown } from './retry-countdown.js';
 import { StepRow } from './step-row.js';
+import { approvalHint } from '../../state/approval-hint.js';
 import { useElapsed } from './use-elapsed.js';
 
 /** Pending steps shown below the running one; the rest are counted. */
@@ -94,7 +96,23 @@ function Outcome({ store }: { store: RunStore }) {
       );
     case 'failed':
       return <Text color="red">✗ failed: {message}</Text>;
+    case 'cancelled':
+      return <Text color="gray">■ cancelled: {message}</Text>;
+    case 'awaiting_approval':
+      return <AwaitingApproval store={store} />;
   }
+}
+
+function AwaitingApproval({ store }: { store: RunStore }) {
+  const asking = useStore(store, (s) => s.approval !== null);
+  const sessionId = useStore(store, (s) => s.sessionId);
+  if (asking) return <Text dimColor>{runBindings['run.pause'].label} (the session keeps waiting for its answer)</Text>;
+  return (
+    <Box flexDirection="column">
+      <Text color="magenta">⏸ awaiting approval</Text>
+      <Text>{approvalHint(sessionId)}</Text>
+    </Box>
+  );
 }
 
 /** The live run view: finished steps scroll into <Static>; the running step and summary stay below. */
@@ -142,6 +160,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
         ))}
         {pending.length > pendingShown ? <Text dimColor>  … {pending.length - pendingShown} more pending</Text> : null}
         <RetryCountdown store={store} />
+        <ApprovalPanel store={store} />
         <Box marginTop={1}>
           <Summary store={store} />
         </Box>

@@ -101,9 +101,10 @@ describe('an approval step', () => {
     const ws = workspace();
     terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 110, rows: 30 });
     terminal.run(`node ${cliPath} run gate.yaml; echo "EXIT=$?"`);
-    let screen = await terminal.waitFor((s) => s.includes('approval needed · step 2'));
+    // Waits for the panel's last line: a capture can catch a frame half drawn.
+    let screen = await terminal.waitFor((s) => s.includes('a approve (records "approved") · e edit a response · r reject'));
+    expect(screen).toContain('approval needed · step 2');
     expect(screen).toContain('Review the research and approve proceeding to analysis.');
-    expect(screen).toContain('a approve (records "approved") · e edit a response · r reject');
     terminal.press('e');
     await terminal.waitFor((s) => s.includes('response ›'));
     terminal.run('more on costs');

@@ -63,11 +63,18 @@ export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: strin
   return fuzzysort.go(view.query.trim(), candidates, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row);
 }
 
+/** A row's status as the browser words it: damaged and interrupted first, then the stored status. */
+export function statusLabel(row: BrowserRow): string {
+  if (row.damaged) return 'damaged';
+  if (row.interrupted) return 'interrupted';
+  return row.status === 'awaiting_approval' ? 'to approve' : row.status;
+}
+
 /** Sessions per status, for the header. */
 export function countByStatus(rows: readonly BrowserRow[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const row of rows) {
-    const key = row.damaged ? 'damaged' : row.interrupted ? 'interrupted' : row.status;
+    const key = statusLabel(row);
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

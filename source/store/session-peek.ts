@@ -32,7 +32,10 @@ export function peekSession(dir: string): SessionPeek {
   }
   const spec = readJson(join(dir, 'spec.json'));
   const steps = isObject(spec) && isObject(spec.pattern) && isObject(spec.pattern.config) ? spec.pattern.config.steps : undefined;
-  if (!Array.isArray(steps) || !steps.every((step) => isObject(step) && typeof step.agent === 'string')) {
+  // An agent step names its agent; an approval step (type: approval / hitl) is shown as "approval".
+  const label = (step: unknown) => (isObject(step) && typeof step.agent === 'string' ? step.agent : isObject(step) && typeof step.type === 'string' ? 'approval' : undefined);
+  const agents = Array.isArray(steps) ? steps.map(label) : [];
+  if (!Array.isArray(steps) || agents.some((agent) => agent === undefined)) {
     throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
   }
   return {
@@ -43,6 +46,6 @@ export function peekSession(dir: string): SessionPeek {
       error: typeof cp.error === 'string' ? cp.error : null,
       last_response_preview: cp.last_response_preview,
     },
-    agents: steps.map((step: { agent: string }) => step.agent),
+    agents: agents as string[],
   };
 }

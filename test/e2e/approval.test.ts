@@ -1,6 +1,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSessionSource } from '../../source/commands/browser-source.js';
+import type { CommandContext } from '../../source/commands/command-context.js';
+import { statusLabel } from '../../source/state/browser-rows.js';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { hashFolder } from '../helpers/folder-hash.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
@@ -59,6 +62,12 @@ describe('an approval step', () => {
     expect(run.stderr).toContain(`Answer it with: acode resume ${id} (in a terminal), or add --approve, --response "…" or --reject`);
     const list = JSON.parse((await runCli(['sessions', 'list', '--resumable', '--json'], ws)).stdout) as { status: string }[];
     expect(list).toEqual([expect.objectContaining({ status: 'awaiting_approval' })]);
+
+    // The browser lists it as waiting for a person, with the gate among its steps.
+    const ctx = { env: ws.env, cwd: ws.cwd } as unknown as CommandContext;
+    const source = await createSessionSource(ctx);
+    expect(statusLabel(source.initial[0]!)).toBe('to approve');
+    expect(source.details(id)).toMatchObject({ damaged: null, steps: [{ agent: 'researcher', status: 'done' }, { agent: 'approval', status: 'pending' }, { agent: 'analyst', status: 'pending' }] });
   });
 
   it('is answered by --approve (the default response) and by --response (the given text)', async () => {

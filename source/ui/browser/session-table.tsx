@@ -1,18 +1,15 @@
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import type { BrowserRow } from '../../state/browser-rows.js';
+import { statusLabel } from '../../state/browser-rows.js';
 import type { BrowserStore } from '../../state/browser-store.js';
 import { formatAgo, formatCount } from '../../human-units.js';
 
-const statusColor: Record<string, string> = { created: 'white', running: 'cyan', awaiting_approval: 'magenta', paused: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray', interrupted: 'yellow', damaged: 'red' };
+const statusColor: Record<string, string> = { created: 'white', running: 'cyan', 'to approve': 'magenta', paused: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray', interrupted: 'yellow', damaged: 'red' };
 
 function fit(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
 }
 
-export function statusLabel(row: BrowserRow): string {
-  return row.damaged ? 'damaged' : row.interrupted ? 'interrupted' : row.status;
-}
 
 /** The windowed table: only the rows that fit are rendered, with ▲/▼ counts for the rest. */
 export function SessionTable({ store, width, now }: { store: BrowserStore; width: number; now: number }) {

@@ -79,6 +79,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
         let status: StepStatusView['status'] = index < cp.next_step ? 'done' : 'pending';
         if (index === cp.next_step && cp.status === 'failed') status = 'failed';
         if (index === cp.next_step && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
+        if (index === cp.next_step && cp.status === 'awaiting_approval') status = 'awaiting';
         return { index, agent, status };
       });
       return {

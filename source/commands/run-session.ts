@@ -49,7 +49,9 @@ function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): 
 export async function runSession(ctx: CommandContext, options: SessionRunOptions): Promise<ExitCode> {
   // The run view answers approval steps once it is up; answers given as flags come first.
   const desk: { target?: ApprovalDesk } = {};
-  const approvals: ApprovalDesk = options.approvals ?? { answer: (request, signal) => desk.target?.answer(request, signal) ?? Promise.resolve(undefined) };
+  const approvals: ApprovalDesk = {
+    answer: async (request, signal) => (await options.approvals?.answer(request, signal)) ?? desk.target?.answer(request, signal),
+  };
   const executor = new ChainExecutor({ ...options, approvals });
   const agents = options.spec.pattern.config.steps.map(stepLabel);
   const total = agents.length;
@@ -93,6 +95,8 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
   try {
     for (const event of options.preamble ?? []) executor.emit(event);
     summary = await executor.run();
+    // A run that ends without a final event (waiting for approval) never hit the sealed journal.
+    if (lockLost) throw new JournalSealedError('the session lock was taken by another process');
   } catch (error) {
     if (error instanceof JournalSealedError || lockLost) {
       throw new AcodeError(`lost the lock of session ${options.sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${options.sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');

@@ -47,13 +47,15 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
   const { messages } = turn;
   for (let round = 1; ; round++) {
     if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
+    if (signal.aborted) throw new StepAbortedError();
     // A response that arrives after Ctrl+C is kept: it is paid for and complete.
     const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal });
     // Each round's tokens are counted with its saved conversation, the last one's with the step.
     if (!result.tool_calls?.length) return { text: result.text, usage: result.usage };
     const round_: ChatMessage[] = [{ role: 'assistant', content: result.text, tool_calls: result.tool_calls }];
+    // A round runs to its end even after Ctrl+C (its tools are local and quick): a saved round is
+    // always whole, so a resume never redoes tools that already ran. The next model call stops.
     for (const call of result.tool_calls) {
-      if (signal.aborted) throw new StepAbortedError();
       emit({ type: 'tool_called', step: turn.step, attempt: turn.attempt, call_id: call.id, name: call.name, args: summarizeArgs(call.args) });
       const outcome = await runTool(call, {
         step: turn.step,

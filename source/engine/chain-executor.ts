@@ -7,8 +7,8 @@ import type { ApprovalDesk, ApprovalRequest } from './approval.js';
 import { ArtifactPathError, renderArtifacts } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
-import { loadConversation, saveConversation, seededConversation, summarize } from './conversation.js';
-import type { EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
+import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
+import type { ApprovalDecision, EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
 import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
@@ -225,9 +225,20 @@ export class ChainExecutor {
     this.lastStop = stop;
     if (strategy.kind === 'new_session') {
       this.recordAttempt({ step, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
-      const summary = await summarize(this.options.provider, { agent: stepLabel(this.options.spec.pattern.config.steps[step]), step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+      let summary: Summary;
+      try {
+        summary = await summarize(this.options.provider, { agent: stepLabel(this.options.spec.pattern.config.steps[step]), step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+      } catch {
+        throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
+      }
+      if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
       const fresh = seededConversation(at.start, summary);
-      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length });
+      // A fresh conversation no smaller than the one that overflowed cannot fit either: the step's own input is too long.
+      if (conversationChars(fresh) >= conversationChars(at.conversation)) {
+        this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
+        throw new StopRun('paused', stop.reason, `step ${step + 1}: the step's own input does not fit the model's context (${stop.message}); shorten the input, or use a model with a larger context, then resume`);
+      }
+      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage });
       return fresh;
     }
     this.recordAttempt({ step, stop, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: new Date(Date.now() + strategy.delayMs).toISOString() } });
@@ -258,11 +269,18 @@ export class ChainExecutor {
       if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `step ${step + 1} (approval): ${error.message}`);
       throw error;
     }
-    this.emit({ type: 'approval_requested', step, attempt, prompt: request.prompt, context: request.context, default_response: request.defaultResponse });
-    const answer = this.cancelled ? undefined : await this.options.approvals?.answer(request, this.abort.signal);
-    if (!answer) throw new StopRun('awaiting', 'user_exit', 'waiting for approval');
-    const response = answer.decision === 'edited' ? answer.response : answer.decision === 'approved' ? request.defaultResponse : '';
-    this.emit({ type: 'approval_answered', step, attempt, decision: answer.decision, response });
+    // Answered before the process died: the answer stands, nobody is asked twice.
+    const earlier = this.progress.answered?.step === step ? this.progress.answered : null;
+    let answer: { decision: ApprovalDecision; response: string };
+    if (earlier) answer = earlier;
+    else {
+      this.emit({ type: 'approval_requested', step, attempt, prompt: request.prompt, context: request.context, default_response: request.defaultResponse });
+      const given = this.cancelled ? undefined : await this.options.approvals?.answer(request, this.abort.signal);
+      if (!given) throw new StopRun('awaiting', 'user_exit', 'waiting for approval');
+      answer = { decision: given.decision, response: given.decision === 'edited' ? given.response : given.decision === 'approved' ? request.defaultResponse : '' };
+      this.emit({ type: 'approval_answered', step, attempt, decision: answer.decision, response: answer.response });
+    }
+    const response = answer.response;
     if (answer.decision === 'rejected') throw new StopRun('cancelled', 'approval_rejected', `step ${step + 1}: the approval was rejected; fork the session to try again`);
     this.emit({ type: 'step_completed', step, agent: 'approval', attempt, idempotency_key: key, response, usage: { input: 0, output: 0 }, duration_ms: Math.round(performance.now() - started) });
     this.executed++;

@@ -1,4 +1,5 @@
 import type { BlobStore } from './blob-store.js';
+import type { TokenUsage } from './events.js';
 import type { ChatMessage, CompletionRequest, Provider } from './provider.js';
 
 /** An agent's conversation as stored in the session's blob store (JSON, content-addressed). */
@@ -29,6 +30,13 @@ export interface Summary {
   text: string;
   /** `model`: the agent's model wrote it; `truncation`: that failed, so the latest part of the transcript is kept. */
   source: 'model' | 'truncation';
+  /** What the summary request cost (zero for a truncation). */
+  usage: TokenUsage;
+}
+
+/** Characters of a conversation as sent: whether a fresh one is any smaller. */
+export function conversationChars(messages: readonly ChatMessage[]): number {
+  return JSON.stringify(messages).length;
 }
 
 /**
@@ -46,11 +54,13 @@ export async function summarize(provider: Provider, request: Omit<CompletionRequ
         { role: 'user', content: text.slice(-transcriptChars) },
       ],
     });
-    if (answer.text.trim()) return { text: answer.text.trim(), source: 'model' };
-  } catch {
+    if (answer.text.trim()) return { text: answer.text.trim(), source: 'model', usage: answer.usage };
+  } catch (error) {
+    // Stopped by the person: no summary at all, the old conversation stays the one to resume.
+    if (request.signal.aborted) throw error;
     // The summary request failed too (often: still too long); the transcript's tail stands in.
   }
-  return { text: text.slice(-fallbackChars), source: 'truncation' };
+  return { text: text.slice(-fallbackChars), source: 'truncation', usage: { input: 0, output: 0 } };
 }
 
 /** The fresh conversation: the step's own system prompt and input, then what was done so far. */

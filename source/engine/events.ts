@@ -67,7 +67,7 @@ export type EngineEventBody =
   /** The agent's conversation of a step after a full round (model answer + tool results), as a blob; `usage` is that round's model call. */
   | { type: 'conversation_saved'; step: number; attempt: number; blob: string; messages: number; usage: TokenUsage }
   /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
-  | { type: 'conversation_reset'; step: number; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number }
+  | { type: 'conversation_reset'; step: number; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
   | { type: 'step_failed'; step: number; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: number | null }

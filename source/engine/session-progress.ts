@@ -1,4 +1,4 @@
-import type { EngineEvent, PendingWrite, SessionStatus, StopReason, TokenUsage } from './events.js';
+import type { ApprovalDecision, EngineEvent, PendingWrite, SessionStatus, StopReason, TokenUsage } from './events.js';
 
 /** The last state of a file the session read or wrote. */
 export interface FileSeen {
@@ -51,9 +51,11 @@ export interface SessionProgress {
   pending_writes: Record<string, PendingWrite>;
   /** The unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
   conversation: { step: number; blob: string } | null;
+  /** An approval answered but not yet applied (the process died in between): a resume applies it without asking again. */
+  answered: { step: number; decision: ApprovalDecision; response: string } | null;
 }
 
-export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation'>;
+export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation' | 'answered'>;
 
 export function initialProgress(stepsTotal: number): SessionProgress {
   return {
@@ -72,6 +74,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     files: {},
     pending_writes: {},
     conversation: null,
+    answered: null,
   };
 }
 
@@ -103,6 +106,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.next_step = event.step + 1;
       progress.in_progress = null;
       progress.conversation = null;
+      progress.answered = null;
       progress.last_response_preview = preview(event.response);
       progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
       break;
@@ -128,6 +132,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'approval_answered':
       progress.status = 'running';
+      progress.answered = { step: event.step, decision: event.decision, response: event.response };
       break;
     case 'session_completed':
       progress.status = 'completed';
@@ -161,6 +166,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'conversation_reset':
       progress.conversation = { step: event.step, blob: event.blob };
+      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
       break;
     case 'step_skipped':
     case 'step_retry_scheduled':
@@ -189,6 +195,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, ...checkpoint } = progress;
+  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, answered: _answered, ...checkpoint } = progress;
   return checkpoint;
 }

@@ -62,6 +62,11 @@ const rules: Rule[] = [
     error: (_f, _d, what) => new ProviderError(`${what} (quota exhausted: add credit or change the key)`, false),
   },
   {
+    name: 'a request larger than the whole per-minute limit (OpenAI "Request too large"): waiting does not help',
+    matches: (f, d) => f.status === 429 && /request too large/i.test(d.message),
+    error: (_f, _d, what) => new ProviderError(`${what} (shorten the step's input, or raise the organization's limit)`, false),
+  },
+  {
     name: 'rate limited: HTTP 429, Anthropic rate_limit_error',
     matches: (f, d) => f.status === 429 || d.code === 'rate_limit_error' || d.code === 'rate_limit_exceeded',
     error: (f, d, what) => new RateLimitError(what, retryAfter(f, d)),

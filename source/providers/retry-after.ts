@@ -62,12 +62,32 @@ export function textRetryAfterMs(message: string): number | undefined {
   return match ? parseDuration(match[1]!) : undefined;
 }
 
-/** The next time of day `hour:minute` after `now`, local time. */
-function nextTimeOfDay(hour: number, minute: number, now: number): number {
-  const at = new Date(now);
-  at.setHours(hour, minute, 0, 0);
-  if (at.getTime() <= now) at.setDate(at.getDate() + 1);
-  return at.getTime();
+/** A reset time read this long after it passed is taken as "now", not as tomorrow (clock skew, a late answer). */
+const resetGraceMs = 15 * 60_000;
+
+/** How far `zone`'s wall clock is ahead of UTC at `at` (ms); undefined for an unknown zone. */
+function zoneOffsetMs(zone: string, at: number): number | undefined {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(at);
+    const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+    const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+    return wall - Math.floor(at / 1000) * 1000;
+  } catch {
+    return undefined; // RangeError: not an IANA zone
+  }
+}
+
+/**
+ * Milliseconds until the next `hour:minute` on the wall clock of `zone` (an IANA name such as
+ * America/New_York, or UTC), else of this machine. A time just passed counts as now.
+ */
+function untilTimeOfDay(hour: number, minute: number, now: number, zone?: string): number {
+  const offset = zone ? zoneOffsetMs(zone, now) : undefined;
+  const shift = offset ?? -new Date(now).getTimezoneOffset() * 60_000;
+  const wall = new Date(now + shift);
+  let at = Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate(), hour, minute) - shift;
+  if (at <= now - resetGraceMs) at += 86_400_000;
+  return Math.max(0, at - now);
 }
 
 /**
@@ -85,13 +105,13 @@ export function parseUsageLimitReset(text: string, now: number = Date.now()): nu
   if (seconds) return Number(seconds[1]) * 1000;
   const iso = /resets? at (\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)/i.exec(text);
   if (iso && !Number.isNaN(Date.parse(iso[1]!))) return Math.max(0, Date.parse(iso[1]!) - now);
-  const clock = /resets?(?: at)? (\d{1,2})(?::(\d\d))?\s*(am|pm)?\b/i.exec(text);
+  const clock = /resets?(?: at)? (\d{1,2})(?::(\d\d))?\s*(am|pm)?\b(?:\s*\(?((?:[A-Za-z_]+\/[A-Za-z_\/+-]+)|UTC|GMT)\)?)?/i.exec(text);
   if (clock && (clock[2] !== undefined || clock[3] !== undefined)) {
     let hour = Number(clock[1]);
     const meridiem = clock[3]?.toLowerCase();
     if (meridiem === 'pm' && hour < 12) hour += 12;
     if (meridiem === 'am' && hour === 12) hour = 0;
-    if (hour < 24) return nextTimeOfDay(hour, Number(clock[2] ?? 0), now) - now;
+    if (hour < 24) return untilTimeOfDay(hour, Number(clock[2] ?? 0), now, clock[4]);
   }
   const within = /(?:resets?|try again) in ((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(text);
   return within ? parseDuration(within[1]!) : undefined;

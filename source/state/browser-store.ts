@@ -4,7 +4,7 @@ import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type Brow
 export interface StepStatusView {
   index: number;
   agent: string;
-  status: 'done' | 'failed' | 'running' | 'interrupted' | 'pending';
+  status: 'done' | 'failed' | 'running' | 'interrupted' | 'awaiting' | 'pending';
 }
 
 /** What the details pane shows of the selected session (loaded on selection, one session at a time). */

@@ -166,9 +166,14 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({ tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output } });
           return;
         }
-        case 'conversation_reset':
-          set({ steps: updateStep(steps, event.step, { note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }) });
+        case 'conversation_reset': {
+          const tokens = get().tokens;
+          set({
+            tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output },
+            steps: updateStep(steps, event.step, { note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
+          });
           return;
+        }
         case 'step_retry_scheduled':
           set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${event.reason.replace('_', ' ')}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;

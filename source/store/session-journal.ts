@@ -7,7 +7,7 @@ import { EventLogWriter } from './event-log.js';
 import type { SessionRecord } from './session-record.js';
 
 /** Events checked against the lock first: each starts work (a model call, a file write) or ends a step. */
-const guarded = new Set<EngineEventType>(['step_started', 'step_completed', 'file_write_intended', 'session_completed', 'session_paused', 'session_failed']);
+const guarded = new Set<EngineEventType>(['step_started', 'step_completed', 'file_write_intended', 'session_completed', 'session_paused', 'session_failed', 'session_cancelled', 'approval_requested', 'approval_answered']);
 
 /** Events after which session.json is rewritten: step boundaries and status changes. */
 const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed', 'session_cancelled', 'approval_requested', 'approval_answered']);

@@ -67,7 +67,7 @@ describe('an approval step', () => {
     const ctx = { env: ws.env, cwd: ws.cwd } as unknown as CommandContext;
     const source = await createSessionSource(ctx);
     expect(statusLabel(source.initial[0]!)).toBe('to approve');
-    expect(source.details(id)).toMatchObject({ damaged: null, steps: [{ agent: 'researcher', status: 'done' }, { agent: 'approval', status: 'pending' }, { agent: 'analyst', status: 'pending' }] });
+    expect(source.details(id)).toMatchObject({ damaged: null, steps: [{ agent: 'researcher', status: 'done' }, { agent: 'approval', status: 'awaiting' }, { agent: 'analyst', status: 'pending' }] });
   });
 
   it('is answered by --approve (the default response) and by --response (the given text)', async () => {
@@ -123,5 +123,18 @@ describe('an approval step', () => {
     const [session] = readdirSync(join(ws.home, 'sessions'));
     const history = JSON.parse((await runCli(['sessions', 'history', session!, '--json'], ws)).stdout) as { type: string; decision?: string; response?: string }[];
     expect(history.find((e) => e.type === 'approval_answered')).toMatchObject({ decision: 'edited', response: 'more on costs' });
+  });
+
+  it('--approve answers the first gate; a person at the terminal answers the next one', async () => {
+    const ws = workspace();
+    const twoGates = spec.replace('      - { agent: analyst, input: "Review: {{ steps[1].response }}" }', '      - { type: approval, prompt: "Publish the analysis?" }\n      - { agent: analyst, input: "Review: {{ steps[1].response }}" }');
+    writeFileSync(join(ws.cwd, 'gate.yaml'), twoGates);
+    terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 110, rows: 30 });
+    terminal.run(`node ${cliPath} run gate.yaml --approve; echo "EXIT=$?"`);
+    const screen = await terminal.waitFor((s) => s.includes('a approve (records "approved") · e edit a response · r reject'));
+    expect(screen).toContain('approval needed · step 3');
+    expect(screen).toContain('Publish the analysis?');
+    terminal.press('a');
+    expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=0');
   });
 });

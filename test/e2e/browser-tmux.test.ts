@@ -41,20 +41,17 @@ describe('the session browser in a real terminal', () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
-    let screen = await terminal.waitFor((s) => s.includes('51 sessions'));
+    // Each wait names everything it then checks: a capture can catch a frame half drawn.
+    let screen = await terminal.waitFor((s) => s.includes('51 sessions') && /scope this directory · 26 shown/.test(s));
     expect(screen).not.toContain('MARKER-BEFORE'); // the alternate screen
-    expect(screen).toMatch(/scope this directory · 26 shown/);
 
     terminal.press('/');
     await terminal.waitFor((s) => /^\/ ?$/m.test(s)); // the empty search line
     terminal.run('tmux-browse'); // types the query, Enter keeps it
-    screen = await terminal.waitFor((s) => /\/tmux-browse/.test(s) && s.includes('1 shown'));
-    expect(screen).toMatch(/❯ [0-9a-f]{8} tmux-browse +interrupted +1\/3/);
+    await terminal.waitFor((s) => /\/tmux-browse/.test(s) && s.includes('1 shown') && /❯ [0-9a-f]{8} tmux-browse +interrupted +1\/3/.test(s));
 
     terminal.press('Enter');
-    screen = await terminal.waitFor((s) => s.includes('Enter start'));
-    expect(screen).toMatch(/Resume session [0-9a-f]{16}\?/);
-    expect(screen).toMatch(/in progress: +2 worker, attempt 1 → retry as attempt 2/);
+    screen = await terminal.waitFor((s) => s.includes('Enter start') && /Resume session [0-9a-f]{16}\?/.test(s) && /in progress: +2 worker, attempt 1 → retry as attempt 2/.test(s));
     terminal.press('Enter');
 
     screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));

@@ -51,4 +51,21 @@ describe('an approval step in the engine', () => {
     expect(rejected.journal.events.at(-1)).toMatchObject({ type: 'session_cancelled', reason: 'approval_rejected', step: 1 });
     expect(rejected.journal.events.filter((e) => e.type === 'step_started')).toHaveLength(2); // step 3 never ran
   });
+
+  it('applies an answer the log already holds (the process died after it) instead of asking again', async () => {
+    const journal = new MemoryJournal();
+    const first = executorFor(spec, { cwd: tempDir(), journal, approvals: presetAnswer({ decision: 'edited', response: 'keep it short' }) });
+    await first.executor.run();
+    // As if killed right after the answer was journaled: the log ends there.
+    journal.events.splice(journal.events.findIndex((e) => e.type === 'approval_answered') + 1);
+    const progress = replayed(journal, 3);
+    expect(progress).toMatchObject({ status: 'running', next_step: 1, answered: { step: 1, decision: 'edited', response: 'keep it short' } });
+
+    const before = journal.events.length;
+    const resumed = executorFor(spec, { cwd: tempDir(), journal, progress }); // nobody to answer
+    expect((await resumed.executor.run()).status).toBe('completed');
+    const after = journal.events.slice(before);
+    expect(after.some((e) => e.type === 'approval_requested')).toBe(false);
+    expect(after.find((e) => e.type === 'step_completed' && e.step === 1)).toMatchObject({ response: 'keep it short' });
+  });
 });

@@ -104,14 +104,11 @@ describe('the chain executor', () => {
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', message: expect.stringContaining('automatic resume is off') });
   });
 
-  it('continues an exhausted context in a new conversation seeded with a summary by the model', async () => {
+  it("pauses at once when the step's own input overflows the context: a summary could not make it fit", async () => {
     const { executor, journal } = executorFor(spec(2, '    faults:\n      - { step: 1, kind: context_exhausted }'), { cwd: tempDir() });
-    expect((await executor.run()).status).toBe('completed');
-    expect(journal.events.find((e) => e.type === 'resume_attempt')).toMatchObject({ stop_reason: 'context_exhausted', strategy: 'new_session' });
-    const reset = journal.events.find((e) => e.type === 'conversation_reset');
-    expect(reset).toMatchObject({ step: 1, attempt: 1, summary_source: 'model', summary_chars: expect.any(Number) });
-    const completed = journal.events.filter((e) => e.type === 'step_completed');
-    expect(completed).toHaveLength(2);
+    expect((await executor.run()).status).toBe('paused');
+    expect(journal.events.filter((e) => e.type === 'conversation_reset')).toHaveLength(0);
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'context_exhausted', message: expect.stringContaining("the step's own input does not fit") });
   });
 
   it('pauses on a provider error that waiting cannot fix, and fails on it when resume.on_unknown is fail', async () => {

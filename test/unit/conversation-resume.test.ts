@@ -65,4 +65,29 @@ describe("an agent's conversation", () => {
     expect(rounds).toHaveLength(2);
     expect(summary.tokens).toEqual({ input: rounds[0]!.input + rounds[1]!.input, output: rounds[0]!.output + rounds[1]!.output });
   });
+
+  it('continues in a new conversation seeded with a summary by the model when it outgrows the context', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'notes.md'), 'notes');
+    const { executor, journal } = executorFor(spec('    faults:\n      - { step: 0, kind: context_exhausted, round: 2 }'), { cwd });
+    expect((await executor.run()).status).toBe('completed');
+    expect(journal.events.find((e) => e.type === 'resume_attempt')).toMatchObject({ stop_reason: 'context_exhausted', strategy: 'new_session' });
+    const reset = journal.events.find((e) => e.type === 'conversation_reset');
+    expect(reset).toMatchObject({ step: 0, attempt: 1, summary_source: 'model', dropped_messages: 4, usage: { input: expect.any(Number), output: expect.any(Number) } });
+    // The summary's tokens are counted with the session's.
+    const spent = journal.events.flatMap((e) => (e.type === 'conversation_saved' || e.type === 'conversation_reset' || e.type === 'step_completed' ? [e.usage] : []));
+    expect(spent.length).toBe(4); // a tool round, the summary, the fresh conversation's tool round, the answer
+    expect(replayed(journal, 1).tokens).toEqual({ input: spent.reduce((n, u) => n + u.input, 0), output: spent.reduce((n, u) => n + u.output, 0) });
+  });
+
+  it('finishes a round of tool calls after Ctrl+C, so a resume never redoes tools that ran', async () => {
+    const cwd = tempDir();
+    const text = spec('    latency_ms: 20').replace('tool_calls: [ { name: file_read, args: { path: notes.md } } ]', 'tool_calls: [ { name: file_write, args: { path: a.txt, content: "a" } }, { name: file_write, args: { path: b.txt, content: "b" } } ]').replace('tools: [file_read]', 'tools: [file_write]');
+    const { executor, journal } = executorFor(text, { cwd });
+    executor.subscribe((e) => e.type === 'tool_result' && executor.cancel());
+    expect((await executor.run()).status).toBe('paused');
+    expect(journal.events.filter((e) => e.type === 'file_write_applied')).toHaveLength(2);
+    expect(journal.events.find((e) => e.type === 'conversation_saved')).toMatchObject({ messages: 5, usage: { input: expect.any(Number) } });
+    expect(replayed(journal, 1).tokens.input).toBeGreaterThan(0);
+  });
 });

@@ -30,6 +30,16 @@ const table: { name: string; failure: Omit<HttpFailure, 'endpoint' | 'now' | 'he
     expected: { kind: 'error', retryable: false },
   },
   {
+    name: 'OpenAI 429 request larger than the per-minute limit',
+    failure: { provider: 'openai', status: 429, body: '{"error":{"message":"Request too large for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Requested 52301. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}' },
+    expected: { kind: 'error', retryable: false },
+  },
+  {
+    name: 'Anthropic 400 input plus max_tokens over the context limit',
+    failure: { provider: 'anthropic', status: 400, body: '{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again"}}' },
+    expected: { kind: 'context' },
+  },
+  {
     name: 'OpenAI 400 context_length_exceeded',
     failure: { provider: 'openai', status: 400, body: `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}` },
     expected: { kind: 'context' },
@@ -135,12 +145,18 @@ describe('the failure classifier', () => {
     const local = (h: number, m = 0) => {
       const at = new Date(now);
       at.setHours(h, m, 0, 0);
-      if (at.getTime() <= now) at.setDate(at.getDate() + 1);
-      return at.getTime() - now;
+      if (at.getTime() <= now - 15 * 60_000) at.setDate(at.getDate() + 1);
+      return Math.max(0, at.getTime() - now);
     };
     expect(parseUsageLimitReset('Claude AI usage limit reached|1795428000', now)).toBe(1795428000 * 1000 - now);
     expect(parseUsageLimitReset('5-hour limit reached ∙ resets 3pm', now)).toBe(local(15));
-    expect(parseUsageLimitReset('Claude usage limit reached. Your limit will reset at 3:30 pm (Europe/Berlin).', now)).toBe(local(15, 30));
+    // A named zone is that zone's wall clock: Berlin is UTC+1 in November, Los Angeles UTC−8.
+    expect(parseUsageLimitReset('Claude usage limit reached. Your limit will reset at 3:30 pm (Europe/Berlin).', now)).toBe(4.5 * 3_600_000);
+    expect(parseUsageLimitReset('Your limit will reset at 3pm (America/Los_Angeles)', now)).toBe(13 * 3_600_000);
+    expect(parseUsageLimitReset('limit reached, resets 10am UTC', now)).toBe(0); // exactly now
+    // Read just after it passed (a late answer, clock skew): now, not tomorrow.
+    expect(parseUsageLimitReset('limit reached, resets 9:55am (UTC)', now)).toBe(0);
+    expect(parseUsageLimitReset('limit reached, resets 9:30am (UTC)', now)).toBe(23.5 * 3_600_000);
     expect(parseUsageLimitReset('usage limit reached, resets at 2026-11-22T12:00:00Z', now)).toBe(2 * 3_600_000);
     expect(parseUsageLimitReset("You've hit your usage limit. Upgrade to Pro or try again in 4 days 20 hours 9 minutes.", now)).toBe(((4 * 24 + 20) * 60 + 9) * 60_000);
     expect(parseUsageLimitReset('{"type":"usage_limit_reached","resets_in_seconds": 1234}', now)).toBe(1_234_000);

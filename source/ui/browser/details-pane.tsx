@@ -7,6 +7,7 @@ const glyph: Record<StepStatusView['status'], [string, string]> = {
   failed: ['✗', 'red'],
   running: ['●', 'cyan'],
   interrupted: ['✗', 'yellow'],
+  awaiting: ['◆', 'magenta'],
   pending: ['○', 'gray'],
 };
 

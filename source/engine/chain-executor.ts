@@ -1,14 +1,15 @@
-import type { WorkflowSpec } from '../spec/schema.js';
+import type { AgentStep, WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
-import type { AgentStep, ApprovalStep } from '../spec/schema.js';
 import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
 import { agentLoop } from './agent-loop.js';
-import type { ApprovalDesk, ApprovalRequest } from './approval.js';
+import type { ApprovalDesk } from './approval.js';
+import { runApprovalStep } from './approval-step.js';
+import { StopRun } from './stop-run.js';
 import { ArtifactPathError, renderArtifacts } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
-import type { ApprovalDecision, EngineEvent, EngineEventBody, SessionStatus, StopReason, TokenUsage } from './events.js';
+import type { EngineEvent, EngineEventBody, SessionStatus, TokenUsage } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
 import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
@@ -45,17 +46,6 @@ export interface RunSummary {
 }
 
 export type EngineListener = (event: EngineEvent) => void;
-
-/** Ends a run early with a recorded outcome, not as a crash; `awaiting`: the status is already AWAITING_APPROVAL. */
-class StopRun extends Error {
-  constructor(
-    readonly outcome: 'paused' | 'failed' | 'cancelled' | 'awaiting',
-    readonly reason: StopReason,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * Runs a chain from `progress.next_step` to the end: completed steps are skipped, each step's
@@ -169,7 +159,11 @@ export class ChainExecutor {
     const config = this.options.spec.pattern.config.steps[step]!;
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.results[step]) return;
-    if (isApprovalStep(config)) return this.runApproval(step, config);
+    if (isApprovalStep(config)) {
+      await runApprovalStep(step, config, { ...this.options, progress: this.progress, signal: this.abort.signal, emit: (body) => this.emit(body) });
+      this.executed++;
+      return;
+    }
     const agent = config.agent;
     // A resumed step continues its agent's saved conversation instead of starting blank.
     const saved = this.progress.conversation?.step === step ? this.progress.conversation.blob : undefined;
@@ -248,42 +242,6 @@ export class ChainExecutor {
     if (ended === 'cancelled') throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
     if (ended === 'abandon') throw new StopRun('paused', stop.reason, `step ${step + 1}: ${stop.message}; the automatic retry was abandoned — resume when ready`);
     return at.conversation;
-  }
-
-  /**
-   * An approval step: the session waits in AWAITING_APPROVAL for a person's answer. Approved or
-   * edited, the answer is the step's response; rejected, the session is cancelled. With nobody to
-   * answer (no terminal, no --approve), the run stops here and `acode resume` asks again.
-   */
-  private async runApproval(step: number, config: ApprovalStep): Promise<void> {
-    const { sessionId, spec, variables } = this.options;
-    const attempt = (this.progress.in_progress?.step === step ? this.progress.in_progress.attempt : 0) + 1;
-    const key = `${sessionId}:${step}:${attempt}`;
-    this.emit({ type: 'step_started', step, agent: 'approval', attempt, idempotency_key: key });
-    const started = performance.now();
-    const context = stepContext(spec, variables, this.progress.results, step);
-    let request: ApprovalRequest;
-    try {
-      request = { step, prompt: renderTemplate(config.prompt, context).trim(), context: renderTemplate(config.context_display ?? '', context).trim(), defaultResponse: config.default ?? 'approved' };
-    } catch (error) {
-      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `step ${step + 1} (approval): ${error.message}`);
-      throw error;
-    }
-    // Answered before the process died: the answer stands, nobody is asked twice.
-    const earlier = this.progress.answered?.step === step ? this.progress.answered : null;
-    let answer: { decision: ApprovalDecision; response: string };
-    if (earlier) answer = earlier;
-    else {
-      this.emit({ type: 'approval_requested', step, attempt, prompt: request.prompt, context: request.context, default_response: request.defaultResponse });
-      const given = this.cancelled ? undefined : await this.options.approvals?.answer(request, this.abort.signal);
-      if (!given) throw new StopRun('awaiting', 'user_exit', 'waiting for approval');
-      answer = { decision: given.decision, response: given.decision === 'edited' ? given.response : given.decision === 'approved' ? request.defaultResponse : '' };
-      this.emit({ type: 'approval_answered', step, attempt, decision: answer.decision, response: answer.response });
-    }
-    const response = answer.response;
-    if (answer.decision === 'rejected') throw new StopRun('cancelled', 'approval_rejected', `step ${step + 1}: the approval was rejected; fork the session to try again`);
-    this.emit({ type: 'step_completed', step, agent: 'approval', attempt, idempotency_key: key, response, usage: { input: 0, output: 0 }, duration_ms: Math.round(performance.now() - started) });
-    this.executed++;
   }
 
   /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */

@@ -1,22 +1,12 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
-import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
-import { classifyHttpFailure } from './failure-classifier.js';
+import { ProviderError } from '../engine/stop-errors.js';
+import { postJson, type HttpModelSettings } from './post-json.js';
 
 /** Anthropic refuses a request without max_tokens; this is what we ask for when the spec is silent. */
 export const anthropicDefaultMaxTokens = 4096;
 
-export interface AnthropicSettings {
-  /** Base URL without /v1/messages, e.g. https://api.anthropic.com. */
-  baseUrl: string;
-  model: string;
-  /** Per-agent `model_id` overrides from the spec's agents. */
-  agentModels?: Readonly<Record<string, string>>;
-  /** Read from the environment when the provider is made; never stored elsewhere or logged. */
-  apiKey?: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-}
+/** `baseUrl` is without /v1/messages, e.g. https://api.anthropic.com. */
+export type AnthropicSettings = HttpModelSettings;
 
 type ContentBlock =
   | { type: 'text'; text: string }
@@ -96,34 +86,15 @@ export class AnthropicProvider implements Provider {
       top_p: topP,
       tools: request.tools?.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })),
     };
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
-        body: JSON.stringify(body),
-        signal: request.signal,
-      });
-    } catch (error) {
-      if (request.signal.aborted) throw new StepAbortedError();
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new ProviderError(`cannot reach ${url} (${cause}); check runtime.host or ANTHROPIC_BASE_URL and the network`, true);
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      if (request.signal.aborted) throw new StepAbortedError();
-      throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
-    }
-    if (!response.ok) throw classifyHttpFailure({ provider: 'anthropic', status: response.status, headers: response.headers, body: text, endpoint: url });
-
-    let parsed: MessagesResponse;
-    try {
-      parsed = JSON.parse(text) as MessagesResponse;
-    } catch {
-      throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
-    }
+    const parsed = (await postJson({
+      url,
+      headers: { 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      body,
+      signal: request.signal,
+      provider: 'anthropic',
+      endpoint: url,
+      unreachableHint: 'check runtime.host or ANTHROPIC_BASE_URL and the network',
+    })) as MessagesResponse;
     if (!Array.isArray(parsed.content)) throw new ProviderError(`${url} answered without a content array`, true);
     const u = parsed.usage;
     // Cached prompt tokens are still prompt tokens: budgets count what the model read.

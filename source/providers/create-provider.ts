@@ -3,6 +3,7 @@ import type { Provider } from '../engine/provider.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { AnthropicProvider } from './anthropic-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
+import type { HttpModelSettings } from './post-json.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 const ollamaDefaultHost = 'http://localhost:11434/v1';
@@ -15,13 +16,14 @@ function ollamaBaseUrl(host: string | undefined): string {
   return url.pathname === '/' || url.pathname === '' ? `${host.replace(/\/+$/, '')}/v1` : host;
 }
 
-/** Agents' own `model_id`s; without a runtime model_id every agent must name one. */
-function agentModels(spec: WorkflowSpec, example: string): Record<string, string> {
-  const models = Object.fromEntries(Object.entries(spec.agents).flatMap(([id, agent]) => (agent.model_id ? [[id, agent.model_id]] : [])));
-  if (!spec.runtime.model_id && Object.keys(models).length < Object.keys(spec.agents).length) {
-    throw new AcodeError(`runtime.model_id is required for provider ${spec.runtime.provider}; add e.g. 'model_id: ${example}' to the spec`, ExitCode.usage);
+/** An HTTP provider's settings from the runtime; without a runtime model_id every agent must name one. */
+function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | undefined, example: string): HttpModelSettings {
+  const { runtime } = spec;
+  const agentModels = Object.fromEntries(Object.entries(spec.agents).flatMap(([id, agent]) => (agent.model_id ? [[id, agent.model_id]] : [])));
+  if (!runtime.model_id && Object.keys(agentModels).length < Object.keys(spec.agents).length) {
+    throw new AcodeError(`runtime.model_id is required for provider ${runtime.provider}; add e.g. 'model_id: ${example}' to the spec`, ExitCode.usage);
   }
-  return models;
+  return { baseUrl, model: runtime.model_id ?? '', agentModels, apiKey, temperature: runtime.temperature, maxTokens: runtime.max_tokens, topP: runtime.top_p };
 }
 
 /** The model endpoint a spec's runtime names; keys come from the environment at call time. */
@@ -33,15 +35,7 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
     case 'openai':
     case 'ollama': {
       const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
-      return new OpenAiProvider({
-        baseUrl,
-        model: runtime.model_id ?? '',
-        agentModels: agentModels(spec, 'gpt-4o-mini'),
-        apiKey: env.OPENAI_API_KEY || undefined,
-        temperature: runtime.temperature,
-        maxTokens: runtime.max_tokens,
-        topP: runtime.top_p,
-      });
+      return new OpenAiProvider(httpSettings(spec, baseUrl, env.OPENAI_API_KEY || undefined, 'gpt-4o-mini'));
     }
     case 'anthropic': {
       const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
@@ -50,15 +44,7 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
       if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
         throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);
       }
-      return new AnthropicProvider({
-        baseUrl,
-        model: runtime.model_id ?? '',
-        agentModels: agentModels(spec, 'claude-sonnet-4-5'),
-        apiKey,
-        temperature: runtime.temperature,
-        maxTokens: runtime.max_tokens,
-        topP: runtime.top_p,
-      });
+      return new AnthropicProvider(httpSettings(spec, baseUrl, apiKey, 'claude-sonnet-4-5'));
     }
   }
 }

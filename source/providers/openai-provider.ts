@@ -1,19 +1,9 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
-import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
-import { classifyHttpFailure } from './failure-classifier.js';
+import { ProviderError } from '../engine/stop-errors.js';
+import { postJson, type HttpModelSettings } from './post-json.js';
 
-export interface OpenAiSettings {
-  /** Base URL ending before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
-  baseUrl: string;
-  model: string;
-  /** Per-agent `model_id` overrides from the spec's agents. */
-  agentModels?: Readonly<Record<string, string>>;
-  /** Read from the environment at call time; never stored. */
-  apiKey?: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-}
+/** `baseUrl` ends before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
+export type OpenAiSettings = HttpModelSettings;
 
 interface WireToolCall {
   id: string;
@@ -69,42 +59,19 @@ export class OpenAiProvider implements Provider {
       stream: false,
       tools: request.tools?.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
     };
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-        body: JSON.stringify(body),
-        signal: request.signal,
-      });
-    } catch (error) {
-      if (request.signal.aborted) throw new StepAbortedError();
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new ProviderError(`cannot reach ${url} (${cause}); check runtime.host or OPENAI_BASE_URL and that the server is running`, true);
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      if (request.signal.aborted) throw new StepAbortedError();
-      throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
-    }
-    if (!response.ok) throw this.failure(response, text);
-
-    let parsed: ChatCompletion;
-    try {
-      parsed = JSON.parse(text) as ChatCompletion;
-    } catch {
-      throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
-    }
+    const parsed = (await postJson({
+      url,
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      body,
+      signal: request.signal,
+      provider: 'openai',
+      endpoint: baseUrl,
+      unreachableHint: 'check runtime.host or OPENAI_BASE_URL and that the server is running',
+    })) as ChatCompletion;
     const message = parsed.choices?.[0]?.message;
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
     if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage };
     if (typeof message?.content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
     return { text: message.content, usage };
-  }
-
-  private failure(response: Response, body: string): Error {
-    return classifyHttpFailure({ provider: 'openai', status: response.status, headers: response.headers, body, endpoint: this.settings.baseUrl });
   }
 }

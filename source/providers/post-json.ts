@@ -1,0 +1,58 @@
+import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
+import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
+
+/** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
+export interface HttpModelSettings {
+  /** The provider's base URL; each provider appends its own path. */
+  baseUrl: string;
+  model: string;
+  /** Per-agent `model_id` overrides from the spec's agents. */
+  agentModels?: Readonly<Record<string, string>>;
+  /** Read from the environment when the provider is made; never stored or logged. */
+  apiKey?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+}
+
+export interface JsonPost {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal: AbortSignal;
+  provider: HttpFailure['provider'];
+  /** Named in failure messages. */
+  endpoint: string;
+  /** What to check when the server cannot be reached. */
+  unreachableHint: string;
+}
+
+/**
+ * One model call over HTTP: the answer's JSON, or the error a continuation needs — StepAbortedError
+ * when the run was stopped, a retryable ProviderError for network trouble or a non-JSON answer,
+ * and the classifier's verdict for every failed status.
+ */
+export async function postJson(post: JsonPost): Promise<unknown> {
+  const { url, signal } = post;
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...post.headers }, body: JSON.stringify(post.body), signal });
+  } catch (error) {
+    if (signal.aborted) throw new StepAbortedError();
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    throw new ProviderError(`cannot reach ${url} (${cause}); ${post.unreachableHint}`, true);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (signal.aborted) throw new StepAbortedError();
+    throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
+  }
+  if (!response.ok) throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: text, endpoint: post.endpoint });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
+  }
+}

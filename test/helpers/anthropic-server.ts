@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalModelServer, serverPerTest } from './local-model-server.js';
 import { answerFor } from './openai-server.js';
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'tool_result'; tool_use_id: string; content: string };
@@ -39,72 +38,32 @@ export function anthropicError(type: string, message: string): unknown {
  * blocks, stop_reason and usage out, Anthropic-shaped errors. It checks the version header as the
  * real API does.
  */
-export class AnthropicTestServer {
-  readonly requests: MessagesRequest[] = [];
+export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
   handler: (request: MessagesRequest) => AnthropicReply = () => ({ kind: 'answer' });
-  private readonly server: Server;
-  private readonly waiters: { predicate: (r: MessagesRequest) => boolean; resolve: (r: MessagesRequest) => void }[] = [];
-  private readonly hanging = new Set<ServerResponse>();
+  /** The base URL is the bare origin, as runtime.host and ANTHROPIC_BASE_URL are written. */
+  protected readonly basePath = '';
 
-  constructor() {
-    this.server = createServer((req, res) => void this.handle(req, res));
-  }
-
-  /** The base URL, without /v1 (as runtime.host and ANTHROPIC_BASE_URL are written). */
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** Resolves when a request matching `predicate` arrives (already arrived ones count). */
-  waitFor(predicate: (r: MessagesRequest) => boolean): Promise<MessagesRequest> {
-    const seen = this.requests.find(predicate);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => this.waiters.push({ predicate, resolve }));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let raw = '';
-    for await (const chunk of req) raw += String(chunk);
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-    if (req.method !== 'POST' || req.url !== '/v1/messages') return void send(404, anthropicError('not_found_error', `Not found: ${req.url}`));
-    if (!req.headers['anthropic-version']) return void send(400, anthropicError('invalid_request_error', 'anthropic-version: header is required'));
+  protected handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    if (req.method !== 'POST' || req.url !== '/v1/messages') return this.send(res, 404, anthropicError('not_found_error', `Not found: ${req.url}`));
+    if (!req.headers['anthropic-version']) return this.send(res, 400, anthropicError('invalid_request_error', 'anthropic-version: header is required'));
     const body = JSON.parse(raw) as MessagesRequest['body'];
     const user = body.messages.filter((m) => m.role === 'user' && typeof m.content === 'string').at(-1)?.content as string | undefined;
     const request: MessagesRequest = { body, headers: req.headers, step: Number(/Step (\d+)/.exec(user ?? '')?.[1] ?? -1) };
-    this.requests.push(request);
-    for (const waiter of this.waiters.splice(0)) {
-      if (waiter.predicate(request)) waiter.resolve(request);
-      else this.waiters.push(waiter);
-    }
+    this.record(request);
     const reply = this.handler(request);
-    if (reply.kind === 'hang') return void this.hanging.add(res);
-    if (reply.kind === 'error') return void send(reply.status, reply.body, reply.headers);
+    if (reply.kind === 'hang') return this.hang(res);
+    if (reply.kind === 'error') return this.send(res, reply.status, reply.body, reply.headers);
     const message = (content: Block[], stop_reason: string, usage: Usage) => ({ id: `msg_${this.requests.length}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason, stop_sequence: null, usage });
     if (reply.kind === 'tool_use') {
       const uses = reply.calls.map((c): Block => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }));
-      return void send(200, message([...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...uses], 'tool_use', { input_tokens: 10, output_tokens: 5 }));
+      return this.send(res, 200, message([...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...uses], 'tool_use', { input_tokens: 10, output_tokens: 5 }));
     }
     const text = reply.text ?? answerFor(request.step, user ?? '');
-    send(200, message([{ type: 'text', text }], 'end_turn', reply.usage ?? { input_tokens: (user ?? '').length, output_tokens: text.length }));
+    this.send(res, 200, message([{ type: 'text', text }], 'end_turn', reply.usage ?? { input_tokens: (user ?? '').length, output_tokens: text.length }));
   }
 }
 
 /** Starts a fresh server before each test of the file and stops it after; read it through `current()`. */
 export function anthropicServerPerTest(): { current(): { server: AnthropicTestServer; baseUrl: string }; restart(): Promise<void> } {
-  let server: AnthropicTestServer;
-  let baseUrl: string;
-  const start = async () => {
-    server = new AnthropicTestServer();
-    baseUrl = await server.start();
-  };
-  beforeEach(start);
-  afterEach(async () => server.stop());
-  return { current: () => ({ server, baseUrl }), restart: start };
+  return serverPerTest(() => new AnthropicTestServer());
 }

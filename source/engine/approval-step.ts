@@ -2,7 +2,7 @@ import type { ApprovalStep, WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import type { ApprovalDesk, ApprovalRequest } from './approval.js';
 import type { ApprovalDecision, EngineEventBody } from './events.js';
-import type { SessionProgress } from './session-progress.js';
+import { nextAttempt, type SessionProgress } from './session-progress.js';
 import { StopRun } from './stop-run.js';
 import { stepContext, type Variables } from './template-context.js';
 
@@ -23,7 +23,7 @@ export interface ApprovalStepDeps {
  */
 export async function runApprovalStep(step: number, config: ApprovalStep, deps: ApprovalStepDeps): Promise<void> {
   const { sessionId, spec, variables, progress, emit, signal } = deps;
-  const attempt = (progress.in_progress?.step === step ? progress.in_progress.attempt : 0) + 1;
+  const attempt = nextAttempt(progress, step);
   const key = `${sessionId}:${step}:${attempt}`;
   emit({ type: 'step_started', step, agent: 'approval', attempt, idempotency_key: key });
   const started = performance.now();

@@ -14,7 +14,7 @@ import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
 import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
-import { applyEvent, type SessionProgress } from './session-progress.js';
+import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { stepContext, type Variables } from './template-context.js';
 
 export interface ChainRunOptions {
@@ -172,7 +172,7 @@ export class ChainExecutor {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       this.checkBudget();
       const { messages, context } = this.messagesFor(step);
-      const attempt = (this.progress.in_progress?.step === step ? this.progress.in_progress.attempt : 0) + 1;
+      const attempt = nextAttempt(this.progress, step);
       this.emit({ type: 'step_started', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}` });
       const started = performance.now();
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };

@@ -11,6 +11,11 @@ export interface TokenUsage {
   output: number;
 }
 
+/** Tokens so far plus one model call's. */
+export function addUsage(total: TokenUsage, usage: TokenUsage): TokenUsage {
+  return { input: total.input + usage.input, output: total.output + usage.output };
+}
+
 /** Why a session stopped short of completion. */
 export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error' | 'approval_rejected';
 

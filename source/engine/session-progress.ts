@@ -1,4 +1,4 @@
-import type { ApprovalDecision, EngineEvent, PendingWrite, SessionStatus, StopReason, TokenUsage } from './events.js';
+import { addUsage, type ApprovalDecision, type EngineEvent, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
 
 /** The last state of a file the session read or wrote. */
 export interface FileSeen {
@@ -108,7 +108,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.conversation = null;
       progress.answered = null;
       progress.last_response_preview = preview(event.response);
-      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
+      progress.tokens = addUsage(progress.tokens, event.usage);
       break;
     case 'step_reused':
       progress.results[event.step] = { index: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 };
@@ -161,12 +161,9 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       }
       break;
     case 'conversation_saved':
-      progress.conversation = { step: event.step, blob: event.blob };
-      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
-      break;
     case 'conversation_reset':
       progress.conversation = { step: event.step, blob: event.blob };
-      progress.tokens = { input: progress.tokens.input + event.usage.input, output: progress.tokens.output + event.usage.output };
+      progress.tokens = addUsage(progress.tokens, event.usage);
       break;
     case 'step_skipped':
     case 'step_retry_scheduled':
@@ -180,6 +177,11 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
   }
   return progress;
+}
+
+/** The attempt number a step's next try gets: one past the attempt left in progress, else 1. */
+export function nextAttempt(progress: SessionProgress, step: number): number {
+  return (progress.in_progress?.step === step ? progress.in_progress.attempt : 0) + 1;
 }
 
 /** Replay order: (timestamp, event_id), as DESIGN.md §4 fixes it. */

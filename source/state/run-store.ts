@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { EngineEvent, TokenUsage } from '../engine/events.js';
+import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 
@@ -161,30 +161,24 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         }
-        case 'conversation_saved': {
-          const tokens = get().tokens;
-          set({ tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output } });
+        case 'conversation_saved':
+          set({ tokens: addUsage(get().tokens, event.usage) });
           return;
-        }
-        case 'conversation_reset': {
-          const tokens = get().tokens;
+        case 'conversation_reset':
           set({
-            tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output },
+            tokens: addUsage(get().tokens, event.usage),
             steps: updateStep(steps, event.step, { note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
           });
           return;
-        }
         case 'step_retry_scheduled':
           set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${event.reason.replace('_', ' ')}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;
-        case 'step_completed': {
-          const tokens = get().tokens;
+        case 'step_completed':
           set({
             steps: updateStep(steps, event.step, { status: 'done', tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
-            tokens: { input: tokens.input + event.usage.input, output: tokens.output + event.usage.output },
+            tokens: addUsage(get().tokens, event.usage),
           });
           return;
-        }
         case 'step_failed':
           set({ steps: updateStep(steps, event.step, { status: 'failed', note: event.message }) });
           return;

@@ -1,5 +1,6 @@
 import type { EngineEventBody } from '../engine/events.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
+import { stopReasonText } from '../state/stop-reason-text.js';
 
 const recoveryText = {
   applied: 'already applied, marked done',
@@ -8,14 +9,12 @@ const recoveryText = {
   kept: 'torn, left for the retry to overwrite',
 } as const;
 
-const reasonText: Record<string, string> = { rate_limit: 'rate limited', context_exhausted: 'context window exhausted', provider_error: 'provider failed', user_exit: 'stopped' };
-
 /** Without a TTY the countdown is one line per attempt. */
 function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>, step: string): string | undefined {
   const { outcome } = event;
   if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic attempt${event.attempt === 1 ? '' : 's'}`;
   if (outcome.kind !== 'delayed') return undefined; // the pause or failure line follows
-  const why = `${reasonText[event.stop_reason] ?? event.stop_reason} (${event.message})`;
+  const why = `${stopReasonText(event.stop_reason)} (${event.message})`;
   if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, attempt ${event.attempt}/${event.max_attempts}`;
   const seconds = Math.max(0, Math.ceil((Date.parse(outcome.next_attempt_at) - Date.now()) / 1000));
   return `◷ ${step}: ${why}; retrying in ${seconds} s, attempt ${event.attempt}/${event.max_attempts}`;
@@ -36,7 +35,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, agents: re
     case 'step_completed':
       return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${event.usage.input} in / ${event.usage.output} out`;
     case 'step_retry_scheduled':
-      return `◷ ${step(event.step)}: ${event.reason.replace('_', ' ')} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;
+      return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;
     case 'step_failed':
       return `✗ ${step(event.step)}: ${event.message}`;
     case 'resume_attempt':

@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
+import { stopReasonText } from './stop-reason-text.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -154,7 +155,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
-          const reason = event.stop_reason === 'rate_limit' ? 'rate limited' : event.stop_reason.replace('_', ' ');
+          const reason = stopReasonText(event.stop_reason);
           set({
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
             steps: updateStep(steps, event.step, { status: 'waiting', note: reason }),
@@ -171,7 +172,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_retry_scheduled':
-          set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${event.reason.replace('_', ' ')}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
+          set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${stopReasonText(event.reason)}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;
         case 'step_completed':
           set({

@@ -98,8 +98,12 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
     floor.shift();
 
     const ctx = { env: { ACODE_HOME: home }, cwd } as unknown as CommandContext;
-    const store = createBrowserStore(await createSessionSource(ctx), cwd);
+    const source = await createSessionSource(ctx);
+    const store = createBrowserStore(source, cwd);
     const app = render(createElement(BrowserApp, { store }));
+    // As after the browser's first look at the disk: every row loaded, not only the head's.
+    store.getState().replaceRows((await source.poll()) ?? source.initial.rows);
+    if (store.getState().set.rows.length !== count) throw new Error(`the browser holds ${store.getState().set.rows.length} rows, not ${count}`);
     const keys: number[] = [];
     for (let i = 0; i < 60; i++) {
       const before = app.frames.length;

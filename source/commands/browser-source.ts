@@ -2,16 +2,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
-import type { SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import type { FirstRows, SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
 import { defaultHome } from '../store/acode-home.js';
 import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
+import { readIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
 import { peekSession } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { CommandContext } from './command-context.js';
+import { firstRowsFromHead } from './head-rows.js';
 import { describeOwner } from './session-lease.js';
 
 export interface PollingSource extends SessionSource {
@@ -51,25 +53,35 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   };
   const list = async () => track(withLocks((await openStore()).list()));
 
-  // A missing or damaged index is rebuilt from the session files before the first frame.
-  const view = readIndexView(home);
-  const initial = view ? withLocks(view.rows) : await list();
-  /** The first look after the first frame: an index that is still current needs no reconciling. */
-  let firstPoll = Boolean(view);
+  // The first frame comes from the index head when it matches the index, else from the index as
+  // it stands; a missing or damaged index is rebuilt from the session files before the frame.
+  const head = readIndexHead(home);
+  const fromHead = head && firstRowsFromHead(head, ctx.cwd, lockOf);
+  const standing = fromHead ? null : readIndexView(home);
+  const initial: FirstRows = fromHead || { rows: standing ? withLocks(standing.rows) : await list() };
+  /**
+   * The first look after the first frame: every row (after a frame from the head), reconciled
+   * with the folder only when the index is not current.
+   */
+  let firstLook: (() => Promise<BrowserRow[] | null>) | null = null;
+  if (fromHead || standing) {
+    firstLook = async () => {
+      const view = standing ?? readIndexView(home);
+      if (!view?.current()) return list();
+      if (!standing) return track(withLocks(view.rows));
+      track(initial.rows);
+      return null;
+    };
+  }
 
   return {
     home,
     initial,
     list,
     async poll() {
-      if (firstPoll) {
-        firstPoll = false;
-        if (view?.current()) {
-          track(initial);
-          return null;
-        }
-        return list();
-      }
+      const look = firstLook;
+      firstLook = null;
+      if (look) return look();
       return snapshot() === stamp ? null : list();
     },
     details(id): SessionDetails {

@@ -64,18 +64,25 @@ export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: strin
 }
 
 /** A row's status as the browser words it: damaged and interrupted first, then the stored status. */
-export function statusLabel(row: BrowserRow): string {
+export function statusLabel(row: Pick<BrowserRow, 'status' | 'damaged' | 'interrupted'>): string {
   if (row.damaged) return 'damaged';
   if (row.interrupted) return 'interrupted';
   return row.status === 'awaiting_approval' ? 'to approve' : row.status;
 }
 
+/** The header's order: what needs attention first, so the counts never reshuffle as rows change. */
+const labelOrder = ['running', 'interrupted', 'to approve', 'paused', 'created', 'completed', 'failed', 'cancelled', 'damaged'];
+
+/** Sessions per status label, in the header's order, from (label, count) pairs. */
+export function tallyLabels(pairs: Iterable<readonly [string, number]>): Record<string, number> {
+  const tally = new Map<string, number>();
+  for (const [label, n] of pairs) tally.set(label, (tally.get(label) ?? 0) + n);
+  const counts: Record<string, number> = {};
+  for (const label of labelOrder) if (tally.get(label)) counts[label] = tally.get(label)!;
+  return counts;
+}
+
 /** Sessions per status, for the header. */
 export function countByStatus(rows: readonly BrowserRow[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const row of rows) {
-    const key = statusLabel(row);
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
+  return tallyLabels(rows.map((row) => [statusLabel(row), 1] as const));
 }

@@ -18,11 +18,28 @@ export interface SessionDetails {
   damaged: string | null;
 }
 
+/**
+ * The rows of the first frame: every session, or — drawn from the index head, a few hundred KB
+ * instead of the whole index — only the newest rows of the first scope, with the figures of the
+ * whole list until the rest is loaded.
+ */
+export interface FirstRows {
+  rows: BrowserRow[];
+  whole?: { sessions: number; counts: Record<string, number>; shown: Record<BrowserScope, number> };
+}
+
+/** Figures of the whole list while only the newest rows are loaded: `unloaded` rows of the view are not. */
+export interface WholeList {
+  sessions: number;
+  counts: Record<string, number>;
+  unloaded: number;
+}
+
 /** The browser's window on the disk: implemented by the command layer (the UI never touches it). */
 export interface SessionSource {
   readonly home: string;
   /** The rows of the first frame, ready before the store is created. */
-  readonly initial: BrowserRow[];
+  readonly initial: FirstRows;
   /** Every session, reconciled with the disk. */
   list(): Promise<BrowserRow[]>;
   /** Read on each selection change, so it is synchronous and cheap (one session's files). */
@@ -44,6 +61,8 @@ export interface BrowserState {
   cwd: string;
   set: RowSet;
   visible: readonly BrowserRow[];
+  /** Set from the first frame until every row is loaded (right after it). */
+  whole: WholeList | null;
   selectedId: string | null;
   selected: number;
   /** First visible row of the window. */
@@ -90,6 +109,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
   return createStore<BrowserState>()((set, get) => {
     /** Recomputes the visible rows and keeps the selection on the same session when it is still there. */
     const view = (patch: Partial<BrowserState>, keepId = true) => {
+      // A new view of the partly loaded rows: only the rows at hand are known to be in it.
+      if (!patch.set && get().whole) patch = { ...patch, whole: { ...get().whole!, unloaded: 0 } };
       const next = { ...get(), ...patch };
       const visible = visibleRows(next.set, next);
       const index = keepId && next.selectedId ? visible.findIndex((row) => row.session_id === next.selectedId) : -1;
@@ -115,7 +136,7 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
     /** Rows read again (after a change made here: the message says what happened). */
     const reload = async (message: string | null) => {
       try {
-        view({ set: prepareRows(await source.list()), message });
+        view({ set: prepareRows(await source.list()), whole: null, message });
       } catch (error) {
         set({ message: `cannot read the sessions: ${(error as Error).message}` });
       }
@@ -137,13 +158,14 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       set({ details: id ? loadDetails(id) : null });
     };
 
-    const initial = prepareRows(source.initial);
-    const state: Omit<BrowserState, 'visible' | 'selected' | 'selectedId' | 'top' | 'details'> = {
+    const initial = prepareRows(source.initial.rows);
+    const scope: BrowserScope = initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all';
+    const state: Omit<BrowserState, 'visible' | 'whole' | 'selected' | 'selectedId' | 'top' | 'details'> = {
       home: source.home,
       cwd,
       set: initial,
       pageSize: 20,
-      scope: initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all',
+      scope,
       filter: 'all',
       query: '',
       searching: false,
@@ -164,7 +186,7 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
       refresh: () => void reload(null),
       replaceRows(rows) {
-        view({ set: prepareRows(rows) });
+        view({ set: prepareRows(rows), whole: null });
         reloadDetails();
       },
       ask(action) {
@@ -208,6 +230,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
     };
     const visible = visibleRows(initial, state);
     const first = visible[0];
-    return { ...state, visible, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
+    const figures = source.initial.whole;
+    const whole = figures ? { sessions: figures.sessions, counts: figures.counts, unloaded: Math.max(0, figures.shown[scope] - visible.length) } : null;
+    return { ...state, visible, whole, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
   });
 }

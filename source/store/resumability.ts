@@ -6,7 +6,7 @@ import type { SessionSummary } from './session-record.js';
  * A started session whose lock has no live owner: its process was killed or crashed. `created`
  * counts as started: the index keeps that status until the session's status changes again.
  */
-export function isInterrupted(row: SessionSummary, lock: LockState): boolean {
+export function isInterrupted(row: Pick<SessionSummary, 'status'>, lock: LockState): boolean {
   return (row.status === 'running' || row.status === 'created') && lock.kind !== 'held';
 }
 

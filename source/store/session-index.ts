@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { mtimeOf } from './file-mtime.js';
+import { writeIndexHead } from './index-head.js';
 import type { SessionSummary } from './session-record.js';
 
 interface IndexFile {
@@ -32,7 +33,7 @@ function plausibleRow(row: SessionSummary | undefined, id: string): row is Sessi
   return typeof row === 'object' && row !== null && row.session_id === id && typeof row.status === 'string' && typeof row.updated_at === 'string' && typeof row.tokens === 'object' && typeof row.variables === 'object';
 }
 
-const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);
+export const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);
 
 /** The index as it stands: its rows, and whether the sessions folder still agrees with them. */
 export interface IndexView {
@@ -135,7 +136,7 @@ export class SessionIndex {
       mtimes[id] = mtime;
       changed = true;
     }
-    if (changed && write) this.save(rows, mtimes, sessionsMtime);
+    if (changed && write) return this.save(rows, mtimes, sessionsMtime);
     return Object.values(rows).sort(newestFirst);
   }
 
@@ -154,9 +155,15 @@ export class SessionIndex {
     this.save(file.sessions, file.mtimes ?? {}, file.sessions_mtime);
   }
 
-  /** `sessionsMtime` is kept only by a reconciling listing: rows written one at a time vouch for no other session. */
-  private save(rows: Record<string, SessionSummary>, mtimes: Record<string, number>, sessionsMtime: number | undefined): void {
+  /**
+   * Writes the index, then its head (the browser's first frame); returns the rows newest first.
+   * `sessionsMtime` is kept only by a reconciling listing: rows written one at a time vouch for no other session.
+   */
+  private save(rows: Record<string, SessionSummary>, mtimes: Record<string, number>, sessionsMtime: number | undefined): SessionSummary[] {
     this.db.data = { schemaVersion: 1, sessions: rows, mtimes, sessions_mtime: sessionsMtime };
     this.db.write();
+    const sorted = Object.values(rows).sort(newestFirst);
+    writeIndexHead(this.home, sorted);
+    return sorted;
   }
 }

@@ -66,7 +66,7 @@ describe('an approval step', () => {
     // The browser lists it as waiting for a person, with the gate among its steps.
     const ctx = { env: ws.env, cwd: ws.cwd } as unknown as CommandContext;
     const source = await createSessionSource(ctx);
-    expect(statusLabel(source.initial[0]!)).toBe('to approve');
+    expect(statusLabel(source.initial.rows[0]!)).toBe('to approve');
     expect(source.details(id)).toMatchObject({ damaged: null, steps: [{ agent: 'researcher', status: 'done' }, { agent: 'approval', status: 'awaiting' }, { agent: 'analyst', status: 'pending' }] });
   });
 

@@ -7,10 +7,16 @@ import { BrowserApp } from '../../source/ui/browser/browser-app.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
 import { keys, renderInk } from '../helpers/ink.js';
 
+const now = Date.parse('2026-02-01T00:00:00Z');
+
+/** The browser as `acode` opens it: the first frame, then (like its first look at the disk) every row. */
 async function open(count = 40, options: { hereEvery?: number } = {}) {
   const fixture = generatedStore(count, options);
-  const store = createBrowserStore(await createSessionSource(fixture.ctx), fixture.cwd);
-  const ui = renderInk(<BrowserApp store={store} now={Date.parse('2026-02-01T00:00:00Z')} />);
+  const source = await createSessionSource(fixture.ctx);
+  const store = createBrowserStore(source, fixture.cwd);
+  const ui = renderInk(<BrowserApp store={store} now={now} />);
+  const rows = await source.poll();
+  if (rows) store.getState().replaceRows(rows);
   return { ...fixture, store, ui };
 }
 
@@ -20,13 +26,33 @@ describe('the session browser', () => {
   it('shows the header with counts, the table, the details of the selection and the keys', async () => {
     const { ui, ids } = await open(14);
     const frame = ui.frame();
-    expect(frame).toMatch(/acode .*home · 14 sessions · 2 cancelled · 2 interrupted · 2 paused/);
+    expect(frame).toMatch(/acode .*home · 14 sessions · 2 interrupted · 2 paused · 6 completed · 2 failed/);
     expect(frame).toContain('filter all · scope this directory · 14 shown');
     expect(frame).toMatch(/ID +WORKFLOW +STATUS +STEPS +TOKENS +UPDATED +DIRECTORY/);
     // Newest first: the last generated session is selected.
     expect(selectedLine(frame)).toContain(ids.at(-1)!.slice(0, 8));
     expect(frame).toMatch(/last response Findings 13 on/);
     expect(frame).toContain('↑↓ move · Enter resume · / search · Tab filter');
+  });
+
+  it('draws the first frame of a large store from the index head with the whole list\'s figures, then loads every row', async () => {
+    const fixture = generatedStore(900, { hereEvery: 3 });
+    const source = await createSessionSource(fixture.ctx);
+    expect(source.initial.rows.length).toBeLessThan(300); // only the head's rows are parsed
+    const store = createBrowserStore(source, fixture.cwd);
+    const ui = renderInk(<BrowserApp store={store} now={now} />);
+    const header = (frame: string) => frame.split('\n').slice(0, 2).join('\n');
+    const first = await ui.waitForFrame((f) => f.includes('▼'));
+    expect(first).toMatch(/· 900 sessions · \d+ interrupted · \d+ paused · \d+ completed/);
+    expect(first).toContain('scope this directory · 300 shown');
+    const pageSize = store.getState().pageSize;
+    expect(first).toContain(`▼ ${300 - pageSize} more`);
+
+    store.getState().replaceRows((await source.poll())!);
+    expect(store.getState().visible).toHaveLength(300);
+    const loaded = await ui.waitForFrame(() => store.getState().whole === null);
+    expect(header(loaded)).toBe(header(first));
+    expect(loaded).toContain(`▼ ${300 - pageSize} more`);
   });
 
   it('moves with j/k and arrows, pages and jumps to either end', async () => {
@@ -127,7 +153,7 @@ describe('the session browser', () => {
     const bad = fixture.ids[500]!;
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'sessions', bad, 'session.json'), '{"schemaVersion": 1, "session_id": tor');
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'index.json'), 'not json'); // and the index must be rebuilt
-    const rows = (await createSessionSource(fixture.ctx)).initial;
+    const rows = (await createSessionSource(fixture.ctx)).initial.rows;
     expect(rows).toHaveLength(1000);
     expect(rows.filter((r) => r.damaged)).toEqual([expect.objectContaining({ session_id: bad, damaged: 'session.json is not valid JSON', workflow_name: '(damaged)' })]);
   });

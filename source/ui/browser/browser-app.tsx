@@ -15,14 +15,15 @@ const chrome = 12;
 function Header({ store }: { store: BrowserStore }) {
   const home = useStore(store, (s) => s.home);
   const rows = useStore(store, (s) => s.set.rows);
+  const whole = useStore(store, (s) => s.whole);
   const filter = useStore(store, (s) => s.filter);
   const scope = useStore(store, (s) => s.scope);
-  const shown = useStore(store, (s) => s.visible.length);
-  const counts = countByStatus(rows);
+  const shown = useStore(store, (s) => s.visible.length + (s.whole?.unloaded ?? 0));
+  const counts = whole?.counts ?? countByStatus(rows);
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold color="cyan">acode</Text> <Text dimColor>{home}</Text> · {rows.length} sessions
+        <Text bold color="cyan">acode</Text> <Text dimColor>{home}</Text> · {whole?.sessions ?? rows.length} sessions
         {Object.entries(counts).map(([status, n]) => ` · ${n} ${status}`).join('')}
       </Text>
       <Text>

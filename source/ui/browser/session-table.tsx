@@ -17,7 +17,9 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
   const top = useStore(store, (s) => s.top);
   const pageSize = useStore(store, (s) => s.pageSize);
   const selected = useStore(store, (s) => s.selected);
+  const unloaded = useStore(store, (s) => s.whole?.unloaded ?? 0);
   const rows = visible.slice(top, top + pageSize);
+  const below = visible.length + unloaded - top - pageSize;
   const workflowWidth = 22;
   const cwdWidth = Math.max(10, width - (2 + 9 + workflowWidth + 12 + 9 + 7 + 9 + 8));
   return (
@@ -44,7 +46,7 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
           </Text>
         );
       })}
-      <Text dimColor>{visible.length > top + pageSize ? `  ▼ ${visible.length - top - pageSize} more` : ' '}</Text>
+      <Text dimColor>{below > 0 ? `  ▼ ${below} more` : ' '}</Text>
     </Box>
   );
 }

@@ -21,6 +21,9 @@ export interface BrowserFigures {
   sessions: number;
   floorMs: number;
   firstFrameMs: number;
+  /** From spawning it until a key pressed at the first frame is answered: React and Ink loaded. */
+  firstKeyMs: number;
+  nodeStart: { asIs: number; withoutExtraCerts: number };
   /** From the node process's own start until it writes the frame (no pty, shell or spawn). */
   inProcessMs: number;
   floorInProcessMs: number;
@@ -45,28 +48,55 @@ interface Frame {
   ms: number;
   /** From the node process's start until it wrote the frame. */
   inProcessMs: number;
+  /** From spawning the pty until a key pressed at the first frame was answered (NaN without a key). */
+  answeredMs: number;
+  /** The highest in the 0.6 s after the key was answered (else at the first frame). */
   rssMb: number;
 }
 
-/** A program in a pseudo-terminal (util-linux script): its first frame's times, and RSS then. */
-function firstFrame(home: string, cwd: string, program: string, marker: string, ready: (out: string) => boolean): Promise<Frame> {
+/** A key to press as soon as the first frame is read, and how its answer shows in the output. */
+interface KeyProbe {
+  key: string;
+  answered: (out: string) => boolean;
+}
+
+/**
+ * A program in a pseudo-terminal (util-linux script): its first frame's times and, with a probe,
+ * when a key pressed at once was answered — and RSS then.
+ */
+function firstFrame(home: string, cwd: string, program: string, marker: string, ready: (out: string) => boolean, probe?: KeyProbe): Promise<Frame> {
   const clockFile = join(home, '..', 'frame-clock.txt');
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const env = { ...process.env, ACODE_HOME: home, TERM: 'xterm-256color', ACODE_BENCH_FRAME_FILE: clockFile, ACODE_BENCH_FRAME_MARKER: marker };
     const child = spawn('script', ['-qfec', `stty cols 120 rows 40; node --import ${frameClock} ${program}`, '/dev/null'], { cwd, env });
     let out = '';
+    let ms = Number.NaN;
     let done = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (done || !ready(out)) return;
+    const finish = async (answeredMs: number) => {
       done = true;
-      const ms = performance.now() - start;
+      // RSS peaks as every row loads right after Ink's first frame: its highest in the next 0.6 s.
       const pid = acodePid();
-      const rssMb = pid ? vmRss(pid) : Number.NaN;
+      let rssMb = pid ? vmRss(pid) : Number.NaN;
+      for (let t = 0; probe && pid && t < 30; t++) {
+        await new Promise((wake) => setTimeout(wake, 20));
+        rssMb = Math.max(rssMb, vmRss(pid));
+      }
       child.stdin.write('q');
       // The next run starts once this one has exited, so that runs never compete for the CPU.
-      child.on('exit', () => resolve({ ms, inProcessMs: Number(readFileSync(clockFile, 'utf8')), rssMb }));
+      child.on('exit', () => resolve({ ms, answeredMs, inProcessMs: Number(readFileSync(clockFile, 'utf8')), rssMb }));
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (done) return;
+      if (Number.isNaN(ms)) {
+        if (!ready(out)) return;
+        ms = performance.now() - start;
+        out = '';
+        if (!probe) return void finish(Number.NaN);
+        child.stdin.write(probe.key);
+      }
+      if (probe?.answered(out)) void finish(performance.now() - start);
     });
     child.stdin.on('error', () => undefined); // the floor app exits by itself
     child.on('error', reject);
@@ -77,6 +107,20 @@ function firstFrame(home: string, cwd: string, program: string, marker: string, 
   });
 }
 
+/** Median wall time of `node -e 0` with this environment, and without NODE_EXTRA_CA_CERTS (node reads those certificates at start). */
+function nodeStartMs(): { asIs: number; withoutExtraCerts: number } {
+  const time = (env: NodeJS.ProcessEnv) =>
+    median(
+      Array.from({ length: 7 }, () => {
+        const start = performance.now();
+        spawnSync(process.execPath, ['-e', '0'], { env });
+        return performance.now() - start;
+      }),
+    );
+  const { NODE_EXTRA_CA_CERTS: _certs, ...withoutCerts } = process.env;
+  return { asIs: time(process.env), withoutExtraCerts: time(withoutCerts) };
+}
+
 /** The browser's figures with `count` sessions in ACODE_HOME. */
 export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-browser-'));
@@ -84,14 +128,17 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     mkdirSync(cwd);
-    generateSessions(home, count, (i) => (i % 3 === 0 ? cwd : `/work/project-${i % 40}`));
+    const { ids } = generateSessions(home, count, (i) => (i % 3 === 0 ? cwd : `/work/project-${i % 40}`));
+    // The newest sessions of this directory, newest first: `j` at the first frame selects the second.
+    const here = ids.filter((_, i) => i % 3 === 0).reverse();
+    const down: KeyProbe = { key: 'j', answered: (out) => out.includes(`❯ ${here[1]!.slice(0, 8)}`) };
 
     spawnSync('sync'); // the generated files are on disk, as a real store's are: no write-back during the runs
     // acode and the floor take turns, so that both see the machine in the same mood.
     const frames: Frame[] = [];
     const floor: Frame[] = [];
     for (let i = 0; i < 8; i++) {
-      frames.push(await firstFrame(home, cwd, cli, '❯', (out) => out.includes('sessions ·') && out.includes('❯')));
+      frames.push(await firstFrame(home, cwd, cli, '❯', (out) => out.includes('sessions ·') && out.includes('❯'), down));
       floor.push(await firstFrame(home, cwd, floorApp, 'row 29', (out) => out.includes('row 29')));
     }
     frames.shift(); // the first runs warm the page cache
@@ -126,6 +173,8 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
       floorMs: median(floor.map((f) => f.ms)),
       floorInProcessMs: median(floor.map((f) => f.inProcessMs)),
       firstFrameMs: median(frames.map((f) => f.ms)),
+      firstKeyMs: median(frames.map((f) => f.answeredMs)),
+      nodeStart: nodeStartMs(),
       inProcessMs: median(frames.map((f) => f.inProcessMs)),
       rssMb: median(frames.map((f) => f.rssMb)),
       keyToFrameMs: median(keys),

@@ -1,19 +1,25 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { createBrowserStore } from '../state/browser-store.js';
+import { enterFullScreen } from '../ui/browser/full-screen.js';
 import type { CommandContext } from './command-context.js';
 import { createSessionSource } from './browser-source.js';
 import { importInk } from './import-ink.js';
 
 /** How often the browser looks for sessions that changed in other terminals. */
 const pollMs = 1000;
-/** The first look at the disk after the first frame. */
+/** The first look at the disk after Ink's first frame. */
 const firstLookMs = 30;
+/** Search targets prepared per turn of the event loop (~5 ms). */
+const warmSlice = 400;
 
 /** `acode` in a terminal: the full-screen session browser; Enter hands the chosen session to resume. */
 export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
-  const { runBrowser } = await importInk(() => import('../ui/browser/browser-screen.js'));
+  // React and Ink load while the first frame is read and painted without them.
+  const ink = importInk(() => import('../ui/browser/browser-screen.js'));
+  ink.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const source = await createSessionSource(ctx);
   const store = createBrowserStore(source, ctx.cwd);
+  const screen = enterFullScreen(store);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const poll = async () => {
@@ -25,15 +31,19 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
     }
     if (!stopped) timer = setTimeout(() => void poll(), pollMs).unref();
   };
-  // runBrowser draws the first frame (from the index alone) synchronously. Once the terminal has
-  // had a moment to show it, the rows are checked against the disk and the search targets are
-  // prepared, so that the first '/' is instant.
-  setTimeout(() => void poll().then(() => store.getState().set.targets()), firstLookMs).unref();
+  // Search targets are prepared a slice per turn of the event loop, so that keys are answered meanwhile.
+  const warm = () => {
+    if (!stopped && !store.getState().set.warm(warmSlice)) setImmediate(warm);
+  };
   try {
-    await runBrowser(store);
+    const { runBrowser } = await ink;
+    // Once Ink shows the frame and reads keys (a key typed at the first frame is answered first),
+    // every row is read and checked against the disk, then search targets are prepared.
+    await runBrowser(store, screen, () => setTimeout(() => void poll().then(warm), firstLookMs).unref());
   } finally {
     stopped = true;
     clearTimeout(timer);
+    screen.restore();
   }
   const resumeId = store.getState().resumeId;
   if (!resumeId) return ExitCode.ok;

@@ -21,6 +21,8 @@ export interface PollingSource extends SessionSource {
   poll(): Promise<BrowserRow[] | null>;
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** resume.lock_timeout_seconds; the YAML config loader is imported only when a config file exists. */
 async function lockTimeoutMs(home: string, cwd: string): Promise<number> {
   if (!configFiles(home, cwd).some((file) => existsSync(file))) return defaultLockTimeoutSeconds * 1000;
@@ -67,6 +69,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   if (fromHead || standing) {
     firstLook = async () => {
       const view = standing ?? readIndexView(home);
+      await nextTurn(); // keys typed meanwhile are answered between the steps of this look
       if (!view?.current()) return list();
       if (!standing) return track(withLocks(view.rows));
       track(initial.rows);

@@ -22,17 +22,26 @@ type Target = { row: BrowserRow; search: Fuzzysort.Prepared };
 
 /**
  * Rows plus their prepared search targets. Preparing 10,000 targets takes longer than a first
- * frame may, so it happens on the first search (or `warm()`, called once the list is on screen),
- * then every keystroke only searches.
+ * frame may, so it happens a slice at a time once the list is on screen (`warm`, between key
+ * presses), and whatever is left on the first search; then every keystroke only searches.
  */
 export interface RowSet {
   rows: readonly BrowserRow[];
   targets(): readonly Target[];
+  /** Prepares up to `count` more targets; true once every row's is ready. */
+  warm(count: number): boolean;
 }
 
 export function prepareRows(rows: readonly BrowserRow[]): RowSet {
-  let targets: Target[] | undefined;
-  return { rows, targets: () => (targets ??= rows.map((row) => ({ row, search: fuzzysort.prepare(searchText(row)) }))) };
+  const targets: Target[] = [];
+  const warm = (count: number) => {
+    for (const end = Math.min(rows.length, targets.length + count); targets.length < end; ) {
+      const row = rows[targets.length]!;
+      targets.push({ row, search: fuzzysort.prepare(searchText(row)) });
+    }
+    return targets.length === rows.length;
+  };
+  return { rows, warm, targets: () => (warm(Infinity), targets) };
 }
 
 function passes(row: BrowserRow, filter: BrowserFilter): boolean {

@@ -74,6 +74,21 @@ describe('the session browser in a real terminal', () => {
     terminal.press('q');
   });
 
+  it('answers keys pressed as soon as the first frame shows, without echoing them', async () => {
+    const cwd = tempDir();
+    const home = join(tempDir(), 'home');
+    const { ids } = generateSessions(home, 1000, () => cwd);
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
+    terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes('1000 sessions') && s.includes(`❯ ${ids.at(-1)!.slice(0, 8)}`));
+    terminal.press('j', 'j', 'j', 'k'); // likely before React and Ink have loaded: they wait, unechoed
+    const screen = await terminal.waitFor((s) => s.includes(`❯ ${ids.at(-3)!.slice(0, 8)}`) && s.includes('↑↓ move'));
+    expect(screen).not.toMatch(/jjjk|\^\[/);
+    expect(screen.split('\n')[0]).toContain('1000 sessions'); // the frame starts at the top: nothing scrolled
+    terminal.press('q');
+    expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=0');
+  });
+
   it('restores the terminal when quit with q or Ctrl+C', async () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' });

@@ -115,6 +115,17 @@ describe('the session browser', () => {
     expect(shown[0]!.variables.topic).toBe('postgres');
   });
 
+  it('acts on keys typed before it was ready one at a time, as typed: moves, then a search and its Enter', async () => {
+    const { ui, store, ids } = await open(40);
+    ui.stdin.write('jjjk'); // arrives as one chunk
+    await ui.waitForFrame((f) => selectedLine(f).includes(ids.at(-3)!.slice(0, 8)));
+    expect(store.getState().selected).toBe(2);
+    ui.stdin.write('G/postgres\r');
+    await ui.waitForFrame((f) => f.includes('/postgres  (/ to edit, Esc clears)'));
+    expect(store.getState()).toMatchObject({ query: 'postgres', searching: false });
+    expect(store.getState().visible[0]!.variables.topic).toBe('postgres');
+  });
+
   it('deletes the selected session after y, and keeps it after n', async () => {
     const { ui, store, ctx, ids } = await open(5);
     const id = ids.at(-1)!;

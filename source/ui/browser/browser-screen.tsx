@@ -1,31 +1,19 @@
 import { render } from 'ink';
 import type { BrowserStore } from '../../state/browser-store.js';
 import { BrowserApp } from './browser-app.js';
-
-const enterAlternateScreen = '\u001B[?1049h\u001B[H';
-const leaveAlternateScreen = '\u001B[?1049l\u001B[?25h';
+import type { FullScreen } from './full-screen.js';
 
 /**
- * Runs the browser full-screen (alternate screen) until the person quits or picks a session to
- * resume. The terminal is restored on exit, on Ctrl+C, on SIGTERM and on a crash.
+ * Runs the browser in the full screen already showing its first frame, until the person quits or
+ * picks a session to resume. `onShown` runs once Ink has drawn its frame (synchronously, in
+ * render) and listens for keys.
  */
-export async function runBrowser(store: BrowserStore): Promise<void> {
-  let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    process.stdout.write(leaveAlternateScreen);
-  };
-  const onTerm = () => store.getState().exit();
-  process.stdout.write(enterAlternateScreen);
-  process.once('exit', restore);
-  process.on('SIGTERM', onTerm);
-  try {
-    const instance = render(<BrowserApp store={store} />, { exitOnCtrlC: false, patchConsole: false });
-    await instance.waitUntilExit();
-  } finally {
-    process.off('SIGTERM', onTerm);
-    process.off('exit', restore);
-    restore();
-  }
+export async function runBrowser(store: BrowserStore, screen: FullScreen, onShown: () => void): Promise<void> {
+  // SIGTERM before Ink was ready asked the browser to close: do not draw it at all.
+  if (store.getState().quit) return;
+  screen.handOver();
+  const instance = render(<BrowserApp store={store} />, { exitOnCtrlC: false, patchConsole: false });
+  // Ink starts reading keys in an effect, run on the next turn of the event loop.
+  setImmediate(onShown);
+  await instance.waitUntilExit();
 }

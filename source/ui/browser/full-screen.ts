@@ -1,0 +1,52 @@
+import type { BrowserStore } from '../../state/browser-store.js';
+import { chrome } from './browser-lines.js';
+import { paintFirstFrame } from './first-paint.js';
+
+const enterAlternateScreen = '\u001B[?1049h\u001B[?25l\u001B[H';
+const leaveAlternateScreen = '\u001B[?1049l\u001B[?25h';
+const clearScreen = '\u001B[2J\u001B[H';
+
+/** The browser's hold on the terminal, from its first frame until it closes. */
+export interface FullScreen {
+  /** Readies the screen for Ink's first frame, which is written from the top-left corner. */
+  handOver(): void;
+  /** Leaves the alternate screen and gives the terminal back as it was (once). */
+  restore(): void;
+}
+
+const sizeOf = (stdout: NodeJS.WriteStream) => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
+
+/**
+ * Enters the alternate screen and paints the browser's first frame at once — before React and Ink
+ * have loaded — from the store as it stands; Ink then draws the same frame over it. Keys typed
+ * meanwhile wait unechoed (raw mode) and reach the browser when it is ready. The terminal is
+ * restored on exit, on a crash, and on SIGTERM (which also closes the browser).
+ */
+export function enterFullScreen(store: BrowserStore, stdout = process.stdout, stdin = process.stdin): FullScreen {
+  const painted = sizeOf(stdout);
+  store.getState().setPageSize(painted.rows - chrome);
+  const frame = paintFirstFrame(store.getState(), painted, Date.now());
+  stdout.write(enterAlternateScreen + (frame === null ? '' : `${frame}\u001B[H`));
+  if (stdin.isTTY) stdin.setRawMode(true);
+
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    process.off('SIGTERM', onTerm);
+    process.off('exit', restore);
+    if (stdin.isTTY) stdin.setRawMode(false);
+    stdout.write(leaveAlternateScreen);
+  };
+  const onTerm = () => store.getState().exit();
+  process.once('exit', restore);
+  process.on('SIGTERM', onTerm);
+  return {
+    handOver() {
+      // A terminal resized since the paint: Ink's frame must not land on the old one.
+      const now = sizeOf(stdout);
+      if (frame === null || now.columns !== painted.columns || now.rows !== painted.rows) stdout.write(clearScreen);
+    },
+    restore,
+  };
+}

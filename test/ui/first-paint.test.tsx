@@ -1,0 +1,110 @@
+import { EventEmitter } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import chalk from 'chalk';
+import { render } from 'ink';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSessionSource } from '../../source/commands/browser-source.js';
+import { createBrowserStore, type BrowserStore } from '../../source/state/browser-store.js';
+import { BrowserApp } from '../../source/ui/browser/browser-app.js';
+import { chrome } from '../../source/ui/browser/browser-lines.js';
+import { paintFirstFrame } from '../../source/ui/browser/first-paint.js';
+import { generatedStore } from '../helpers/browser-fixture.js';
+import { screenOf } from '../helpers/terminal-screen.js';
+
+const now = Date.parse('2026-02-01T00:00:00Z');
+
+/** A terminal of a given size, as Ink sees it (Ink writes each whole frame in debug mode). */
+class ScreenStdout extends EventEmitter {
+  frames: string[] = [];
+  constructor(
+    readonly columns: number,
+    readonly rows: number,
+  ) {
+    super();
+  }
+  write = (frame: string) => this.frames.push(frame) > 0;
+}
+
+class QuietStdin extends EventEmitter {
+  isTTY = true;
+  setEncoding() {}
+  setRawMode() {}
+  ref() {}
+  unref() {}
+  read = () => null;
+}
+
+/** The frame Ink draws for the store as it stands. */
+function inkFrame(store: BrowserStore, columns: number, rows: number): string {
+  const stdout = new ScreenStdout(columns, rows);
+  const instance = render(<BrowserApp store={store} now={now} />, { stdout: stdout as never, stdin: new QuietStdin() as never, debug: true, exitOnCtrlC: false, patchConsole: false });
+  const frame = stdout.frames.at(-1)!;
+  instance.unmount();
+  return frame;
+}
+
+/** The browser as `acode` opens it, before Ink: the store from the first rows, sized for the terminal. */
+async function firstStore(fixture: ReturnType<typeof generatedStore>, rows: number) {
+  const store = createBrowserStore(await createSessionSource(fixture.ctx), fixture.cwd);
+  store.getState().setPageSize(rows - chrome);
+  return store;
+}
+
+async function expectSameScreen(fixture: ReturnType<typeof generatedStore>, columns: number, rows: number) {
+  const store = await firstStore(fixture, rows);
+  const painted = paintFirstFrame(store.getState(), { columns, rows }, now);
+  expect(painted).not.toBeNull();
+  const ink = inkFrame(store, columns, rows);
+  const screen = await screenOf(painted!, columns, rows);
+  expect(screen).toEqual(await screenOf(ink, columns, rows));
+  return screen.text;
+}
+
+describe('the first frame painted before Ink loads', () => {
+  const level = chalk.level;
+  beforeAll(() => {
+    chalk.level = 1; // colours on, so that they are compared too
+  });
+  afterAll(() => {
+    chalk.level = level;
+  });
+
+  it('is cell for cell the frame Ink draws: header, table, details and keys', async () => {
+    const screen = await expectSameScreen(generatedStore(40), 120, 40);
+    expect(screen[0]).toContain('40 sessions');
+    expect(screen.some((row) => row.includes('❯'))).toBe(true);
+    expect(screen.at(-1)).toContain('Enter');
+  });
+
+  it('is the same for a large store drawn from the index head, with the rows still to load counted', async () => {
+    const screen = await expectSameScreen(generatedStore(900, { hereEvery: 3 }), 100, 30);
+    expect(screen.join('\n')).toContain('▼');
+  });
+
+  it('is the same in a narrow terminal, where lines are cut at the edge', async () => {
+    await expectSameScreen(generatedStore(30), 64, 20);
+  });
+
+  it('is the same with wide characters in the last response', async () => {
+    const fixture = generatedStore(12);
+    const file = join(fixture.ctx.env.ACODE_HOME!, 'sessions', fixture.ids.at(-1)!, 'session.json');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { checkpoint: { last_response_preview: string } };
+    record.checkpoint.last_response_preview = `要約：エージェントは計画を立てる 🚀 ${'長い文章が続きます。'.repeat(12)}`;
+    writeFileSync(file, JSON.stringify(record));
+    await expectSameScreen(fixture, 100, 24);
+  });
+
+  it('is the same for a damaged session, and for a store with no sessions', async () => {
+    const damaged = generatedStore(5);
+    writeFileSync(join(damaged.ctx.env.ACODE_HOME!, 'sessions', damaged.ids.at(-1)!, 'session.json'), '{ torn');
+    const screen = await expectSameScreen(damaged, 100, 24);
+    expect(screen.join('\n')).toContain('damaged');
+    await expectSameScreen(generatedStore(0), 100, 24);
+  });
+
+  it('is left to Ink when the layout does not fit the screen', async () => {
+    const store = await firstStore(generatedStore(10), 10);
+    expect(paintFirstFrame(store.getState(), { columns: 100, rows: 10 }, now)).toBeNull();
+  });
+});

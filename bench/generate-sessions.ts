@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialProgress, toCheckpoint } from '../source/engine/session-progress.js';
+import { fileStamp } from '../source/store/file-mtime.js';
 import { writeIndexHead } from '../source/store/index-head.js';
-import { newestFirst } from '../source/store/session-index.js';
+import { newestFirst } from '../source/store/summary-rows.js';
 import type { SessionRecord, SessionSummary } from '../source/store/session-record.js';
 import { summarize } from '../source/store/session-record.js';
 
@@ -65,6 +66,6 @@ export function generateSessions(home: string, count: number, cwdOf: (i: number)
   // As acode leaves it after a listing: reconciled with the folder, every row's file time known.
   const sessionsMtime = statSync(join(home, 'sessions')).mtimeMs;
   writeFileSync(join(home, 'index.json'), JSON.stringify({ schemaVersion: 1, sessions: index, mtimes, sessions_mtime: sessionsMtime }));
-  writeIndexHead(home, Object.values(index).sort(newestFirst));
+  writeIndexHead(home, Object.values(index).sort(newestFirst), fileStamp(join(home, 'index.json'))!);
   return { home, ids };
 }

@@ -6,7 +6,7 @@ import type { FirstRows, SessionDetails, SessionSource, StepStatusView } from '.
 import { defaultHome } from '../store/acode-home.js';
 import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
-import { readIndexHead } from '../store/index-head.js';
+import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
 import { peekSession } from '../store/session-peek.js';
@@ -20,6 +20,12 @@ export interface PollingSource extends SessionSource {
   /** Fresh rows when something changed since the last look (cheap when nothing did), else null. */
   poll(): Promise<BrowserRow[] | null>;
 }
+
+/** A listed row without the liveness the listing added. */
+const summaryOf = (row: SessionSummary): SessionSummary => {
+  const { interrupted: _interrupted, resumable: _resumable, ...summary } = row as BrowserRow;
+  return summary;
+};
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -72,6 +78,8 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       await nextTurn(); // keys typed meanwhile are answered between the steps of this look
       if (!view?.current()) return list();
       if (!standing) return track(withLocks(view.rows));
+      // The frame came from the whole index: its head was missing or stale. Write it for next time.
+      if (view.stamp) writeIndexHead(home, view.rows.map(summaryOf), view.stamp);
       track(initial.rows);
       return null;
     };

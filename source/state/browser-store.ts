@@ -25,14 +25,20 @@ export interface SessionDetails {
  */
 export interface FirstRows {
   rows: BrowserRow[];
-  whole?: { sessions: number; counts: Record<string, number>; shown: Record<BrowserScope, number> };
+  whole?: WholeList;
 }
 
-/** Figures of the whole list while only the newest rows are loaded: `unloaded` rows of the view are not. */
+/** Figures of the whole list while only its newest rows are loaded: sessions, per status, per scope. */
 export interface WholeList {
   sessions: number;
   counts: Record<string, number>;
-  unloaded: number;
+  shown: Record<BrowserScope, number>;
+}
+
+/** Rows of the current view not loaded yet: known only for an unfiltered view of a partly loaded list. */
+export function unloadedRows(state: Pick<BrowserState, 'whole' | 'filter' | 'query' | 'scope' | 'visible'>): number {
+  if (!state.whole || state.filter !== 'all' || state.query.trim()) return 0;
+  return Math.max(0, state.whole.shown[state.scope] - state.visible.length);
 }
 
 /** The browser's window on the disk: implemented by the command layer (the UI never touches it). */
@@ -109,8 +115,6 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
   return createStore<BrowserState>()((set, get) => {
     /** Recomputes the visible rows and keeps the selection on the same session when it is still there. */
     const view = (patch: Partial<BrowserState>, keepId = true) => {
-      // A new view of the partly loaded rows: only the rows at hand are known to be in it.
-      if (!patch.set && get().whole) patch = { ...patch, whole: { ...get().whole!, unloaded: 0 } };
       const next = { ...get(), ...patch };
       const visible = visibleRows(next.set, next);
       const index = keepId && next.selectedId ? visible.findIndex((row) => row.session_id === next.selectedId) : -1;
@@ -158,6 +162,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       set({ details: id ? loadDetails(id) : null });
     };
 
+    /** The last move was to the end of the list (G): it stays there when more rows load. */
+    let endWanted = false;
     const initial = prepareRows(source.initial.rows);
     const scope: BrowserScope = initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all';
     const state: Omit<BrowserState, 'visible' | 'whole' | 'selected' | 'selectedId' | 'top' | 'details'> = {
@@ -174,11 +180,15 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       resumeId: null,
       quit: false,
       move(delta) {
+        endWanted = false;
         const s = get();
         set(select(s.visible, clamp(s.selected + delta, 0, Math.max(0, s.visible.length - 1)), s.top, s.pageSize));
       },
       page: (direction) => get().move(direction * get().pageSize),
-      jump: (edge) => get().move(edge === 'first' ? -Infinity : Infinity),
+      jump(edge) {
+        get().move(edge === 'first' ? -Infinity : Infinity);
+        endWanted = edge === 'last';
+      },
       cycleFilter: () => view({ filter: browserFilters[(browserFilters.indexOf(get().filter) + 1) % browserFilters.length]!, top: 0 }),
       toggleScope: () => view({ scope: get().scope === 'here' ? 'all' : 'here', top: 0 }),
       startSearch: () => set({ searching: true }),
@@ -186,7 +196,11 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
       refresh: () => void reload(null),
       replaceRows(rows) {
+        const partial = get().whole !== null;
         view({ set: prepareRows(rows), whole: null });
+        // Keys pressed on the first rows meant the whole list: its end, a search's best match in it.
+        if (partial && endWanted) get().jump('last');
+        else if (partial && get().query.trim()) get().move(-Infinity);
         reloadDetails();
       },
       ask(action) {
@@ -230,8 +244,6 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
     };
     const visible = visibleRows(initial, state);
     const first = visible[0];
-    const figures = source.initial.whole;
-    const whole = figures ? { sessions: figures.sessions, counts: figures.counts, unloaded: Math.max(0, figures.shown[scope] - visible.length) } : null;
-    return { ...state, visible, whole, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
+    return { ...state, visible, whole: source.initial.whole ?? null, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
   });
 }

@@ -1,4 +1,5 @@
-import { closeSync, fchmodSync, fdatasyncSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { stampOfStats, type FileStamp } from './file-mtime.js';
 import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
@@ -36,18 +37,33 @@ export function fsyncDirectory(dir: string): void {
 /**
  * Crash-atomic file replacement: write a temp file beside the target → fdatasync (the data and the
  * size, all a reader needs) → rename → fsync the directory. A crash at any instant leaves the old
- * file or the new one, never a torn one.
+ * file or the new one, never a torn one. Returns the new file's stamp (taken from the temp file,
+ * which the rename does not change), so that a cache of it can name exactly this version.
  * Synchronous on purpose: it is ~0.3 ms here, cheaper than a thread-pool round trip per call.
  */
-export function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o600): FileStamp {
+  return replaceFile(path, data, mode, true);
+}
+
+/**
+ * Atomic but not durable replacement (no fsync): for caches that check what they read, where a
+ * power cut may leave an old or an empty file but never a half-written one passed off as whole.
+ */
+export function writeFileAtomic(path: string, data: string): FileStamp {
+  return replaceFile(path, data, 0o600, false);
+}
+
+function replaceFile(path: string, data: string | Uint8Array, mode: number, durable: boolean): FileStamp {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
   const fd = openSync(temp, 'w', mode);
+  let stamp: FileStamp;
   try {
     // open() narrows the mode by the umask; set it exactly, so a replaced file keeps its permissions.
     if (mode !== 0o600) fchmodSync(fd, mode);
     writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fdatasyncSync(fd);
+    if (durable) fdatasyncSync(fd);
+    stamp = stampOfStats(fstatSync(fd));
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
@@ -55,5 +71,6 @@ export function writeFileDurable(path: string, data: string | Uint8Array, mode =
   }
   closeSync(fd);
   renameSync(temp, path);
-  fsyncDirectory(dir);
+  if (durable) fsyncDirectory(dir);
+  return stamp;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { SyncAdapter } from 'lowdb';
 import { writeFileDurable } from './durable-file.js';
+import type { FileStamp } from './file-mtime.js';
 
 /**
  * lowdb adapter whose writes survive crashes and power cuts: lowdb's stock JSONFile adapter
@@ -24,7 +25,10 @@ export class DurableJsonFileSync<T> implements SyncAdapter<T> {
     return this.parse(JSON.parse(text));
   }
 
+  /** The stamp of the file the last write() left. */
+  lastWrite: FileStamp | null = null;
+
   write(data: T): void {
-    writeFileDurable(this.path, JSON.stringify(data));
+    this.lastWrite = writeFileDurable(this.path, JSON.stringify(data));
   }
 }

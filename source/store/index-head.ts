@@ -1,32 +1,35 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurable } from './durable-file.js';
+import { writeFileAtomic } from './durable-file.js';
+import { fileStamp, sameStamp, type FileStamp } from './file-mtime.js';
 import type { SessionSummary } from './session-record.js';
-
-type SessionStatus = SessionSummary['status'];
+import { plausibleRow } from './summary-rows.js';
 
 /** Rows kept per list: more than a terminal shows in one page. */
 export const headRows = 80;
 /** Working directories whose newest rows are kept: the ones sessions ran in most recently. */
 export const headDirectories = 8;
 
+type SessionStatus = SessionSummary['status'];
+
 /**
  * index-head.json: what the browser's first frame needs from a 10,000-row index, in a few hundred
  * KB instead of megabytes — the figures of the whole list and the newest rows of the newest
- * directories. It is written right after index.json and names that file's mtime and size, so a
- * head that does not match the index it came from is never used.
+ * directories. It names the exact index.json it was made from (mtime, size, inode), so a head that
+ * does not match the index as it is now is never used.
  */
 export interface IndexHead {
   schemaVersion: 1;
-  index: { mtime: number; size: number };
+  index: FileStamp;
   total: number;
   /** Rows per status, live and damaged rows left out (a live row's label depends on its lock). */
   statuses: Partial<Record<SessionStatus, number>>;
   /** Created and running rows: whether each is interrupted is decided by its lock when read. */
   live: Record<string, SessionStatus>;
-  /** Damaged rows: they are listed in every scope. */
+  /** Damaged rows (they have no directory and are listed in every scope): how many, and the newest. */
+  damagedCount: number;
   damaged: string[];
-  /** Rows per working directory. */
+  /** Rows per working directory (damaged rows left out). */
   directories: Record<string, number>;
   /** Ids of the newest rows, newest first: all directories, then each kept directory. */
   newest: string[];
@@ -39,43 +42,53 @@ const headPath = (home: string) => join(home, 'index-head.json');
 
 const isLiveStatus = (status: SessionStatus) => status === 'running' || status === 'created';
 
-/** The head of `rows` (newest first), as of the index file whose stat is given. */
-export function buildIndexHead(sorted: readonly SessionSummary[], index: { mtime: number; size: number }): IndexHead {
-  const head: IndexHead = { schemaVersion: 1, index, total: sorted.length, statuses: {}, live: {}, damaged: [], directories: {}, newest: [], newestIn: {}, rows: {} };
+/** The head of `sorted` (the index's rows, newest first), naming the index file by its stamp. */
+export function buildIndexHead(sorted: readonly SessionSummary[], index: FileStamp): IndexHead {
+  const head: IndexHead = { schemaVersion: 1, index, total: sorted.length, statuses: {}, live: {}, damagedCount: 0, damaged: [], directories: {}, newest: [], newestIn: {}, rows: {} };
   const keep = (row: SessionSummary) => {
     head.rows[row.session_id] = row;
     return row.session_id;
   };
   for (const row of sorted) {
-    if (row.damaged !== null) head.damaged.push(keep(row));
-    else if (isLiveStatus(row.status)) head.live[row.session_id] = row.status;
+    if (head.newest.length < headRows) head.newest.push(keep(row));
+    if (row.damaged !== null) {
+      if (head.damagedCount++ < headRows) head.damaged.push(keep(row));
+      continue;
+    }
+    if (isLiveStatus(row.status)) head.live[row.session_id] = row.status;
     else head.statuses[row.status] = (head.statuses[row.status] ?? 0) + 1;
     head.directories[row.cwd] = (head.directories[row.cwd] ?? 0) + 1;
-    if (head.newest.length < headRows) head.newest.push(keep(row));
     const list = head.newestIn[row.cwd] ?? (Object.keys(head.newestIn).length < headDirectories ? (head.newestIn[row.cwd] = []) : undefined);
     if (list && list.length < headRows) list.push(keep(row));
   }
   return head;
 }
 
-function statOf(path: string): { mtime: number; size: number } | null {
+/**
+ * Writes the head of the index version `index` names. A cache: written atomically but without
+ * fsync, and a failure to write it is not an error (the browser then reads the whole index).
+ */
+export function writeIndexHead(home: string, sorted: readonly SessionSummary[], index: FileStamp): void {
   try {
-    const stat = statSync(path);
-    return { mtime: stat.mtimeMs, size: stat.size };
+    writeFileAtomic(headPath(home), JSON.stringify(buildIndexHead(sorted, index)));
   } catch {
-    return null;
+    // An old head names an older index, so it is not used; nothing else depends on this file.
   }
 }
 
-/** Writes the head of the index just written to `home`/index.json. */
-export function writeIndexHead(home: string, sorted: readonly SessionSummary[]): void {
-  const index = statOf(join(home, 'index.json'));
-  if (index) writeFileDurable(headPath(home), JSON.stringify(buildIndexHead(sorted, index)));
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+function wellFormed(head: IndexHead): boolean {
+  if (typeof head.total !== 'number' || typeof head.damagedCount !== 'number' || !Array.isArray(head.newest) || !Array.isArray(head.damaged)) return false;
+  if (![head.statuses, head.live, head.directories, head.newestIn, head.rows].every(isObject)) return false;
+  if (!Object.values(head.live).every((status) => typeof status === 'string')) return false;
+  const named = [...head.newest, ...head.damaged, ...Object.values(head.newestIn).flatMap((ids) => (Array.isArray(ids) ? ids : [null]))];
+  return named.every((id) => typeof id === 'string' && plausibleRow(head.rows[id], id));
 }
 
-/** The head, when it matches index.json as it is now; null when missing, damaged or stale. */
+/** The head, when it names index.json exactly as it is now; null when missing, damaged or stale. */
 export function readIndexHead(home: string): IndexHead | null {
-  const index = statOf(join(home, 'index.json'));
+  const index = fileStamp(join(home, 'index.json'));
   if (!index) return null;
   let head: IndexHead;
   try {
@@ -83,9 +96,6 @@ export function readIndexHead(home: string): IndexHead | null {
   } catch {
     return null;
   }
-  if (head?.schemaVersion !== 1 || head.index?.mtime !== index.mtime || head.index.size !== index.size) return null;
-  const objects = [head.statuses, head.live, head.directories, head.newestIn, head.rows];
-  if (typeof head.total !== 'number' || !objects.every((value) => typeof value === 'object' && value !== null) || !Array.isArray(head.newest) || !Array.isArray(head.damaged)) return null;
-  const named = [...head.newest, ...head.damaged, ...Object.values(head.newestIn).flat()];
-  return named.every((id) => typeof head.rows[id]?.updated_at === 'string') ? head : null;
+  if (!isObject(head) || head.schemaVersion !== 1 || !isObject(head.index) || !sameStamp(head.index, index)) return null;
+  return wellFormed(head) ? head : null;
 }

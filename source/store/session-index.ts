@@ -2,8 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
-import { mtimeOf } from './file-mtime.js';
+import { fileStamp, mtimeOf, sameStamp, type FileStamp } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
+import { newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
 
 interface IndexFile {
@@ -29,16 +30,13 @@ function parseIndex(raw: unknown): IndexFile {
 /** A row a listing re-reads from its session file when that file changed: live or damaged sessions. */
 const isLive = (row: SessionSummary) => row.status === 'running' || row.status === 'created' || row.damaged !== null;
 
-function plausibleRow(row: SessionSummary | undefined, id: string): row is SessionSummary {
-  return typeof row === 'object' && row !== null && row.session_id === id && typeof row.status === 'string' && typeof row.updated_at === 'string' && typeof row.tokens === 'object' && typeof row.variables === 'object';
-}
-
-export const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);
 
 /** The index as it stands: its rows, and whether the sessions folder still agrees with them. */
 export interface IndexView {
   /** Newest first. */
   rows: SessionSummary[];
+  /** The version of index.json these rows were read from (null if it changed while being read). */
+  stamp: FileStamp | null;
   /**
    * True when no session was added or removed and no live row's session file changed since the
    * index was written: then reconciling (`SessionIndex.list`) would change nothing.
@@ -51,12 +49,15 @@ export interface IndexView {
  * The browser's first frame is drawn from this, and reconciled right after when not current.
  */
 export function readIndexView(home: string): IndexView | null {
+  const path = join(home, 'index.json');
+  const before = fileStamp(path);
   let file: IndexFile | null;
   try {
-    file = new DurableJsonFileSync(join(home, 'index.json'), parseIndex).read();
+    file = new DurableJsonFileSync(path, parseIndex).read();
   } catch {
     return null;
   }
+  const stamp = sameStamp(before, fileStamp(path)) ? before : null;
   if (!file) return null;
   const entries = Object.entries(file.sessions);
   if (!entries.every(([id, row]) => plausibleRow(row, id))) return null;
@@ -65,6 +66,7 @@ export function readIndexView(home: string): IndexView | null {
   const sessionsDir = join(home, 'sessions');
   return {
     rows,
+    stamp,
     current: () => sessionsMtime === mtimeOf(sessionsDir) && rows.every((row) => !isLive(row) || mtimes[row.session_id] === mtimeOf(join(sessionsDir, row.session_id, 'session.json'))),
   };
 }
@@ -75,6 +77,7 @@ export function readIndexView(home: string): IndexView | null {
  * from session files when it is missing or damaged.
  */
 export class SessionIndex {
+  private readonly adapter: DurableJsonFileSync<IndexFile>;
   private readonly db: LowSync<IndexFile>;
 
   constructor(
@@ -82,7 +85,8 @@ export class SessionIndex {
     /** Reads one session's summary from its own files; undefined if it is gone. */
     private readonly loadSummary: (id: string) => SessionSummary | undefined,
   ) {
-    this.db = new LowSync(new DurableJsonFileSync(join(home, 'index.json'), parseIndex), { schemaVersion: 1, sessions: {}, mtimes: {} });
+    this.adapter = new DurableJsonFileSync(join(home, 'index.json'), parseIndex);
+    this.db = new LowSync(this.adapter, { schemaVersion: 1, sessions: {}, mtimes: {} });
   }
 
   private sessionIds(): string[] {
@@ -163,7 +167,7 @@ export class SessionIndex {
     this.db.data = { schemaVersion: 1, sessions: rows, mtimes, sessions_mtime: sessionsMtime };
     this.db.write();
     const sorted = Object.values(rows).sort(newestFirst);
-    writeIndexHead(this.home, sorted);
+    writeIndexHead(this.home, sorted, this.adapter.lastWrite!);
     return sorted;
   }
 }

@@ -55,6 +55,30 @@ describe('the session browser', () => {
     expect(loaded).toContain(`▼ ${300 - pageSize} more`);
   });
 
+  it('keeps what keys pressed on the first rows meant once every row loads: the end, the best match, the count', async () => {
+    const fixture = generatedStore(900, { hereEvery: 3 });
+    const source = await createSessionSource(fixture.ctx);
+    const store = createBrowserStore(source, fixture.cwd);
+    const ui = renderInk(<BrowserApp store={store} now={now} />);
+    const every = (await source.poll())!; // read now, handed over after the keys below
+    ui.stdin.write('G');
+    await ui.waitForFrame(() => store.getState().selected > 0);
+    ui.stdin.write('s'); // every directory, still partly loaded
+    await ui.waitForFrame((f) => f.includes('all directories · 900 shown'));
+    store.getState().replaceRows(every);
+    expect(store.getState().visible).toHaveLength(900);
+    expect(store.getState().selectedId).toBe(fixture.ids[0]); // the oldest session: the end of the whole list
+
+    const again = createBrowserStore(await createSessionSource(fixture.ctx), fixture.cwd);
+    again.getState().startSearch();
+    again.getState().typeSearch('kubernetes');
+    again.getState().endSearch(true);
+    again.getState().replaceRows(every);
+    const best = again.getState().visible[0]!;
+    expect(again.getState()).toMatchObject({ selected: 0, selectedId: best.session_id });
+    expect(best.variables.topic).toBe('kubernetes');
+  });
+
   it('moves with j/k and arrows, pages and jumps to either end', async () => {
     const { ui, store, ids } = await open(60);
     ui.stdin.write('j');

@@ -58,7 +58,9 @@ async function expectSameScreen(fixture: ReturnType<typeof generatedStore>, colu
   const ink = inkFrame(store, columns, rows);
   const screen = await screenOf(painted!, columns, rows);
   expect(screen).toEqual(await screenOf(ink, columns, rows));
-  return screen.text;
+  // As in the terminal: Ink's first frame is written over the painted one, from the top-left corner.
+  expect(await screenOf(`${painted!}\u001B[H${ink}`, columns, rows)).toEqual(screen);
+  return { text: screen.text, store };
 }
 
 describe('the first frame painted before Ink loads', () => {
@@ -71,15 +73,18 @@ describe('the first frame painted before Ink loads', () => {
   });
 
   it('is cell for cell the frame Ink draws: header, table, details and keys', async () => {
-    const screen = await expectSameScreen(generatedStore(40), 120, 40);
+    const { text: screen } = await expectSameScreen(generatedStore(40), 120, 40);
     expect(screen[0]).toContain('40 sessions');
     expect(screen.some((row) => row.includes('❯'))).toBe(true);
     expect(screen.at(-1)).toContain('Enter');
   });
 
   it('is the same for a large store drawn from the index head, with the rows still to load counted', async () => {
-    const screen = await expectSameScreen(generatedStore(900, { hereEvery: 3 }), 100, 30);
-    expect(screen.join('\n')).toContain('▼');
+    const { text: screen, store } = await expectSameScreen(generatedStore(900, { hereEvery: 3 }), 100, 30);
+    expect(store.getState().whole).not.toBeNull(); // drawn from the head: most rows not loaded yet
+    expect(store.getState().set.rows.length).toBeLessThan(300);
+    expect(screen.join('\n')).toContain(`▼ ${300 - store.getState().pageSize} more`);
+    expect(screen[1]).toContain('300 shown');
   });
 
   it('is the same in a narrow terminal, where lines are cut at the edge', async () => {
@@ -98,7 +103,7 @@ describe('the first frame painted before Ink loads', () => {
   it('is the same for a damaged session, and for a store with no sessions', async () => {
     const damaged = generatedStore(5);
     writeFileSync(join(damaged.ctx.env.ACODE_HOME!, 'sessions', damaged.ids.at(-1)!, 'session.json'), '{ torn');
-    const screen = await expectSameScreen(damaged, 100, 24);
+    const { text: screen } = await expectSameScreen(damaged, 100, 24);
     expect(screen.join('\n')).toContain('damaged');
     await expectSameScreen(generatedStore(0), 100, 24);
   });

@@ -1,4 +1,4 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/generate-sessions.js';
@@ -88,5 +88,48 @@ describe('the index head (the first frame of a large store)', () => {
     expect(source.initial.whole).toBeUndefined();
     expect(source.initial.rows).toHaveLength(100);
     expect(source.initial.rows.filter((r) => r.cwd === cwd)).toHaveLength(1);
+  });
+  it('is written by the browser when the index is current but its head is missing', async () => {
+    const { ctx } = generatedStore(120);
+    const home = ctx.env.ACODE_HOME!;
+    rmSync(join(home, 'index-head.json'));
+    const first = await createSessionSource(ctx);
+    expect(first.initial.whole).toBeUndefined(); // drawn from the whole index
+    await first.poll();
+    const head = readIndexHead(home)!;
+    expect(head.total).toBe(120);
+    expect(Object.values(head.rows).some((row) => 'interrupted' in row)).toBe(false); // summaries only
+    expect((await createSessionSource(ctx)).initial.whole).toMatchObject({ sessions: 120 });
+  });
+
+  it('names the index file itself: a rewrite with the same size and mtime is another version', () => {
+    const { ctx } = generatedStore(20);
+    const home = ctx.env.ACODE_HOME!;
+    const index = join(home, 'index.json');
+    const { mtime } = statSync(index);
+    writeFileSync(join(home, 'rewritten.json'), readFileSync(index));
+    utimesSync(join(home, 'rewritten.json'), mtime, mtime);
+    renameSync(join(home, 'rewritten.json'), index); // what another writer's rename does
+    expect(readIndexHead(home)).toBeNull();
+  });
+
+  it('is not used when a row in it is not what acode writes', () => {
+    const { ctx } = generatedStore(20);
+    const home = ctx.env.ACODE_HOME!;
+    const path = join(home, 'index-head.json');
+    const head = JSON.parse(readFileSync(path, 'utf8')) as { newest: string[]; rows: Record<string, { tokens?: unknown }> };
+    delete head.rows[head.newest[0]!]!.tokens;
+    writeFileSync(path, JSON.stringify(head));
+    expect(readIndexHead(home)).toBeNull();
+  });
+
+  it('does not fail a change of the index when it cannot be written', () => {
+    const { ctx, ids } = generatedStore(10);
+    const home = ctx.env.ACODE_HOME!;
+    rmSync(join(home, 'index-head.json'));
+    mkdirSync(join(home, 'index-head.json')); // a rename onto it fails
+    new SessionStore(home).delete(ids[0]!);
+    expect(existsSync(join(home, 'sessions', ids[0]!))).toBe(false);
+    expect(new SessionStore(home).list()).toHaveLength(9);
   });
 });

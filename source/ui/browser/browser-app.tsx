@@ -1,7 +1,7 @@
 import { Box, useApp, useInput } from 'ink';
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
-import type { BrowserStore } from '../../state/browser-store.js';
+import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
 import { handleTyped } from './browser-keys.js';
 import { chrome, footerLine, headerLines, searchLine } from './browser-lines.js';
 import { BrowserOverlay } from './browser-overlays.js';
@@ -16,7 +16,7 @@ function Header({ store }: { store: BrowserStore }) {
   const whole = useStore(store, (s) => s.whole);
   const filter = useStore(store, (s) => s.filter);
   const scope = useStore(store, (s) => s.scope);
-  const shown = useStore(store, (s) => s.visible.length + (s.whole?.unloaded ?? 0));
+  const shown = useStore(store, (s) => s.visible.length + unloadedRows(s));
   return <Lines lines={headerLines({ home, rows, whole, filter, scope, shown })} />;
 }
 

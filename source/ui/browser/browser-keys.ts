@@ -7,13 +7,6 @@ type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
 /** Keys while typing a search: text edits the query, Enter keeps it, Esc clears it. */
 function handleSearchKey(store: BrowserStore, input: string, key: KeyEvent): void {
   const s = store.getState();
-  // Typed while the app was busy, the text and its Enter arrive as one chunk.
-  const enter = input.search(/[\r\n]/);
-  if (enter > 0) {
-    s.typeSearch(s.query + input.slice(0, enter));
-    s.endSearch(true);
-    return;
-  }
   if (key.return) s.endSearch(true);
   else if (key.escape) s.endSearch(false);
   else if (key.backspace || key.delete) s.typeSearch(s.query.slice(0, -1));
@@ -54,17 +47,43 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   }
 }
 
+/** One character of a chunk as the key Ink would report for it alone. */
+function keyOf(char: string): [string, KeyEvent] {
+  if (char === '\r' || char === '\n') return ['', { ctrl: false, return: true }];
+  if (char === '\t') return ['', { ctrl: false, tab: true }];
+  if (char === '\u007f' || char === '\b') return ['', { ctrl: false, backspace: true }];
+  const code = char.charCodeAt(0);
+  if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ctrl: true }];
+  return [char, { ctrl: false }];
+}
+
+const isControl = (char: string) => char < ' ' || char === '\u007f';
+
 /**
- * Keys typed while the browser was loading or busy arrive as one chunk of text ("jj", "/kube\r"):
- * they act one at a time, as typed, until a search starts — then the rest is the search's text.
+ * Keys typed while the browser was loading or busy arrive as one chunk ("jj", "/kube\r", pasted
+ * text): they act one at a time, as typed — except text typed into a search, which goes in at
+ * once (one search, not one per letter). A key that opens a question (delete? unlock?) or closes
+ * the browser ends the chunk: what follows was typed before the question showed, so it never
+ * answers it.
  */
 export function handleTyped(store: BrowserStore, input: string, key: KeyEvent): void {
-  if (input.length < 2 || key.ctrl || key.meta || /[\u0000-\u000c\u000e-\u001f\u007f]/.test(input)) return handleKey(store, input, key);
+  if (input.length < 2 || key.ctrl || key.meta || input.includes('\u001B')) {
+    handleKey(store, input, key);
+    return;
+  }
   const typed = [...input];
-  for (let i = 0; i < typed.length; i++) {
-    const rest = typed.slice(i).join('');
-    if (store.getState().searching) return handleSearchKey(store, rest, { ctrl: false, return: rest === '\r' });
-    const char = typed[i]!;
-    handleKey(store, char === '\r' ? '' : char, { ctrl: false, return: char === '\r' });
+  for (let i = 0; i < typed.length; ) {
+    const before = store.getState();
+    if (before.searching && !isControl(typed[i]!)) {
+      let end = i;
+      while (end < typed.length && !isControl(typed[end]!)) end++;
+      before.typeSearch(before.query + typed.slice(i, end).join(''));
+      i = end;
+      continue;
+    }
+    const [char, charKey] = keyOf(typed[i++]!);
+    handleKey(store, char, charKey);
+    const after = store.getState();
+    if ((after.overlay && after.overlay !== before.overlay) || after.quit || after.resumeId) return;
   }
 }

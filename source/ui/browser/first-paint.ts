@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import cliTruncate from 'cli-truncate';
-import type { BrowserState } from '../../state/browser-store.js';
+import { unloadedRows, type BrowserState } from '../../state/browser-store.js';
 import { detailsLines, footerLine, headerLines, searchLine, tableLines, type Line, type Segment } from './browser-lines.js';
 
 /** Styles a segment as Ink's <Text> does (the same chalk, in the same order). */
@@ -22,11 +22,12 @@ function styled(segment: Segment): string {
  */
 export function paintFirstFrame(state: BrowserState, size: { columns: number; rows: number }, now: number): string | null {
   if (state.overlay) return null;
-  const shown = state.visible.length + (state.whole?.unloaded ?? 0);
+  const unloaded = unloadedRows(state);
+  const shown = state.visible.length + unloaded;
   const top: Line[] = [
     ...headerLines({ home: state.home, rows: state.set.rows, whole: state.whole, filter: state.filter, scope: state.scope, shown }),
     searchLine(state),
-    ...tableLines({ ...state, unloaded: state.whole?.unloaded ?? 0 }, size.columns, now),
+    ...tableLines({ ...state, unloaded }, size.columns, now),
   ];
   const bottom: Line[] = [[{ text: '─'.repeat(size.columns), dim: true }], ...detailsLines(state.details), footerLine()];
   const gap = size.rows - top.length - bottom.length;

@@ -14,33 +14,36 @@ export interface FullScreen {
   restore(): void;
 }
 
+const closingSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 const sizeOf = (stdout: NodeJS.WriteStream) => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
 
 /**
  * Enters the alternate screen and paints the browser's first frame at once — before React and Ink
  * have loaded — from the store as it stands; Ink then draws the same frame over it. Keys typed
- * meanwhile wait unechoed (raw mode) and reach the browser when it is ready. The terminal is
- * restored on exit, on a crash, and on SIGTERM (which also closes the browser).
+ * from then on wait unechoed (raw mode) and reach the browser when it is ready. The terminal is
+ * restored on exit and on a crash; SIGTERM, SIGINT and SIGHUP close the browser.
  */
 export function enterFullScreen(store: BrowserStore, stdout = process.stdout, stdin = process.stdin): FullScreen {
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    for (const signal of closingSignals) process.off(signal, onSignal);
+    process.off('exit', restore);
+    if (stdin.isTTY) stdin.setRawMode(false);
+    stdout.write(leaveAlternateScreen);
+  };
+  // A signal from outside closes the browser (its own Ctrl+C is a key, in raw mode).
+  const onSignal = () => store.getState().exit();
+  process.once('exit', restore);
+  for (const signal of closingSignals) process.on(signal, onSignal);
+
   const painted = sizeOf(stdout);
   store.getState().setPageSize(painted.rows - chrome);
   const frame = paintFirstFrame(store.getState(), painted, Date.now());
   stdout.write(enterAlternateScreen + (frame === null ? '' : `${frame}\u001B[H`));
   if (stdin.isTTY) stdin.setRawMode(true);
-
-  let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    process.off('SIGTERM', onTerm);
-    process.off('exit', restore);
-    if (stdin.isTTY) stdin.setRawMode(false);
-    stdout.write(leaveAlternateScreen);
-  };
-  const onTerm = () => store.getState().exit();
-  process.once('exit', restore);
-  process.on('SIGTERM', onTerm);
   return {
     handOver() {
       // A terminal resized since the paint: Ink's frame must not land on the old one.

@@ -1,5 +1,5 @@
 import { useStore } from 'zustand';
-import type { BrowserStore } from '../../state/browser-store.js';
+import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
 import { tableLines } from './browser-lines.js';
 import { Lines } from './line-text.js';
 
@@ -9,6 +9,6 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
   const top = useStore(store, (s) => s.top);
   const pageSize = useStore(store, (s) => s.pageSize);
   const selected = useStore(store, (s) => s.selected);
-  const unloaded = useStore(store, (s) => s.whole?.unloaded ?? 0);
+  const unloaded = useStore(store, unloadedRows);
   return <Lines lines={tableLines({ visible, top, pageSize, selected, unloaded }, width, now)} />;
 }

@@ -1,0 +1,12 @@
+import type { SessionSummary } from './session-record.js';
+
+/**
+ * A cached summary row that looks like what acode writes, checked without a schema parse: the
+ * index and its head are read on every listing of up to tens of thousands of rows.
+ */
+export function plausibleRow(row: SessionSummary | undefined, id: string): row is SessionSummary {
+  return typeof row === 'object' && row !== null && row.session_id === id && typeof row.status === 'string' && typeof row.updated_at === 'string' && typeof row.tokens === 'object' && typeof row.variables === 'object';
+}
+
+/** Newest first, by the time of the last change. */
+export const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);

@@ -12,6 +12,7 @@ import { SessionLock } from '../store/session-lock.js';
 import { peekSession } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
 import type { SessionStore } from '../store/session-store.js';
+import { isLiveStatus } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
 import { describeOwner } from './session-lease.js';
@@ -55,7 +56,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let live: string[] = [];
   const snapshot = () => `${mtime(join(home, 'index.json'))}:${mtime(sessionsDir)}:${live.map((id) => mtime(join(sessionsDir, id, 'session.json'))).join(',')}`;
   const track = (rows: BrowserRow[]) => {
-    live = rows.filter((r) => r.status === 'running' || r.status === 'created').map((r) => r.session_id);
+    live = rows.filter((r) => isLiveStatus(r.status)).map((r) => r.session_id);
     stamp = snapshot();
     return rows;
   };

@@ -1,5 +1,6 @@
 import fuzzysort from 'fuzzysort';
 import type { SessionSummary } from '../store/session-record.js';
+import { isLiveStatus } from '../store/summary-rows.js';
 
 /** A session as the browser lists it. */
 export interface BrowserRow extends SessionSummary {
@@ -51,7 +52,7 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
     case 'resumable':
       return row.resumable;
     case 'running':
-      return (row.status === 'running' || row.status === 'created') && !row.interrupted;
+      return isLiveStatus(row.status) && !row.interrupted;
     case 'paused':
       return row.status === 'paused' || row.status === 'awaiting_approval' || row.interrupted;
     case 'completed':

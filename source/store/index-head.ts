@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './durable-file.js';
 import { fileStamp, sameStamp, type FileStamp } from './file-mtime.js';
 import type { SessionSummary } from './session-record.js';
-import { plausibleRow } from './summary-rows.js';
+import { isLiveStatus, plausibleRow } from './summary-rows.js';
 
 /** Rows kept per list: more than a terminal shows in one page. */
 export const headRows = 80;
@@ -39,8 +39,6 @@ export interface IndexHead {
 }
 
 const headPath = (home: string) => join(home, 'index-head.json');
-
-const isLiveStatus = (status: SessionStatus) => status === 'running' || status === 'created';
 
 /** The head of `sorted` (the index's rows, newest first), naming the index file by its stamp. */
 export function buildIndexHead(sorted: readonly SessionSummary[], index: FileStamp): IndexHead {

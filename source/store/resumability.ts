@@ -1,13 +1,14 @@
 import { terminalStatuses } from '../engine/events.js';
 import type { LockState } from './session-lock.js';
 import type { SessionSummary } from './session-record.js';
+import { isLiveStatus } from './summary-rows.js';
 
 /**
  * A started session whose lock has no live owner: its process was killed or crashed. `created`
  * counts as started: the index keeps that status until the session's status changes again.
  */
 export function isInterrupted(row: Pick<SessionSummary, 'status'>, lock: LockState): boolean {
-  return (row.status === 'running' || row.status === 'created') && lock.kind !== 'held';
+  return isLiveStatus(row.status) && lock.kind !== 'held';
 }
 
 /** Resumable now: not terminal, and not driven by a live process. */

@@ -4,7 +4,7 @@ import { LowSync } from 'lowdb';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { fileStamp, mtimeOf, sameStamp, type FileStamp } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
-import { newestFirst, plausibleRow } from './summary-rows.js';
+import { isLiveStatus, newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
 
 interface IndexFile {
@@ -28,7 +28,7 @@ function parseIndex(raw: unknown): IndexFile {
 }
 
 /** A row a listing re-reads from its session file when that file changed: live or damaged sessions. */
-const isLive = (row: SessionSummary) => row.status === 'running' || row.status === 'created' || row.damaged !== null;
+const isLive = (row: SessionSummary) => isLiveStatus(row.status) || row.damaged !== null;
 
 
 /** The index as it stands: its rows, and whether the sessions folder still agrees with them. */

@@ -8,5 +8,8 @@ export function plausibleRow(row: SessionSummary | undefined, id: string): row i
   return typeof row === 'object' && row !== null && row.session_id === id && typeof row.status === 'string' && typeof row.updated_at === 'string' && typeof row.tokens === 'object' && typeof row.variables === 'object';
 }
 
+/** A session a process may be driving right now (or was, when it died): its lock says which. */
+export const isLiveStatus = (status: SessionSummary['status']) => status === 'running' || status === 'created';
+
 /** Newest first, by the time of the last change. */
 export const newestFirst = (a: SessionSummary, b: SessionSummary) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './durable-file.js';
 import { fileStamp, sameStamp, type FileStamp } from './file-mtime.js';
+import { isObject } from './session-peek.js';
 import type { SessionSummary } from './session-record.js';
 import { isLiveStatus, plausibleRow } from './summary-rows.js';
 
@@ -73,8 +74,6 @@ export function writeIndexHead(home: string, sorted: readonly SessionSummary[], 
     // An old head names an older index, so it is not used; nothing else depends on this file.
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 function wellFormed(head: IndexHead): boolean {
   if (typeof head.total !== 'number' || typeof head.damagedCount !== 'number' || !Array.isArray(head.newest) || !Array.isArray(head.damaged)) return false;

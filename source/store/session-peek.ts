@@ -17,7 +17,8 @@ function readJson(path: string): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+/** A JSON object (not null, not a scalar): the structural checks of files read without a schema. */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /**
  * Reads one session for display only, with structural checks instead of the full schema: the

@@ -1,6 +1,7 @@
 import type { BrowserStore } from '../../state/browser-store.js';
 import { chrome } from './browser-lines.js';
 import { paintFirstFrame } from './first-paint.js';
+import { terminalSize } from './terminal-size.js';
 
 const enterAlternateScreen = '\u001B[?1049h\u001B[?25l\u001B[H';
 const leaveAlternateScreen = '\u001B[?1049l\u001B[?25h';
@@ -16,7 +17,6 @@ export interface FullScreen {
 
 const closingSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-const sizeOf = (stdout: NodeJS.WriteStream) => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
 
 /**
  * Enters the alternate screen and paints the browser's first frame at once — before React and Ink
@@ -39,7 +39,7 @@ export function enterFullScreen(store: BrowserStore, stdout = process.stdout, st
   process.once('exit', restore);
   for (const signal of closingSignals) process.on(signal, onSignal);
 
-  const painted = sizeOf(stdout);
+  const painted = terminalSize(stdout);
   store.getState().setPageSize(painted.rows - chrome);
   const frame = paintFirstFrame(store.getState(), painted, Date.now());
   stdout.write(enterAlternateScreen + (frame === null ? '' : `${frame}\u001B[H`));
@@ -47,7 +47,7 @@ export function enterFullScreen(store: BrowserStore, stdout = process.stdout, st
   return {
     handOver() {
       // A terminal resized since the paint: Ink's frame must not land on the old one.
-      const now = sizeOf(stdout);
+      const now = terminalSize(stdout);
       if (frame === null || now.columns !== painted.columns || now.rows !== painted.rows) stdout.write(clearScreen);
     },
     restore,

@@ -1,13 +1,13 @@
 import { useStdout } from 'ink';
 import { useEffect, useState } from 'react';
+import { terminalSize } from './terminal-size.js';
 
 /** Columns and rows of the terminal, updated on resize. */
 export function useTerminalSize(): { columns: number; rows: number } {
   const { stdout } = useStdout();
-  const read = () => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
-  const [size, setSize] = useState(read);
+  const [size, setSize] = useState(() => terminalSize(stdout));
   useEffect(() => {
-    const onResize = () => setSize({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
+    const onResize = () => setSize(terminalSize(stdout));
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import chalk from 'chalk';
@@ -10,36 +9,17 @@ import { BrowserApp } from '../../source/ui/browser/browser-app.js';
 import { chrome } from '../../source/ui/browser/browser-lines.js';
 import { paintFirstFrame } from '../../source/ui/browser/first-paint.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
+import { fakeTerminal } from '../helpers/fake-terminal.js';
 import { screenOf } from '../helpers/terminal-screen.js';
 
 const now = Date.parse('2026-02-01T00:00:00Z');
 
-/** A terminal of a given size, as Ink sees it (Ink writes each whole frame in debug mode). */
-class ScreenStdout extends EventEmitter {
-  frames: string[] = [];
-  constructor(
-    readonly columns: number,
-    readonly rows: number,
-  ) {
-    super();
-  }
-  write = (frame: string) => this.frames.push(frame) > 0;
-}
-
-class QuietStdin extends EventEmitter {
-  isTTY = true;
-  setEncoding() {}
-  setRawMode() {}
-  ref() {}
-  unref() {}
-  read = () => null;
-}
-
 /** The frame Ink draws for the store as it stands. */
 function inkFrame(store: BrowserStore, columns: number, rows: number): string {
-  const stdout = new ScreenStdout(columns, rows);
-  const instance = render(<BrowserApp store={store} now={now} />, { stdout: stdout as never, stdin: new QuietStdin() as never, debug: true, exitOnCtrlC: false, patchConsole: false });
-  const frame = stdout.frames.at(-1)!;
+  // In debug mode Ink writes each whole frame.
+  const { stdout, stdin } = fakeTerminal(columns, rows);
+  const instance = render(<BrowserApp store={store} now={now} />, { stdout: stdout as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
+  const frame = stdout.writes.at(-1)!;
   instance.unmount();
   return frame;
 }

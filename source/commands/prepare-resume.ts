@@ -4,15 +4,17 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { planContinuation, type ContinuationPlan } from '../engine/continuation-plan.js';
 import { checkFiles, checkSpecFile, type EnvironmentReport, type FileChange } from '../engine/environment-check.js';
 import { terminalStatuses, type SessionStatus } from '../engine/events.js';
+import { highestEpoch } from '../engine/epoch-fence.js';
 import { recoverProgress, ReplayError } from '../engine/replay-check.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import { inspectPendingWrites, type PendingWriteState } from '../engine/write-recovery.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { createProvider } from '../providers/create-provider.js';
-import { isResumable } from '../store/resumability.js';
+import { heldByLiveProcess, isResumable } from '../store/resumability.js';
 import type { SessionRecord } from '../store/session-record.js';
 import type { SessionHandle, SessionStore } from '../store/session-store.js';
 import { openStore, type CommandContext } from './command-context.js';
+import { describeOwner } from './session-lease.js';
 
 function refuseTerminal(status: SessionStatus, record: SessionRecord): void {
   if (!terminalStatuses.includes(status)) return;
@@ -28,11 +30,12 @@ function refuseTerminal(status: SessionStatus, record: SessionRecord): void {
  * another process runs (or finishes) it, and resuming from the stale state would redo its work.
  */
 export function confirmUnchanged(prepared: PreparedResume): void {
-  const { handle, progress } = prepared;
-  const latest = handle.events().reduce((max, event) => Math.max(max, event.event_id), 0);
-  if (latest !== progress.last_event_id) {
+  const { handle, logEvents } = prepared;
+  // Any append counts, fenced or not: a process that wrote since may also have touched files.
+  const now = handle.events().length;
+  if (now !== logEvents) {
     throw new AcodeError(
-      `session ${handle.record.session_id} changed while this resume was being prepared (another process ran it: the log is at event ${latest}, not ${progress.last_event_id}); nothing was done. Run 'acode resume ${handle.record.session_id}' again`,
+      `session ${handle.record.session_id} changed while this resume was being prepared (another process ran it: the log has ${now} events, not ${logEvents}); nothing was done. Run 'acode resume ${handle.record.session_id}' again`,
       ExitCode.locked,
       'ACODE-RESUME-003',
     );
@@ -66,15 +69,28 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
   }
 }
 
-/** The session to resume; looking it up never writes (not even the index), so a refusal leaves no trace. */
+/**
+ * The session to resume; looking it up never writes (not even the index), so a refusal leaves no
+ * trace. When every candidate is driven by a live process, that is the answer (exit 16), naming them.
+ */
 function findSession(store: SessionStore, id: string | undefined, config: ResumeConfig): SessionHandle {
   if (id) return store.open(id);
   const timeoutMs = config.lock_timeout_seconds * 1000;
-  const latest = store.list({ write: false }).find((row) => isResumable(row, store.lockState(row.session_id, timeoutMs)));
-  if (!latest) {
-    throw new AcodeError(`no resumable session in ${store.home}; start one with 'acode run <spec.yaml>' or list them with 'acode sessions list'`, ExitCode.noResumableSession, 'ACODE-RESUME-001');
+  const held: string[] = [];
+  for (const row of store.list({ write: false })) {
+    const lock = store.lockState(row.session_id, timeoutMs);
+    if (isResumable(row, lock)) return store.open(row.session_id);
+    if (heldByLiveProcess(row, lock)) held.push(`session ${row.session_id} by ${describeOwner(lock.owner)}`);
   }
-  return store.open(latest.session_id);
+  if (held.length > 0) {
+    const shown = held.length > 3 ? `${held.slice(0, 3).join('; ')}; and ${held.length - 3} more` : held.join('; ');
+    throw new AcodeError(
+      `every resumable session in ${store.home} is in use by a running process: ${shown}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock <id>' removes its lock`,
+      ExitCode.locked,
+      'ACODE-RESUME-003',
+    );
+  }
+  throw new AcodeError(`no resumable session in ${store.home}; start one with 'acode run <spec.yaml>' or list them with 'acode sessions list'`, ExitCode.noResumableSession, 'ACODE-RESUME-001');
 }
 
 export interface PreparedResume {
@@ -83,6 +99,10 @@ export interface PreparedResume {
   progress: SessionProgress;
   plan: ContinuationPlan;
   config: ResumeConfig;
+  /** Events in the log as read (fenced ones included): a change before the lock is taken aborts the resume. */
+  logEvents: number;
+  /** The highest lock epoch in the log: the resume's own epoch goes above it. */
+  logEpoch: number;
   /** Writes under way when the session stopped, as they look on disk now. */
   pendingWrites: PendingWriteState[];
   /** Files changed since the session last saw them (empty when validation is off). */
@@ -100,14 +120,11 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
   const config = loadResumeConfig(store.home, ctx.cwd);
   const handle = findSession(store, id, config);
   const record = handle.record;
-  refuseTerminal(record.checkpoint.status, record);
-  if (config.validate_environment && !existsSync(record.cwd)) {
-    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
-  }
-  const spec = handle.spec();
+  // The checkpoint's status alone does not refuse: a holder that had lost the lock may have written it.
+  const events = handle.events();
   let progress: SessionProgress;
   try {
-    progress = recoverProgress(handle.events(), record.checkpoint);
+    progress = recoverProgress(events, record.checkpoint);
   } catch (error) {
     if (!(error instanceof ReplayError)) throw error;
     const conflict = error.kind === 'idempotency_conflict';
@@ -120,6 +137,10 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
   // The log can be one event ahead of the checkpoint: a session that completed or failed just
   // before a crash is terminal even if its checkpoint still says running.
   refuseTerminal(progress.status, record);
+  const spec = handle.spec();
+  if (config.validate_environment && !existsSync(record.cwd)) {
+    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
+  }
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, ctx.env, record.session_id);
   const pendingWrites = inspectPendingWrites(progress, handle.blobs());
@@ -130,6 +151,8 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
     progress,
     plan: planContinuation(spec, progress, record.checkpoint),
     config,
+    logEvents: events.length,
+    logEpoch: highestEpoch(events),
     pendingWrites,
     environment: { ...environment, changes: [...environment.changes, ...editedPendingWrites(pendingWrites)] },
     specChange: validate ? checkSpecFile(record.spec_path, record.spec_hash, handle.specText()) : undefined,

@@ -107,7 +107,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const provider = createProvider(spec, ctx.env);
 
   // Nothing has been written so far; from here on this process holds the lock.
-  const lease = leaseSession(handle, config.lock_timeout_seconds);
+  const lease = leaseSession(handle, config.lock_timeout_seconds, prepared.logEpoch);
   let journal;
   let preamble: EngineEventBody[];
   const blobs = handle.blobs();

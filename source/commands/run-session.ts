@@ -52,7 +52,8 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
   const approvals: ApprovalDesk = {
     answer: async (request, signal) => (await options.approvals?.answer(request, signal)) ?? desk.target?.answer(request, signal),
   };
-  const executor = new ChainExecutor({ ...options, approvals });
+  // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
+  const executor = new ChainExecutor({ ...options, approvals, epoch: options.lease?.lock.epoch ?? 0 });
   const agents = options.spec.pattern.config.steps.map(stepLabel);
   const total = agents.length;
   const useInk = ctx.interactive && !options.json;

@@ -17,10 +17,13 @@ export function describeOwner(owner: LockOwner): string {
   return `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`} since ${owner.started_at} (heartbeat ${formatAgo(Date.parse(owner.heartbeat_at))})`;
 }
 
-/** Takes the session's lock, or refuses with exit 16 / ACODE-RESUME-003 and what to do. */
-export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number): SessionLease {
+/**
+ * Takes the session's lock, or refuses with exit 16 / ACODE-RESUME-003 and what to do.
+ * `logEpoch` is the highest lock epoch in the session's event log: the new epoch goes above it.
+ */
+export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number, logEpoch = 0): SessionLease {
   const timeoutMs = lockTimeoutSeconds * 1000;
-  const result = SessionLock.acquire(handle.dir, timeoutMs);
+  const result = SessionLock.acquire(handle.dir, timeoutMs, logEpoch);
   const id = handle.record.session_id;
   if (!result.acquired) {
     throw new AcodeError(
@@ -35,7 +38,7 @@ export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number):
   return { lock: result.lock, preamble, timeoutMs };
 }
 
-/** Ties a journal to the lease: it refuses to write once another process holds the lock. */
+/** Ties a journal to the lease: it refuses to write (events or checkpoint) once another process holds the lock. */
 export function guardJournal(journal: SessionJournal, lease: SessionLease): () => void {
   journal.guardWith(() => lease.lock.stillOwned());
   return () => journal.seal('the session lock was taken by another process');

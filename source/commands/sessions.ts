@@ -1,6 +1,7 @@
 import { loadResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
+import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents } from '../engine/session-progress.js';
 import { formatAgo } from '../human-units.js';
 import { withLiveness } from '../store/resumability.js';
@@ -105,9 +106,9 @@ function describeEvent(event: EngineEvent): string {
   return Object.entries(rest).map(([key, value]) => `${key}=${short(typeof value === 'string' ? value : JSON.stringify(value))}`).join(' ');
 }
 
-/** `acode sessions history <id> [--json]`: the event log in replay order, (timestamp, event_id). */
+/** `acode sessions history <id> [--json]`: the event log as replayed: superseded lock holders' events fenced out, then (timestamp, event_id). */
 export function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
-  const events = openStore(ctx).open(id).events().sort(compareEvents);
+  const events = fenceEvents(openStore(ctx).open(id).events()).sort(compareEvents);
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;

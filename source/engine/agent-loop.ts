@@ -33,6 +33,8 @@ export interface AgentLoopDeps {
   blobs: BlobStore;
   signal: AbortSignal;
   emit(body: EngineEventBody): void;
+  /** False once another process took the session over (Journal.stillOwned). */
+  stillOwned?: () => boolean;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
         extraRoots: extraRoots(spec),
         blobs,
         emit,
+        stillOwned: deps.stillOwned,
         crashAfterBytes: call.name === 'file_write' ? provider.writeCrashAfterBytes?.(turn.step, turn.attempt) : undefined,
       });
       emit({ type: 'tool_result', step: turn.step, attempt: turn.attempt, call_id: call.id, name: call.name, ok: outcome.ok, output: outcome.output.slice(0, 2000) });

@@ -32,6 +32,8 @@ export interface ChainRunOptions {
   approvals?: ApprovalDesk;
   /** Where snapshots of files the session reads and writes go. */
   blobs: BlobStore;
+  /** The session-lock epoch this process holds, stamped on every event (0 without a lock). */
+  epoch?: number;
 }
 
 /** The `--json` shape of DESIGN.md §1. */
@@ -62,9 +64,12 @@ export class ChainExecutor {
   /** The stop the latest automatic continuation answered. */
   private lastStop?: Stop;
   private wait?: RetryWait;
+  /** The last event this run's state was built from, said once, by its first event (see epoch-fence.ts). */
+  private basedOn?: number;
 
   constructor(private readonly options: ChainRunOptions) {
     this.progress = options.progress;
+    this.basedOn = options.progress.last_event_id;
   }
 
   subscribe(listener: EngineListener): () => void {
@@ -96,7 +101,9 @@ export class ChainExecutor {
     // Never behind the previous event, even if the clock steps back: replay order stays run order.
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
-    const event = { ...body, event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now } as EngineEvent;
+    const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
+    const event = { ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent;
+    this.basedOn = undefined;
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     for (const listener of this.listeners) listener(event);
@@ -178,7 +185,7 @@ export class ChainExecutor {
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body) });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: () => this.options.journal.stillOwned?.() ?? true });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;

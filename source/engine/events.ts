@@ -84,7 +84,12 @@ export type EngineEventBody =
   | { type: 'session_completed'; tokens: TokenUsage }
   | { type: 'session_failed'; reason: StopReason; message: string; step: number | null };
 
-/** An event as recorded: ordered by (ts, event_id) for replay. */
-export type EngineEvent = EngineEventBody & { event_id: number; ts: string };
+/**
+ * An event as recorded: ordered by (ts, event_id) for replay. `epoch` is the session-lock epoch of
+ * the process that wrote it (absent in logs written before epochs: 0); the first event a lock
+ * holder writes says in `based_on` which event its state was built from, so that events a
+ * superseded holder appended after that point are fenced out (engine/epoch-fence.ts).
+ */
+export type EngineEvent = EngineEventBody & { event_id: number; ts: string; epoch?: number; based_on?: number };
 
 export type EngineEventType = EngineEvent['type'];

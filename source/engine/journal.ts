@@ -8,6 +8,11 @@ import type { SessionProgress } from './session-progress.js';
 export interface Journal {
   /** Called after `progress` has absorbed `event`; returns once the event is durable. */
   record(event: EngineEvent, progress: SessionProgress): void;
+  /**
+   * False once another process has taken the session over: a side effect outside the journal (a
+   * file write in the working directory) checks it right before it happens. Absent: always owned.
+   */
+  stillOwned?(): boolean;
 }
 
 export const nullJournal: Journal = { record() {} };
@@ -15,4 +20,12 @@ export const nullJournal: Journal = { record() {} };
 /** Thrown by a sealed journal: the session now belongs to another process; write nothing more. */
 export class JournalSealedError extends Error {
   override readonly name = 'JournalSealedError';
+}
+
+/**
+ * Stops a side effect (a file write in the working directory) of a process that has lost the
+ * session: called right before the effect, it throws the sealed journal's error.
+ */
+export function ensureStillOwned(stillOwned: (() => boolean) | undefined): void {
+  if (stillOwned && !stillOwned()) throw new JournalSealedError('the session lock was taken by another process');
 }

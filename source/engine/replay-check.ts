@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { epochOf, fenceEvents } from './epoch-fence.js';
 import type { EngineEvent } from './events.js';
 import { applyEvent, compareEvents, initialProgress, toCheckpoint, type Checkpoint, type SessionProgress } from './session-progress.js';
 
@@ -42,9 +43,12 @@ function checkIdempotency(ordered: readonly EngineEvent[]): void {
  * Rebuilds a session's progress from its event log, in (timestamp, event_id) order, and checks it:
  * event ids are unique, idempotency keys never repeat, and the replay up to the checkpoint's last
  * event equals the stored checkpoint. Events after it (a crash between log and checkpoint) roll forward.
+ * Events of superseded lock holders are fenced out first (file order) and never count against the
+ * session; a checkpoint one of them wrote after losing the lock is recognised by its epoch (lower
+ * than the log's) and rebuilt from the log, which is the source of truth.
  */
 export function recoverProgress(events: readonly EngineEvent[], checkpoint: Checkpoint): SessionProgress {
-  const ordered = [...events].sort(compareEvents);
+  const ordered = fenceEvents(events).sort(compareEvents);
   for (let i = 1; i < ordered.length; i++) {
     if (ordered[i]!.event_id <= ordered[i - 1]!.event_id) {
       throw new ReplayError(`event ${ordered[i]!.event_id} is out of order or repeated in the log (after event ${ordered[i - 1]!.event_id})`, 'nondeterministic');
@@ -55,7 +59,7 @@ export function recoverProgress(events: readonly EngineEvent[], checkpoint: Chec
   let verified = checkpoint.last_event_id === 0;
   for (const event of ordered) {
     applyEvent(progress, event);
-    if (event.event_id === checkpoint.last_event_id) {
+    if (event.event_id === checkpoint.last_event_id && epochOf(event) === checkpoint.epoch) {
       const replayed = toCheckpoint(progress);
       if (!isDeepStrictEqual(replayed, checkpoint)) {
         throw new ReplayError(`replaying the event log does not reproduce the checkpoint (${firstDifference(replayed, checkpoint)})`, 'nondeterministic');
@@ -63,6 +67,9 @@ export function recoverProgress(events: readonly EngineEvent[], checkpoint: Chec
       verified = true;
     }
   }
+  // Not in the kept history, but written under an epoch the log has since superseded: that holder's
+  // snapshot of events that were fenced out. Lost events would leave the checkpoint ahead instead.
+  if (!verified && checkpoint.epoch < progress.epoch) return progress;
   if (!verified) {
     throw new ReplayError(`the event log ends at event ${progress.last_event_id} but the checkpoint is at event ${checkpoint.last_event_id}: events were lost`, 'nondeterministic');
   }

@@ -1,3 +1,4 @@
+import { epochOf, fenceEvents } from './epoch-fence.js';
 import { addUsage, type ApprovalDecision, type EngineEvent, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
 
 /** The last state of a file the session read or wrote. */
@@ -39,6 +40,8 @@ export interface SessionProgress {
   error: string | null;
   artifacts: string[];
   last_event_id: number;
+  /** Lock epoch of the last event: a checkpoint from a superseded holder has a lower one than the log. */
+  epoch: number;
   /** Timestamp of the last event: new events never go back in time, so (ts, id) order is id order. */
   last_event_at: string | null;
   /** The start of the latest step response, for listings (constant size). */
@@ -68,6 +71,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     error: null,
     artifacts: [],
     last_event_id: 0,
+    epoch: 0,
     last_event_at: null,
     last_response_preview: '',
     results: [],
@@ -85,6 +89,7 @@ function preview(response: string): string {
 /** Applies one event. Mutates and returns `progress`: the executor calls it once per step. */
 export function applyEvent(progress: SessionProgress, event: EngineEvent): SessionProgress {
   progress.last_event_id = event.event_id;
+  progress.epoch = epochOf(event);
   progress.last_event_at = event.ts;
   switch (event.type) {
     case 'session_started':
@@ -189,10 +194,10 @@ export function compareEvents(a: EngineEvent, b: EngineEvent): number {
   return a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.event_id - b.event_id;
 }
 
-/** Rebuilds progress from the event log. */
+/** Rebuilds progress from the event log (in file order); superseded lock holders' events are fenced out first. */
 export function replayEvents(events: readonly EngineEvent[], stepsTotal: number): SessionProgress {
   const progress = initialProgress(stepsTotal);
-  for (const event of [...events].sort(compareEvents)) applyEvent(progress, event);
+  for (const event of fenceEvents(events).sort(compareEvents)) applyEvent(progress, event);
   return progress;
 }
 

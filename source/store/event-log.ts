@@ -25,11 +25,24 @@ export function readEventLog(path: string): EngineEvent[] {
   });
 }
 
+/**
+ * How the writer makes an append durable. The real one is fdatasync(2); a test passes a recorder
+ * (that still syncs) to check that the sync happens where the durability contract puts it.
+ */
+export interface FileSync {
+  datasync(fd: number): void;
+}
+
+export const realFileSync: FileSync = { datasync: (fd) => fdatasyncSync(fd) };
+
 /** Appends events, one JSON line each; `sync` makes everything written so far durable. */
 export class EventLogWriter {
   private readonly fd: number;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    private readonly fileSync: FileSync = realFileSync,
+  ) {
     this.fd = openSync(path, 'a+');
     this.dropTornTail();
   }
@@ -59,7 +72,7 @@ export class EventLogWriter {
     const size = fstatSync(this.fd).size;
     try {
       writeAll(this.fd, Buffer.from(`${JSON.stringify(event)}\n`));
-      if (sync) fdatasyncSync(this.fd);
+      if (sync) this.fileSync.datasync(this.fd);
     } catch (error) {
       ftruncateSync(this.fd, size);
       throw error;

@@ -16,6 +16,11 @@ export function isResumable(row: SessionSummary, lock: LockState): boolean {
   return !terminalStatuses.includes(row.status) && lock.kind !== 'held';
 }
 
+/** Resumable but for its lock: a live process drives the session now. */
+export function heldByLiveProcess(row: SessionSummary, lock: LockState): lock is LockState & { kind: 'held' } {
+  return !terminalStatuses.includes(row.status) && lock.kind === 'held';
+}
+
 /**
  * A listed row with its liveness. Only sessions that can hold a lock (not terminal, not damaged)
  * cost a lock look-up; the row was parsed for this listing, so it is extended in place.

@@ -3,11 +3,11 @@ import type { LowSync } from 'lowdb';
 import type { EngineEvent, EngineEventType, SessionStatus } from '../engine/events.js';
 import { JournalSealedError, type Journal } from '../engine/journal.js';
 import { toCheckpoint, type SessionProgress } from '../engine/session-progress.js';
-import { EventLogWriter } from './event-log.js';
+import { EventLogWriter, type FileSync } from './event-log.js';
 import type { SessionRecord } from './session-record.js';
 
-/** Events checked against the lock first: each starts work (a model call, a file write) or ends a step. */
-const guarded = new Set<EngineEventType>(['step_started', 'step_completed', 'file_write_intended', 'session_completed', 'session_paused', 'session_failed', 'session_cancelled', 'approval_requested', 'approval_answered']);
+/** Skips carry no state and come in bulk (one per finished step) right after a checked event: not checked. */
+const unguarded = new Set<EngineEventType>(['step_skipped']);
 
 /** Events after which session.json is rewritten: step boundaries and status changes. */
 const checkpointAfter = new Set<EngineEventType>(['session_started', 'step_completed', 'artifact_written', 'session_paused', 'session_completed', 'session_failed', 'session_cancelled', 'approval_requested', 'approval_answered']);
@@ -27,8 +27,9 @@ export class SessionJournal implements Journal {
     dir: string,
     private readonly db: LowSync<SessionRecord>,
     private readonly onStatusChange: (record: SessionRecord) => void,
+    options: { fileSync?: FileSync } = {},
   ) {
-    this.log = new EventLogWriter(join(dir, 'events.jsonl'));
+    this.log = new EventLogWriter(join(dir, 'events.jsonl'), options.fileSync);
     this.indexedStatus = db.data.checkpoint.status;
   }
 
@@ -49,19 +50,36 @@ export class SessionJournal implements Journal {
   }
 
   /**
-   * Checks `stillOwned` before each event that starts work or ends a step (one small read), so a
-   * process that lost its lock stops at once instead of at its next heartbeat.
+   * Checks `stillOwned` before every event that can change the session (one small read of the lock
+   * file) and before every checkpoint, so a process that lost its lock stops at once instead of at
+   * its next heartbeat. Whatever still slips through (a freeze between the check and the write) is
+   * fenced out by its epoch when the log is replayed.
    */
   guardWith(stillOwned: () => boolean): void {
     this.guard = stillOwned;
   }
 
+  /**
+   * True while this process may still change the session; false (and sealed) once the lock is lost.
+   * The working-directory write path calls it right before touching a file.
+   */
+  stillOwned(): boolean {
+    if (this.sealedBecause) return false;
+    if (this.guard && !this.guard()) {
+      this.seal('the session lock was taken by another process');
+      return false;
+    }
+    return true;
+  }
+
   record(event: EngineEvent, progress: SessionProgress): void {
-    if (!this.sealedBecause && this.guard && guarded.has(event.type) && !this.guard()) this.seal('the session lock was taken by another process');
+    if (!unguarded.has(event.type)) this.stillOwned();
     if (this.sealedBecause) throw new JournalSealedError(this.sealedBecause);
     // Skips carry no new state; they become durable with the next synced event.
     this.log.append(event, event.type !== 'step_skipped');
     if (!checkpointAfter.has(event.type)) return;
+    // A holder frozen between its append and here must not overwrite the new holder's checkpoint.
+    if (!this.stillOwned()) throw new JournalSealedError(this.sealedBecause ?? 'the session lock was taken by another process');
     this.db.data.checkpoint = toCheckpoint(progress);
     this.db.data.updated_at = event.ts;
     this.db.write();

@@ -14,6 +14,12 @@ export interface LockOwner {
   heartbeat_at: string;
   /** Random per acquisition: a heartbeat checks it still owns the lock. */
   token: string;
+  /**
+   * The fencing epoch of this acquisition, stamped on every event its holder writes: higher than
+   * any epoch the session used before, so events of a superseded holder can be told apart and
+   * fenced out. Absent in lock files written before epochs (0).
+   */
+  epoch?: number;
 }
 
 export type LockState =
@@ -31,13 +37,29 @@ function procStart(pid: number): string | null {
   }
 }
 
+/**
+ * A zombie (state Z, or X while it is being reaped) has exited; only its parent has not collected
+ * it yet — in a container without an init a killed process can stay a zombie for good.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat[stat.lastIndexOf(')') + 2];
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
+  }
+}
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    // EPERM: it exists but belongs to another user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // kill(pid, 0) succeeds on a zombie: ask /proc what state the process is in.
+  return !isZombie(pid);
 }
 
 /** Judges a lock: held by a live, heartbeating owner, or stale (dead owner, recycled pid, silent). */
@@ -101,19 +123,31 @@ export class SessionLock {
     return owner ? judgeLock(owner, timeoutMs) : { kind: 'free' };
   }
 
-  static acquire(dir: string, timeoutMs: number): AcquireResult {
+  /**
+   * Takes the lock with a new epoch: above `floorEpoch` (the highest epoch in the session's event
+   * log), above the epoch of a stale lock it takes over, and above every epoch recorded in the
+   * session's `epoch` file — which keeps the epochs of holders that never wrote an event (they
+   * froze first) even after `sessions unlock` removed their lock.
+   */
+  static acquire(dir: string, timeoutMs: number, floorEpoch = 0): AcquireResult {
     const path = join(dir, 'lock');
     const now = new Date().toISOString();
     const owner: LockOwner = { pid: process.pid, host: hostname(), proc_start: procStart(process.pid), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
+    const acquired = (tookOverFrom?: { owner: LockOwner; why: string }): AcquireResult => {
+      const lock = new SessionLock(path, owner, timeoutMs);
+      // Recorded before the holder writes anything, so no later holder can reuse the epoch.
+      if (lock.stillOwned()) raiseEpochMark(dir, owner.epoch ?? 0);
+      return tookOverFrom ? { acquired: true, lock, tookOverFrom } : { acquired: true, lock };
+    };
     for (let tries = 0; tries < 3; tries++) {
-      if (linkExclusive(path, JSON.stringify(owner))) return { acquired: true, lock: new SessionLock(path, owner, timeoutMs) };
+      owner.epoch = Math.max(floorEpoch, readEpochMark(dir)) + 1;
+      if (linkExclusive(path, JSON.stringify(owner))) return acquired();
       const current = readOwner(path);
       if (!current) continue; // released between our link and our read: try again
       const state = judgeLock(current, timeoutMs);
       if (state.kind === 'held') return { acquired: false, state };
-      if (state.kind === 'stale' && SessionLock.takeOver(path, current, owner)) {
-        return { acquired: true, lock: new SessionLock(path, owner, timeoutMs), tookOverFrom: { owner: current, why: state.why } };
-      }
+      owner.epoch = Math.max(owner.epoch, (current.epoch ?? 0) + 1);
+      if (state.kind === 'stale' && SessionLock.takeOver(path, current, owner)) return acquired({ owner: current, why: state.why });
     }
     const state = SessionLock.inspect(dir, timeoutMs);
     if (state.kind === 'held') return { acquired: false, state };
@@ -137,6 +171,11 @@ export class SessionLock {
     } finally {
       unlinkSync(guard);
     }
+  }
+
+  /** The fencing epoch this holder stamps on its events. */
+  get epoch(): number {
+    return this.owner.epoch ?? 0;
   }
 
   /** True while the lock file still carries this process's token. */
@@ -178,7 +217,25 @@ export class SessionLock {
   static forceRemove(dir: string): LockOwner | undefined {
     const path = join(dir, 'lock');
     const owner = readOwner(path);
-    if (owner) unlinkSync(path);
+    if (!owner) return undefined;
+    // Its holder may be frozen before its first event: the next holder must still get a higher epoch.
+    raiseEpochMark(dir, owner.epoch ?? 0);
+    unlinkSync(path);
     return owner;
   }
+}
+
+/** `sessions/<id>/epoch`: the highest lock epoch ever handed out for the session. */
+function readEpochMark(dir: string): number {
+  try {
+    const value = Number(readFileSync(join(dir, 'epoch'), 'utf8'));
+    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Raises the epoch mark to `epoch` (never lowers it); durable, since the lock file it outlives is. */
+function raiseEpochMark(dir: string, epoch: number): void {
+  if (epoch > readEpochMark(dir)) writeFileDurable(join(dir, 'epoch'), String(epoch));
 }

@@ -16,6 +16,8 @@ const checkpointSchema = z.object({
   error: z.string().nullable(),
   artifacts: z.array(z.string()),
   last_event_id: z.number().int(),
+  /** Absent in checkpoints written before lock epochs: 0. */
+  epoch: z.number().int().default(0),
   last_event_at: z.string().nullable(),
   last_response_preview: z.string(),
 }) satisfies z.ZodType<Checkpoint>;

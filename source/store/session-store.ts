@@ -8,7 +8,7 @@ import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
-import { readEventLog } from './event-log.js';
+import { readEventLog, type FileSync } from './event-log.js';
 import { SessionIndex } from './session-index.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
@@ -57,9 +57,9 @@ export class SessionHandle {
     return new FileBlobStore(join(this.dir, 'blobs'));
   }
 
-  /** Opens the session for appending events and writing checkpoints. */
-  openJournal(): SessionJournal {
-    return new SessionJournal(this.dir, this.db, (record) => this.index.upsert(summarize(record)));
+  /** Opens the session for appending events and writing checkpoints (`fileSync`: tests record the syncs). */
+  openJournal(options: { fileSync?: FileSync } = {}): SessionJournal {
+    return new SessionJournal(this.dir, this.db, (record) => this.index.upsert(summarize(record)), options);
   }
 }
 

@@ -16,6 +16,8 @@ export interface ToolRunContext {
   emit(body: EngineEventBody): void;
   /** Scripted-provider hook: tear a file_write after this many bytes and die. */
   crashAfterBytes?: number;
+  /** Journal.stillOwned: a write into the working directory calls ensureStillOwned(ctx.stillOwned) right before it happens. */
+  stillOwned?: () => boolean;
 }
 
 export interface ToolOutcome {

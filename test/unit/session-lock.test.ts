@@ -59,6 +59,40 @@ describe('the session lock', () => {
   });
 });
 
+describe('lock epochs', () => {
+  const take = (dir: string, floor = 0) => {
+    const result = SessionLock.acquire(dir, 60_000, floor);
+    if (!result.acquired) throw new Error('not acquired');
+    return result.lock;
+  };
+
+  it('rise with every acquisition, and are written into the lock file', () => {
+    const dir = tempDir();
+    const first = take(dir);
+    expect(first.epoch).toBe(1);
+    expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).epoch).toBe(1);
+    first.release();
+    expect(take(dir).epoch).toBe(2);
+  });
+
+  it('go above the highest epoch in the event log', () => {
+    expect(take(tempDir(), 9).epoch).toBe(10);
+  });
+
+  it('go above the epoch of a stale lock taken over, though its holder never wrote an event', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'lock'), JSON.stringify(owner({ host: 'elsewhere', heartbeat_at: new Date(0).toISOString(), token: 'old', epoch: 7 })));
+    expect(take(dir, 3).epoch).toBe(8);
+  });
+
+  it("go above the epoch of a lock removed by 'sessions unlock', whose holder may still wake up", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'lock'), JSON.stringify(owner({ token: 'frozen', epoch: 5 })));
+    SessionLock.forceRemove(dir);
+    expect(take(dir, 2).epoch).toBe(6);
+  });
+});
+
 describe('the heartbeat', () => {
   it('gives the lock up instead of beating again after the process was frozen past the timeout', async () => {
     const dir = tempDir();

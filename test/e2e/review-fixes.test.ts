@@ -24,15 +24,16 @@ async function crashed(spec: string) {
 
 const crashAt1 = chainSpec({ steps: 3, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 1, kind: crash }' });
 
-function lastEvent(log: string): { event_id: number; ts: string } {
-  return JSON.parse(readFileSync(log, 'utf8').trim().split('\n').at(-1)!) as { event_id: number; ts: string };
+function lastEvent(log: string): { event_id: number; ts: string; epoch?: number } {
+  return JSON.parse(readFileSync(log, 'utf8').trim().split('\n').at(-1)!) as { event_id: number; ts: string; epoch?: number };
 }
 
 describe('resume safety (review fixes)', () => {
   it('refuses a session whose log says it completed even if its checkpoint still says running', async () => {
     const { ws, id, log } = await crashed(crashAt1);
     const last = lastEvent(log);
-    appendFileSync(log, `${JSON.stringify({ type: 'session_completed', tokens: { input: 0, output: 0 }, event_id: last.event_id + 1, ts: last.ts })}\n`);
+    // Written by the session's own (lock epoch's) process, just before it was killed.
+    appendFileSync(log, `${JSON.stringify({ type: 'session_completed', tokens: { input: 0, output: 0 }, event_id: last.event_id + 1, ts: last.ts, epoch: last.epoch })}\n`);
     const result = await runCli(['resume', id], ws);
     expect(result.code).toBe(15);
     expect(result.stderr).toContain('ACODE-RESUME-002');

@@ -65,6 +65,13 @@ describe('recovering progress from the event log', () => {
     const repeatedKey = [...events, { ...events[1]!, event_id: 9, ts: new Date(9000).toISOString() }];
     expect(() => recoverProgress(repeatedKey, checkpointAt(events, events.length))).toThrowError(expect.objectContaining({ kind: 'idempotency_conflict' }));
   });
+
+  it('refuses a step completed twice, by two different attempts', () => {
+    const events = log(1, 2); // step 0 completed at attempt 1; attempts 1 and 2 of step 1 started
+    const again: EngineEvent = { type: 'step_completed', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2', response: 'r0 again', usage, duration_ms: 1, event_id: events.length + 1, ts: new Date(9000).toISOString() };
+    const twice = [...events, again];
+    expect(() => recoverProgress(twice, checkpointAt(twice, twice.length))).toThrowError(expect.objectContaining({ kind: 'idempotency_conflict', message: expect.stringContaining('step 1 completed twice') }));
+  });
 });
 
 describe('the continuation plan', () => {

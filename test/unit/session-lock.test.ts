@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,19 @@ describe('the session lock', () => {
     const exited = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
     const state = judgeLock(owner({ pid: Number(exited.stdout.trim()) }), 60_000);
     expect(state).toMatchObject({ kind: 'stale', why: expect.stringContaining('no longer running') });
+  });
+
+  it('is stale when its owner is a zombie nobody reaped', async () => {
+    // `sleep` replaces the shell and never waits for the child the shell started: it stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      while (state() !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(judgeLock(owner({ pid }), 60_000)).toMatchObject({ kind: 'stale', why: expect.stringContaining('no longer running') });
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('is stale when its pid now belongs to another process', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
 
 /** What the lock file says about its owner. */
@@ -178,9 +178,25 @@ export class SessionLock {
     return this.owner.epoch ?? 0;
   }
 
-  /** True while the lock file still carries this process's token. */
+  /**
+   * True while the lock file still carries this process's token. A holder this one superseded can
+   * finish a heartbeat it began before it froze, renaming its own lock file back over this one's:
+   * a lock file of a lower epoch, while no newer holder exists, is put right instead of given up.
+   */
   stillOwned(): boolean {
-    return readOwner(this.path)?.token === this.owner.token;
+    const current = readOwner(this.path);
+    if (current?.token === this.owner.token) return true;
+    const strayFromSuperseded = current?.epoch !== undefined && current.epoch < this.epoch && readEpochMark(dirname(this.path)) <= this.epoch;
+    return strayFromSuperseded && this.writeOwn();
+  }
+
+  /**
+   * Writes this holder's lock file; false if a newer holder exists (the epoch mark is above ours):
+   * then this write was itself a stray one — that holder puts its lock back — and this one has lost.
+   */
+  private writeOwn(): boolean {
+    writeFileDurable(this.path, JSON.stringify(this.owner));
+    return readEpochMark(dirname(this.path)) <= this.epoch;
   }
 
   /**
@@ -197,7 +213,11 @@ export class SessionLock {
         return;
       }
       this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
-      writeFileDurable(this.path, JSON.stringify(this.owner));
+      // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
+      if (!this.writeOwn()) {
+        this.stopHeartbeat();
+        onLost();
+      }
     }, intervalMs);
     this.timer.unref();
   }

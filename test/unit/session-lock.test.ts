@@ -104,6 +104,30 @@ describe('lock epochs', () => {
     SessionLock.forceRemove(dir);
     expect(take(dir, 2).epoch).toBe(6);
   });
+
+  it("are how a holder takes its lock back when a superseded holder's late heartbeat renames an old lock file over it", () => {
+    const dir = tempDir();
+    const old = take(dir);
+    const oldFile = readFileSync(join(dir, 'lock'), 'utf8');
+    SessionLock.forceRemove(dir);
+    const current = take(dir);
+    // The old holder froze inside its heartbeat's write; awake, its rename lands.
+    writeFileSync(join(dir, 'lock'), oldFile);
+    expect(old.stillOwned()).toBe(true); // its token: only the current holder can tell
+    expect(current.stillOwned()).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8'))).toMatchObject({ epoch: 2 });
+    expect(old.stillOwned()).toBe(false);
+  });
+
+  it('make a superseded holder that finds its own lock file back give it up at its next heartbeat', async () => {
+    const dir = tempDir();
+    const old = take(dir);
+    const oldFile = readFileSync(join(dir, 'lock'), 'utf8');
+    SessionLock.forceRemove(dir);
+    take(dir).stopHeartbeat();
+    writeFileSync(join(dir, 'lock'), oldFile);
+    await new Promise<void>((resolve) => old.startHeartbeat(10, resolve));
+  });
 });
 
 describe('the heartbeat', () => {

@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fdatasyncSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { stampOfStats, type FileStamp } from './file-mtime.js';
 import { basename, dirname, join } from 'node:path';
 
@@ -99,7 +99,8 @@ function replaceFile(path: string, data: string | Uint8Array, mode: number, dura
   try {
     renameSync(temp, path);
   } catch (error) {
-    unlinkSync(temp);
+    // Never leave it behind (force: a resume that took the session over may have removed it already).
+    rmSync(temp, { force: true });
     throw error;
   }
   if (durable) fsyncDirectory(dir);

@@ -185,7 +185,7 @@ export class ChainExecutor {
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: () => this.options.journal.stillOwned?.() ?? true });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: () => this.options.journal.stillOwned?.() ?? true, recorded: (callId) => this.progress.tool_outcomes[callId] });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;
@@ -256,7 +256,7 @@ export class ChainExecutor {
     const { spec, variables, cwd, blobs } = this.options;
     try {
       for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, emit: (body) => this.emit(body) });
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, sessionId: this.options.sessionId, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {

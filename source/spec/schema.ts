@@ -19,8 +19,11 @@ const scriptedResponseSchema = z.union([
 const faultSchema = z.strictObject({
   step: z.union([z.number().int().min(0), z.string()]),
   kind: z.enum(['crash', 'rate_limit', 'context_exhausted', 'error']),
-  /** crash only: at the model call (default), or inside the step's first file_write. */
-  during: z.enum(['call', 'file_write']).default('call'),
+  /**
+   * crash only: at the model call (default), or inside the step's first file_write — in place
+   * (file_write), or once the atomic writer's temp file is whole, before its rename (file_write_rename).
+   */
+  during: z.enum(['call', 'file_write', 'file_write_rename']).default('call'),
   /** crash during file_write: bytes written in place before dying (default: all of them). */
   after_bytes: z.number().int().min(0).optional(),
   retry_after_s: z.number().min(0).optional(),

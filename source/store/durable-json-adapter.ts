@@ -12,6 +12,8 @@ export class DurableJsonFileSync<T> implements SyncAdapter<T> {
   constructor(
     private readonly path: string,
     private readonly parse: (raw: unknown) => T,
+    /** The session the file belongs to, if any: named in its temp files (see tempPathFor). */
+    private readonly owner?: string,
   ) {}
 
   read(): T | null {
@@ -29,6 +31,6 @@ export class DurableJsonFileSync<T> implements SyncAdapter<T> {
   lastWrite: FileStamp | null = null;
 
   write(data: T): void {
-    this.lastWrite = writeFileDurable(this.path, JSON.stringify(data));
+    this.lastWrite = writeFileDurable(this.path, JSON.stringify(data), 0o600, this.owner);
   }
 }

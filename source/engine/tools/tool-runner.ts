@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { sha256, type BlobStore } from '../blob-store.js';
 import type { EngineEventBody } from '../events.js';
-import type { ToolCall } from '../provider.js';
+import type { ToolCall, WriteCrash } from '../provider.js';
 import { confinedPath, ToolInputError } from './confined-path.js';
 import { writeWithIntent } from './write-ahead.js';
 
@@ -14,8 +14,10 @@ export interface ToolRunContext {
   extraRoots: readonly string[];
   blobs: BlobStore;
   emit(body: EngineEventBody): void;
-  /** Scripted-provider hook: tear a file_write after this many bytes and die. */
-  crashAfterBytes?: number;
+  /** Scripted-provider hook: how a file_write dies mid-write. */
+  crash?: WriteCrash;
+  /** The session whose temp files a write leaves if the process dies mid-write (their names carry it). */
+  sessionId?: string;
   /** Journal.stillOwned: a write into the working directory calls ensureStillOwned(ctx.stillOwned) right before it happens. */
   stillOwned?: () => boolean;
 }

@@ -53,9 +53,14 @@ export function writeFileAtomic(path: string, data: string): FileStamp {
   return replaceFile(path, data, 0o600, false);
 }
 
+/** The name of a fresh temp file to write beside the file called `name` before renaming it over. */
+export function tempFileName(name: string): string {
+  return `.${name}.${process.pid}.${++counter}.tmp`;
+}
+
 function replaceFile(path: string, data: string | Uint8Array, mode: number, durable: boolean): FileStamp {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
+  const temp = join(dir, tempFileName(basename(path)));
   const fd = openSync(temp, 'w', mode);
   let stamp: FileStamp;
   try {

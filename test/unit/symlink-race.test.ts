@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -145,5 +145,38 @@ describe('tools under a symlink-swapping loop', () => {
     expect(swapping.swaps()).toBeGreaterThan(500);
     expect(n).toBeGreaterThan(400);
     for (const tool of ['file_read', 'head', 'tail', 'grep', 'file_write']) expect(ok.get(tool), tool).toBeGreaterThan(0);
+  });
+});
+
+describe('checked opens', () => {
+  it('still reads, greps and writes inside an env.mounts folder', async () => {
+    const cwd = tempDir();
+    const mount = tempDir();
+    writeFileSync(join(mount, 'm.txt'), 'mounted LINE\n');
+    const ctx: ToolRunContext = { step: 0, attempt: 1, cwd, extraRoots: [mount], blobs: new MemoryBlobStore(), emit: () => undefined };
+    expect(await runTool({ id: '1', name: 'file_read', args: { path: join(mount, 'm.txt') } }, ctx)).toEqual({ ok: true, output: 'mounted LINE\n' });
+    expect(await runTool({ id: '2', name: 'grep', args: { pattern: 'LINE', path: mount, context_lines: 0 } }, ctx)).toEqual({ ok: true, output: `${relative(cwd, mount)}/m.txt:1: mounted LINE` });
+    expect(await runTool({ id: '3', name: 'file_write', args: { path: join(mount, 'new', 'n.txt'), content: 'n', create_dirs: true } }, ctx)).toMatchObject({ ok: true });
+    expect(readFileSync(join(mount, 'new', 'n.txt'), 'utf8')).toBe('n');
+  });
+
+  it('never follows a symlink met inside a folder grep walks, and refuses a FIFO instead of hanging on it', async () => {
+    const cwd = tempDir();
+    const outside = tempDir();
+    writeFileSync(join(outside, 'secret.txt'), `${canary}\n`);
+    mkdirSync(join(cwd, 'docs'));
+    writeFileSync(join(cwd, 'docs', 'a.txt'), 'plain\n');
+    symlinkSync(outside, join(cwd, 'docs', 'out'));
+    symlinkSync(join(outside, 'secret.txt'), join(cwd, 'docs', 'secret.txt'));
+    const ctx: ToolRunContext = { step: 0, attempt: 1, cwd, extraRoots: [], blobs: new MemoryBlobStore(), emit: () => undefined };
+    expect(await runTool({ id: '1', name: 'grep', args: { pattern: '.', path: 'docs', context_lines: 0 } }, ctx)).toEqual({ ok: true, output: 'docs/a.txt:1: plain' });
+    expect(spawnSync('mkfifo', [join(cwd, 'pipe')]).status).toBe(0);
+    // A writer waits on the pipe, so that a reader that does open it gets an answer instead of hanging the test.
+    const writer = spawn('sh', ['-c', 'echo from-the-pipe > pipe'], { cwd, stdio: 'ignore' });
+    try {
+      expect(await runTool({ id: '2', name: 'file_read', args: { path: 'pipe' } }, ctx)).toEqual({ ok: false, output: 'error: pipe is not a regular file' });
+    } finally {
+      writer.kill('SIGKILL');
+    }
   });
 });

@@ -256,7 +256,7 @@ export class ChainExecutor {
     const { spec, variables, cwd, blobs } = this.options;
     try {
       for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, sessionId: this.options.sessionId, emit: (body) => this.emit(body) });
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: () => this.options.journal.stillOwned?.() ?? true, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {

@@ -60,8 +60,13 @@ export function writeFileAtomic(path: string, data: string): FileStamp {
  * so a resume removes exactly its own session's and never anyone else's.
  */
 export function tempPathFor(path: string, owner?: string): string {
+  return join(dirname(path), tempFileName(basename(path), owner));
+}
+
+/** The bare name of a fresh temp file beside the file called `name` (see tempPathFor). */
+export function tempFileName(name: string, owner?: string): string {
   if (owner !== undefined && !/^[\w-]+$/.test(owner)) throw new Error(`temp file owner must be a plain word, not '${owner}'`);
-  return join(dirname(path), `.${basename(path)}.acode${owner === undefined ? '' : `-${owner}`}.${process.pid}.${++counter}.tmp`);
+  return `.${name}.acode${owner === undefined ? '' : `-${owner}`}.${process.pid}.${++counter}.tmp`;
 }
 
 /** An acode temp file's name, taken apart: the file it was to replace, its owner (if any) and the writer's pid. */

@@ -16,6 +16,7 @@ import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy,
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { stepContext, type Variables } from './template-context.js';
+import { secrets } from '../secrets/redactor.js';
 
 export interface ChainRunOptions {
   sessionId: string;
@@ -91,12 +92,16 @@ export class ChainExecutor {
     return this.abort.signal.aborted;
   }
 
-  /** Stamps, applies, journals and announces an event; also serves callers that log around a run. */
+  /**
+   * Stamps, applies, journals and announces an event; also serves callers that log around a run.
+   * The event is redacted first, so the progress, the journal and every listener (the run view, the
+   * plain lines) hold the same text, with no secret in it — and a replay of the log reproduces it.
+   */
   emit(body: EngineEventBody): EngineEvent {
     // Never behind the previous event, even if the clock steps back: replay order stays run order.
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
-    const event = { ...body, event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now } as EngineEvent;
+    const event = secrets.redactDeep({ ...body, event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now } as EngineEvent);
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     for (const listener of this.listeners) listener(event);

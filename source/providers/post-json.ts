@@ -1,5 +1,5 @@
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
-import { redact } from '../secrets/redactor.js';
+import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
 
 /** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
@@ -52,8 +52,10 @@ export async function postJson(post: JsonPost): Promise<unknown> {
   }
   if (!response.ok) throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: text, endpoint: post.endpoint });
   try {
-    // A proxy may echo the request (and its key) in an answer too: every string is redacted as it is read.
-    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value)) as unknown;
+    // A proxy may echo the request (and its key) in an answer too: the keys in use leave every string
+    // as it is read. Only they: the answer's code may rightly hold credential-shaped text, and a tool
+    // writes what the model wrote (the events that record it are redacted in full when emitted).
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value)) as unknown;
   } catch {
     throw new ProviderError(`${url} answered with something that is not JSON: ${redact(text).slice(0, 120)}`, true);
   }

@@ -54,6 +54,9 @@ const shapes = new RegExp(
   'gi',
 );
 
+/** A word every credential shape contains: text without one (most text) skips the full expression. */
+const shapeHint = /authoriz|api[-_]?key|bearer|basic|sk-/i;
+
 function replaceShape(_match: string, ...groups: (string | undefined)[]): string {
   for (let g = 0; g < 9; g += 3) {
     if (groups[g + 2] !== undefined) return `${groups[g] ?? ''}${groups[g + 1] ?? ''}${redactedMark}`;
@@ -100,14 +103,19 @@ export class Redactor {
   /** `text` with every registered secret (whole or any 8+ character piece) and every credential-shaped value replaced by [REDACTED]. */
   redact(text: string): string {
     if (text.length < fragmentLength) return text;
-    const shaped = text.replace(shapes, replaceShape);
-    return this.hashes.size === 0 ? shaped : this.redactRegistered(shaped);
+    const shaped = shapeHint.test(text) ? text.replace(shapes, replaceShape) : text;
+    return this.redactKnown(shaped);
   }
 
-  /** Marks every window that is a piece of a registered value; overlapping windows merge into one redaction. */
-  private redactRegistered(text: string): string {
+  /**
+   * Only the registered values (whole or any 8+ character piece), without the shape rules: for
+   * content that must otherwise stay exactly as written, such as a model's answer, whose code may
+   * legitimately hold `api_key = "changeme123"`. Every window that is a piece of a registered
+   * value is marked; overlapping windows merge into one redaction.
+   */
+  redactKnown(text: string): string {
     const last = text.length - fragmentLength;
-    if (last < 0) return text;
+    if (last < 0 || this.hashes.size === 0) return text;
     let out = '';
     let copied = 0;
     let spanStart = -1;
@@ -175,4 +183,9 @@ export const secrets = new Redactor();
 /** `secrets.redact`: for a line about to be printed or stored. */
 export function redact(text: string): string {
   return secrets.redact(text);
+}
+
+/** `secrets.redactKnown`: the keys in use only, for content that must otherwise stay as written. */
+export function redactKnown(text: string): string {
+  return secrets.redactKnown(text);
 }

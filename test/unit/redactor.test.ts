@@ -83,6 +83,13 @@ describe('the redactor', () => {
     for (const [text, expected] of cases) expect(redactor.redact(text)).toBe(expected);
   });
 
+  it("redactKnown removes the registered values only: a model's code keeps credential-shaped text that is no key in use", () => {
+    const redactor = redactorWith(key);
+    const code = `API_KEY=changeme123\nheaders = {"Authorization": "Bearer abcdef0123456789abcdef"}\nreal = "${key}"`;
+    expect(redactor.redactKnown(code)).toBe(code.replace(key, redactedMark));
+    expect(redactor.redact(code)).not.toContain('changeme123');
+  });
+
   it('is idempotent: redacting redacted text changes nothing', () => {
     const redactor = redactorWith(key);
     const once = redactor.redact(`Authorization: Bearer ${key}; x-api-key: ${key}; ${key.slice(3, 20)}`);

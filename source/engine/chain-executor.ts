@@ -16,6 +16,7 @@ import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy,
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { stepContext, type Variables } from './template-context.js';
+import { secrets } from '../secrets/redactor.js';
 
 export interface ChainRunOptions {
   sessionId: string;
@@ -96,13 +97,17 @@ export class ChainExecutor {
     return this.abort.signal.aborted;
   }
 
-  /** Stamps, applies, journals and announces an event; also serves callers that log around a run. */
+  /**
+   * Stamps, applies, journals and announces an event; also serves callers that log around a run.
+   * The event is redacted first, so the progress, the journal and every listener (the run view, the
+   * plain lines) hold the same text, with no secret in it — and a replay of the log reproduces it.
+   */
   emit(body: EngineEventBody): EngineEvent {
     // Never behind the previous event, even if the clock steps back: replay order stays run order.
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = { ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent;
+    const event = secrets.redactDeep({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     this.basedOn = undefined;
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);

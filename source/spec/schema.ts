@@ -104,8 +104,17 @@ export const specSchema = z.strictObject({
   tools: z
     .strictObject({ python: z.array(z.union([z.string(), z.strictObject({ callable: z.string() })])).optional() })
     .optional(),
-  /** `mounts`: extra folders (name → path) that tools may touch besides the working directory. */
-  env: z.strictObject({ mounts: z.record(z.string(), z.string()).optional() }).optional(),
+  /**
+   * `mounts`: extra folders (name → path) that tools may touch besides the working directory.
+   * `secrets`: strands-cli's secret declarations — `key` names the environment variable, `name` is
+   * for display. acode reads `source: env` ones and keeps their values out of everything it stores and prints.
+   */
+  env: z
+    .strictObject({
+      secrets: z.array(z.strictObject({ key: z.string().regex(/^[A-Za-z0-9._:-]+$/), name: z.string().optional(), source: z.enum(['env', 'secrets_manager', 'ssm', 'file']) })).optional(),
+      mounts: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
   agents: z.record(z.string(), agentSchema),
   pattern: chainPatternSchema,
   outputs: z

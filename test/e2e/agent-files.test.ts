@@ -117,6 +117,30 @@ describe('a write step killed mid-write, then resumed', () => {
     expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'rolled_back' });
   });
 
+  it('has the file rolled back before the retry runs: a resume that stops before rewriting leaves the old content', async () => {
+    // The resumed attempt (2) fails at its model call, before it can write notes.md again, so the
+    // folder shows what the recovery did on its own; the next resume (attempt 3) finishes the step.
+    const ws = workspace(scripted(`    faults:
+      - { step: 0, kind: crash, during: file_write, after_bytes: 9 }
+      - { step: 0, kind: error, times: 2, message: "scripted outage before the retried write" }`));
+    writeFileSync(join(ws.cwd, 'notes.md'), 'old notes\n');
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent.slice(0, 9)); // torn
+
+    const stopped = await runCli(['resume'], ws);
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(stopped.stderr).toContain('scripted outage before the retried write');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe('old notes\n');
+    const [record] = parseAllSessionFiles(ws.home);
+    const events = await history(ws, record!.session_id);
+    expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'rolled_back' });
+    expect(events.filter((e) => e.type === 'file_write_applied')).toEqual([]);
+
+    const finished = await runCli(['resume'], ws);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent);
+  });
+
   it('marks a write that was fully applied as done and never writes it again', async () => {
     const clean = await expected();
     const ws = workspace(scripted('    faults:\n      - { step: 0, kind: crash, during: file_write }'));

@@ -223,6 +223,25 @@ describe('replay checks and error codes', () => {
     expect(result.stderr).toMatch(/ACODE-RESUME-007: .*was started twice/);
   });
 
+  it('refuses with ACODE-RESUME-007 when a step completed twice under different attempts, changing nothing', async () => {
+    const { ws, id, dir } = await crashedSession({ steps: 3, at: 2 });
+    const path = join(dir, 'events.jsonl');
+    const log = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Step 2 (index 1) ran again as attempt 2 and completed again: what a second driver would leave.
+    const again = ['step_started', 'step_completed'].map((type, i) => {
+      const first = log.find((e) => e.type === type && e.step === 1)!;
+      return { ...first, attempt: 2, idempotency_key: `${id}:1:2`, event_id: log.length + 1 + i, ts: new Date().toISOString() };
+    });
+    appendFileSync(path, again.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const before = hashFolder(ws.home);
+    const cwdBefore = hashFolder(ws.cwd);
+    const result = await runCli(['resume', id], ws);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ACODE-RESUME-007: .*step 2 completed twice \([0-9a-f]+:1:1, then [0-9a-f]+:1:2 at event \d+\)/);
+    expect(hashFolder(ws.home)).toEqual(before);
+    expect(hashFolder(ws.cwd)).toEqual(cwdBefore);
+  });
+
   it('reports ACODE-RESUME-005 for a session that does not exist', async () => {
     const ws = workspace('');
     const result = await runCli(['resume', 'deadbeef'], ws);

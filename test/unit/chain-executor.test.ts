@@ -78,6 +78,22 @@ describe('the chain executor', () => {
     expect(journal.events.filter((e) => e.type === 'step_started' && e.step === 1).map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
   });
 
+  it('waits as long as the retry-after says before the retry, measured, not the default backoff', async () => {
+    // 1.1 s is longer than any backoff of a first attempt (0.5–1 s), so waiting the backoff instead
+    // of the retry-after, or not waiting at all, both fail; anything slower only makes the wait longer.
+    const { executor } = executorFor(spec(1, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 1.1, times: 1 }'), { cwd: tempDir() });
+    const seen: { type: string; at: number }[] = [];
+    executor.subscribe((event) => seen.push({ type: event.type, at: performance.now() }));
+    expect((await executor.run()).status).toBe('completed');
+    const delayed = seen.findIndex((e) => e.type === 'resume_attempt');
+    const retried = seen.findIndex((e, i) => i > delayed && e.type === 'step_started');
+    expect(delayed).toBeGreaterThan(0);
+    expect(retried).toBeGreaterThan(delayed);
+    const waited = seen[retried]!.at - seen[delayed]!.at;
+    expect(waited).toBeGreaterThanOrEqual(1100 - 2); // timers may fire a millisecond early
+    expect(waited).toBeLessThan(4000);
+  });
+
   it('backs off with jitter when a rate limit names no retry-after', async () => {
     const { executor, journal } = executorFor(spec(1, '    faults:\n      - { step: 0, kind: rate_limit, times: 1 }'), { cwd: tempDir() });
     expect((await executor.run()).status).toBe('completed');

@@ -4,6 +4,8 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { knownPatternTypes, specSchema, type WorkflowSpec } from './schema.js';
 import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
+import { scanTemplate } from './template-scan.js';
+import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
@@ -51,7 +53,7 @@ function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]>
 }
 
 /** Where line/column of a template map to in the YAML file: block scalars start on the next line. */
-function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: TemplateError): { line: number; column: number } {
+function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: { line: number; column: number }): { line: number; column: number } {
   const start = yaml.locate(path);
   const node = yaml.doc.getIn(path, true) as { type?: string } | undefined;
   const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
@@ -62,7 +64,18 @@ function templatePosition(yaml: PositionedYaml, path: (string | number)[], error
 
 type Report = (pos: { line: number; column: number }, message: string) => void;
 
-function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report): void {
+/** What the checks know about the run: the variables it has (inputs merged with --var); absent for `acode validate`. */
+export interface CheckContext {
+  variables?: readonly string[];
+}
+
+function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report, context: CheckContext): void {
+  const variables = context.variables ?? declaredInputs(spec);
+  // At validation the --vars are unknown: a spec that declares no inputs takes its variables from
+  // --var, and strands-cli sends agent prompts as written (acode renders them), so there these
+  // findings warn; `acode run`, which knows the variables, refuses them before the first step.
+  const atValidation = context.variables === undefined;
+  const declares = spec.inputs !== undefined;
   const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
   const agentIds = Object.keys(spec.agents);
   for (const [i, entry] of (spec.tools?.python ?? []).entries()) {
@@ -85,12 +98,25 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       report(templatePosition(yaml, path as (string | number)[], error), `template ${path.map(String).join('.')}: ${error.message}`);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const scope of [undefined, ...templateScopes(spec, path, variables)]) {
+      for (const finding of scanTemplate(source, scope).findings) {
+        const message = `template ${path.map(String).join('.')}: ${finding.message}`;
+        const key = `${finding.line}:${finding.column}:${finding.kind}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const prompt = path[0] === 'agents';
+        const lenient = atValidation && finding.kind !== 'unsafe' && (prompt || (finding.kind === 'undefined' && !declares));
+        (lenient ? warn : report)(templatePosition(yaml, path as (string | number)[], finding), message);
+      }
     }
   }
 }
 
 /** Parses and validates spec text; never throws for bad input, returns every problem found. */
-export function checkSpecText(text: string, file: string): SpecCheck {
+export function checkSpecText(text: string, file: string, context: CheckContext = {}): SpecCheck {
   const problems: SpecProblem[] = [];
   const yaml = parsePositioned(text);
   const push = (severity: SpecProblem['severity'], pos: { line: number; column: number }, message: string) =>
@@ -133,7 +159,7 @@ export function checkSpecText(text: string, file: string): SpecCheck {
   }
   if (!result.success || unsupportedPattern) return { problems };
 
-  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message));
+  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 

@@ -3,6 +3,7 @@ import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents } from '../engine/session-progress.js';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { createProvider } from '../providers/create-provider.js';
+import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
@@ -51,6 +52,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
     blobs: handle.blobs(),
     progress: initialProgress(steps),
     cwd: handle.record.cwd,
+    artifacts: recordedArtifactTarget(handle.record),
     autoResume: autoResumePolicy(config),
     saved: true,
     json: flags.json,

@@ -5,7 +5,7 @@ import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
 import { runApprovalStep } from './approval-step.js';
 import { StopRun } from './stop-run.js';
-import { ArtifactPathError, renderArtifacts } from './artifacts.js';
+import { ArtifactPathError, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
@@ -32,6 +32,8 @@ export interface ChainRunOptions {
   approvals?: ApprovalDesk;
   /** Where snapshots of files the session reads and writes go. */
   blobs: BlobStore;
+  /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
+  artifacts?: ArtifactTarget;
 }
 
 /** The `--json` shape of DESIGN.md §1. */
@@ -43,6 +45,11 @@ export interface RunSummary {
   steps_skipped: number;
   tokens: TokenUsage;
   artifacts: string[];
+}
+
+/** A file-system refusal (permissions, read-only, full disk, a file where a folder should be). */
+function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '');
 }
 
 export type EngineListener = (event: EngineEvent) => void;
@@ -247,13 +254,16 @@ export class ChainExecutor {
   /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */
   private finishArtifacts(): void {
     const { spec, variables, cwd, blobs } = this.options;
+    const target = this.options.artifacts ?? { dir: cwd, force: true };
     try {
-      for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
+      for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, target, (path) => sessionWrote(this.progress, path)).entries()) {
         writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {
-      if (error instanceof TemplateError || error instanceof ArtifactPathError) throw new StopRun('failed', error instanceof TemplateError ? 'template_error' : 'artifact_error', `artifact: ${error.message}`);
+      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `artifact: ${error.message}`);
+      // Every step's work is kept: the session pauses, and a resume writes the artifacts once the path or the disk is fixed.
+      if (error instanceof ArtifactPathError || isFsError(error)) throw new StopRun('paused', 'artifact_error', `artifact: ${error.message}; fix it, then resume`);
       throw error;
     }
   }

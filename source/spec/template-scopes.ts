@@ -1,6 +1,6 @@
 import type { WorkflowSpec } from './schema.js';
 import { isApprovalStep } from './chain-steps.js';
-import type { TemplateScope } from './template-scan.js';
+import { closestName, scanTemplate, type TemplateScope } from './template-scan.js';
 import { templateFilters } from './template.js';
 
 /** Names `inputs` declares: values, and the required and optional inputs, as strands-cli reads them. */
@@ -33,4 +33,17 @@ export function templateScopes(spec: WorkflowSpec, path: readonly PropertyKey[],
     return [{ names: new Set([...variables, 'steps', 'last_response', 'TRACE']), stepsAvailable: steps.length, stepsNote: note, filters: templateFilters() }];
   }
   return [];
+}
+
+/**
+ * `--var` names nothing uses — no input declares them, no template reads them — each with the
+ * closest declared input (or template name): most often a typo that would otherwise pass silently.
+ */
+export function unusedVariables(spec: WorkflowSpec, names: readonly string[], templates: Iterable<string>): { name: string; closest?: string }[] {
+  const declared = declaredInputs(spec);
+  const used = new Set<string>();
+  for (const source of templates) for (const name of scanTemplate(source).names) used.add(name);
+  return names
+    .filter((name) => !declared.includes(name) && !used.has(name))
+    .map((name) => ({ name, closest: closestName(name, declared) ?? closestName(name, [...used].filter((n) => !['steps', 'last_response', 'TRACE'].includes(n))) }));
 }

@@ -17,6 +17,8 @@ export interface ArtifactTarget {
   dir: string;
   /** Overwrite files this session did not write (strands-cli's `--force`, default off). */
   force: boolean;
+  /** A fork's: files its source session wrote, which count as the fork's own. */
+  inherited?: readonly string[];
 }
 
 /** strands-cli's `--out` default. */
@@ -69,7 +71,7 @@ export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefo
       throw error;
     }
     if (stat.isSymbolicLink()) throw new ArtifactPathError(`artifact path ${at} is a symlink; symlinks are not allowed for artifacts — remove it or choose another --out folder`);
-    if (i === safe.length - 1 && !target.force && !wroteBefore(file)) {
+    if (i === safe.length - 1 && !target.force && !wroteBefore(file) && !target.inherited?.includes(file)) {
       throw new ArtifactPathError(`artifact ${file} already exists and this session did not write it; move it away, or run with --force to overwrite it`);
     }
   }
@@ -91,8 +93,9 @@ export function renderArtifacts(spec: WorkflowSpec, variables: Variables, result
 }
 
 /** The target a session recorded; sessions from before `--out` wrote into their working directory, overwriting. */
-export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: string; artifacts_force?: boolean }): ArtifactTarget {
-  return record.artifacts_dir === undefined ? { dir: record.cwd, force: true } : { dir: record.artifacts_dir, force: record.artifacts_force ?? false };
+export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: string; artifacts_force?: boolean; artifacts_inherited?: string[] }): ArtifactTarget {
+  if (record.artifacts_dir === undefined) return { dir: record.cwd, force: true };
+  return { dir: record.artifacts_dir, force: record.artifacts_force ?? false, inherited: record.artifacts_inherited };
 }
 
 /** Names an artifact path may read that exist only once steps have run. */

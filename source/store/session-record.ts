@@ -35,6 +35,8 @@ export const sessionRecordSchema = z.object({
   artifacts_dir: z.string().optional(),
   /** `--force`: artifacts may overwrite files this session did not write. */
   artifacts_force: z.boolean().optional(),
+  /** A fork's: files its source session wrote, which its artifacts may overwrite as their own. */
+  artifacts_inherited: z.array(z.string()).optional(),
   created_at: z.string(),
   updated_at: z.string(),
   checkpoint: checkpointSchema,

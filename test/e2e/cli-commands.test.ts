@@ -193,7 +193,7 @@ describe('acode exit codes and errors', () => {
     // An unknown provider failure pauses by default; this project asks for failing instead.
     mkdirSync(join(ws.cwd, '.acode'));
     writeFileSync(join(ws.cwd, '.acode', 'config.yml'), 'resume:\n  on_unknown: fail\n');
-    const second = JSON.parse((await runCli(['run', 'bad.yaml', '--json'], ws)).stdout) as { session_id: string; status: string };
+    const second = JSON.parse((await runCli(['run', 'bad.yaml', '--json', '--force'], ws)).stdout) as { session_id: string; status: string };
     expect(second.status).toBe('failed');
     const all = JSON.parse((await runCli(['sessions', 'list', '--json'], ws)).stdout) as { session_id: string }[];
     expect(all.map((s) => s.session_id)).toEqual([second.session_id, first.session_id]);

@@ -157,7 +157,7 @@ describe('states, fork and the continuation plan', () => {
     const ws = workspace(chainSpec({ steps: 4, provider: 'scripted' }));
     const original = JSON.parse((await runCli(['run', 'spec.yaml', '--json'], ws)).stdout) as { session_id: string };
     const report = readFileSync(join(ws.cwd, 'artifacts/out/report.md'));
-    rmSync(join(ws.cwd, 'out'), { recursive: true });
+    rmSync(join(ws.cwd, 'artifacts/out'), { recursive: true });
     const fork = await runCli(['fork', original.session_id, '--from-step', '3', '--json'], ws);
     expect(fork.code, fork.stderr).toBe(0);
     const summary = JSON.parse(fork.stdout) as { session_id: string; steps_executed: number; steps_skipped: number; status: string };

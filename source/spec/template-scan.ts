@@ -73,6 +73,15 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 
+/** Names a condition proves defined: `x is defined`, alone or joined with `and`. */
+function definedBy(cond: TemplateNode | undefined): string[] {
+  if (!cond) return [];
+  if (cond.typename === 'And') return [...definedBy(cond.left as TemplateNode), ...definedBy(cond.right as TemplateNode)];
+  const left = cond.left as TemplateNode | undefined;
+  const right = cond.right as TemplateNode | undefined;
+  return cond.typename === 'Is' && left?.typename === 'Symbol' && right?.typename === 'Symbol' && right.value === 'defined' ? [String(left.value)] : [];
+}
+
 class Walker {
   readonly findings: TemplateFinding[] = [];
   /** Root names the template reads from its context (not its own set, loop or macro names). */
@@ -132,11 +141,15 @@ class Walker {
       }
       case 'If':
       case 'IfAsync':
-      case 'InlineIf':
+      case 'InlineIf': {
         this.walk(n.cond, locals, guarded);
-        this.walk(n.body, locals, guarded);
+        // `{% if x is defined %}` guards x's use in its body.
+        const inner = new Map(locals);
+        for (const name of definedBy(n.cond as TemplateNode)) inner.set(name, false);
+        this.walk(n.body, inner, guarded);
         this.walk(n.else_, locals, guarded);
         return;
+      }
       case 'For':
       case 'AsyncEach':
       case 'AsyncAll': {

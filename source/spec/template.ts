@@ -63,7 +63,7 @@ function toTemplateError(error: unknown): TemplateError {
 
 /** Root names used in `{{ … }}` / `{% … %}` blocks that the context lacks: nunjucks never names them. */
 function undefinedNames(source: string, context: Record<string, unknown>): string[] {
-  const keywords = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'not', 'and', 'or', 'is', 'set', 'true', 'false', 'none', 'True', 'False', 'None', 'loop', 'defined', 'undefined']);
+  const keywords = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'not', 'and', 'or', 'is', 'set', 'true', 'false', 'none', 'True', 'False', 'None', 'loop', 'defined', 'undefined', 'range', 'cycler', 'joiner']);
   const missing = new Set<string>();
   for (const block of source.matchAll(/\{[{%]([\s\S]*?)[}%]\}/g)) {
     // Strip string literals and filter names before looking for identifiers.
@@ -91,9 +91,11 @@ export function renderTemplate(source: string, context: Record<string, unknown>)
   try {
     return compile(source).render(context);
   } catch (error) {
-    const cause = (error as { cause?: unknown }).cause;
     const problem = toTemplateError(error);
-    if (cause instanceof TemplateSandboxError) throw new TemplateError(cause.message, problem.line, problem.column);
+    // nunjucks rewraps what the runtime throws and keeps only "<name>: <message>" of it.
+    const prefix = `${new TemplateSandboxError('').name}: `;
+    const sandbox = problem.message.indexOf(prefix);
+    if (sandbox >= 0) throw new TemplateError(problem.message.slice(sandbox + prefix.length), problem.line, problem.column);
     const missing = undefinedNames(source, context);
     if (missing.length === 0) throw problem;
     const known = Object.keys(context).sort().join(', ') || 'none';

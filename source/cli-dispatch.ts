@@ -10,7 +10,7 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--no-auto-resume] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
@@ -26,6 +26,7 @@ const help = `
 
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
+    --out <dir>          run: folder the spec's artifacts are written into (default ./artifacts)
     --no-save-session    run without writing a session (nothing to resume)
     --approve            answer the approval step the run reaches with its default response
     --response "…"       answer it with this response instead
@@ -42,7 +43,8 @@ const help = `
     --from-step N        fork: run again from step N (1-based); steps before it are reused
     --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
     --resumable          only sessions that can be resumed now
-    --force              delete or unlock without asking
+    --force              delete or unlock without asking; run: artifacts may overwrite files the
+                         session did not write
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
@@ -83,6 +85,7 @@ function parseArguments() {
         approve: { type: 'boolean' },
         reject: { type: 'boolean' },
         response: { type: 'string' },
+        out: { type: 'string' },
       },
     });
   } catch (error) {
@@ -115,7 +118,8 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { resumeCommand } = await import('./commands/resume.js');
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response } });
+      if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
@@ -127,6 +131,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
+      if (args.length > 1) usage(`acode validate takes one spec file, got ${args.length}: ${args.join(' ')}`);
       return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
     }
     case 'sessions': {

@@ -156,14 +156,14 @@ describe('states, fork and the continuation plan', () => {
   it('forks a completed session, reusing its steps before --from-step', async () => {
     const ws = workspace(chainSpec({ steps: 4, provider: 'scripted' }));
     const original = JSON.parse((await runCli(['run', 'spec.yaml', '--json'], ws)).stdout) as { session_id: string };
-    const report = readFileSync(join(ws.cwd, 'out/report.md'));
-    rmSync(join(ws.cwd, 'out'), { recursive: true });
+    const report = readFileSync(join(ws.cwd, 'artifacts/out/report.md'));
+    rmSync(join(ws.cwd, 'artifacts/out'), { recursive: true });
     const fork = await runCli(['fork', original.session_id, '--from-step', '3', '--json'], ws);
     expect(fork.code, fork.stderr).toBe(0);
     const summary = JSON.parse(fork.stdout) as { session_id: string; steps_executed: number; steps_skipped: number; status: string };
     expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 2 });
     expect(summary.session_id).not.toBe(original.session_id);
-    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(report)).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(report)).toBe(true);
     const events = JSON.parse((await runCli(['sessions', 'history', summary.session_id, '--json'], ws)).stdout) as { type: string; from_session?: string }[];
     expect(events.filter((e) => e.type === 'step_reused')).toHaveLength(2);
     expect(events[0]).toMatchObject({ type: 'session_forked', from_session: original.session_id });

@@ -159,17 +159,16 @@ describe('the chain executor', () => {
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'budget_exceeded' });
   });
 
-  it('fails with template_error when a step references an unknown variable', async () => {
+  it('refuses a spec whose step references an unknown variable before any step runs', () => {
     const text = spec(1).replace('research {{ topic }}', 'research {{ subject }}');
-    const { executor, journal } = executorFor(text, { cwd: tempDir() });
-    expect((await executor.run()).status).toBe('failed');
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'template_error', message: expect.stringContaining("'subject'") });
+    expect(() => executorFor(text, { cwd: tempDir() })).toThrow(/undefined variable 'subject'/);
   });
 
-  it('refuses artifact paths outside the working directory', async () => {
+  it('pauses, resumable, on an artifact path outside the output folder', async () => {
     const text = spec(1).replace('./out/report.md', '../escape.md');
-    const { executor } = executorFor(text, { cwd: tempDir() });
+    const { executor, journal } = executorFor(text, { cwd: tempDir() });
     const summary = await executor.run();
-    expect(summary.status).toBe('failed');
+    expect(summary.status).toBe('paused');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'artifact_error', message: expect.stringContaining("'..'") });
   });
 });

@@ -1,6 +1,6 @@
 import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { EngineEvent } from '../engine/events.js';
-import { writeAll } from './durable-file.js';
+import { namingFile, writeAll } from './durable-file.js';
 
 /**
  * Reads events.jsonl. A crash mid-append can leave the last line torn: it is ignored (that event
@@ -29,7 +29,7 @@ export function readEventLog(path: string): EngineEvent[] {
 export class EventLogWriter {
   private readonly fd: number;
 
-  constructor(path: string) {
+  constructor(private readonly path: string) {
     this.fd = openSync(path, 'a+');
     this.dropTornTail();
   }
@@ -62,7 +62,7 @@ export class EventLogWriter {
       if (sync) fdatasyncSync(this.fd);
     } catch (error) {
       ftruncateSync(this.fd, size);
-      throw error;
+      throw namingFile(error, this.path);
     }
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { specSchema, type WorkflowSpec } from '../spec/schema.js';
+import { diskFull } from '../engine/disk-full.js';
 import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
@@ -94,9 +95,21 @@ export class SessionStore {
     return record;
   }
 
+  /** A new session folder, whole or not at all: a full disk halfway through leaves nothing behind. */
   create(init: NewSession): SessionHandle {
-    const { specText, spec, stepsTotal, ...fields } = init;
     const id = randomBytes(8).toString('hex');
+    try {
+      return this.createIn(id, init);
+    } catch (error) {
+      const full = diskFull(error);
+      if (!full) throw error;
+      rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
+      throw new AcodeError(`disk full writing ${full.path ?? join(this.sessionsDir, id)}; free space, then run the workflow again (no session was created)`, ExitCode.failure);
+    }
+  }
+
+  private createIn(id: string, init: NewSession): SessionHandle {
+    const { specText, spec, stepsTotal, ...fields } = init;
     const dir = join(this.sessionsDir, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileDurable(join(dir, 'spec.yaml'), specText);

@@ -35,14 +35,37 @@ export class SessionHandle {
     return this.db.data;
   }
 
+  /** A file of the session's own; a missing or unreadable one is a damaged session, said so. */
+  private readOwn(name: string): string {
+    const path = join(this.dir, name);
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      const id = this.record.session_id;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new AcodeError(
+        `session ${id} is damaged: ${path} ${code === 'ENOENT' ? 'is missing' : `cannot be read (${code ?? (error as Error).message})`}. Restore it from a backup, or run the workflow again with 'acode run ${this.record.spec_path}' and delete this session with 'acode sessions delete ${id} --force'`,
+        ExitCode.failure,
+        'ACODE-RESUME-005',
+      );
+    }
+  }
+
   specText(): string {
-    return readFileSync(join(this.dir, 'spec.yaml'), 'utf8');
+    return this.readOwn('spec.yaml');
   }
 
   /** The spec this session runs, as validated when it was created. */
   spec(): WorkflowSpec {
     const path = join(this.dir, 'spec.json');
-    const parsed = specSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(this.readOwn('spec.json'));
+    } catch (error) {
+      if (error instanceof AcodeError) throw error;
+      raw = undefined;
+    }
+    const parsed = specSchema.safeParse(raw);
     if (!parsed.success) {
       throw new AcodeError(`session ${this.record.session_id} is damaged: ${path} is not a valid spec (${parsed.error.issues[0]?.message}); fork or delete the session`, ExitCode.failure, 'ACODE-RESUME-005');
     }
@@ -66,6 +89,21 @@ export class SessionHandle {
 
 const idPattern = /^[0-9a-f]{16}$/;
 
+/** ACODE_HOME and its sessions folder, where they exist, must be folders: checked before any command reads or writes. */
+function requireFolders(...dirs: string[]): void {
+  for (const dir of dirs) {
+    let stat;
+    try {
+      stat = statSync(dir);
+    } catch {
+      continue; // missing (made on first use) or unreadable (reported where it is read)
+    }
+    if (!stat.isDirectory()) {
+      throw new AcodeError(`${dir} is a file, but acode keeps its sessions in a folder there; move that file away, or set ACODE_HOME to another folder`, ExitCode.failure);
+    }
+  }
+}
+
 /** The session repository: the only code that knows how sessions are laid out on disk. */
 export class SessionStore {
   readonly sessionsDir: string;
@@ -73,6 +111,7 @@ export class SessionStore {
 
   constructor(readonly home: string) {
     this.sessionsDir = join(home, 'sessions');
+    requireFolders(home, this.sessionsDir);
     this.index = new SessionIndex(home, (id) => {
       try {
         return summarize(this.readRecord(id));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { specSchema, type WorkflowSpec } from '../spec/schema.js';
@@ -14,6 +14,7 @@ import { SessionIndex } from './session-index.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
+import { requireWritable } from './write-access.js';
 import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
@@ -33,6 +34,11 @@ export class SessionHandle {
 
   get record(): SessionRecord {
     return this.db.data;
+  }
+
+  /** Refuses (naming the folder) when this session cannot be written: its folder, or the home that holds the index. */
+  requireWritable(action: string): void {
+    requireWritable([dirname(dirname(this.dir)), this.dir], action);
   }
 
   /** A file of the session's own; a missing or unreadable one is a damaged session, said so. */
@@ -188,6 +194,14 @@ export class SessionStore {
   /** Every session, newest first, from the index (reconciled with the sessions folder). */
   list(options: { write?: boolean } = {}): SessionSummary[] {
     return this.index.list(options.write ?? true);
+  }
+
+  /**
+   * Refuses (naming the folder) when sessions cannot be written here: a read-only or unwritable
+   * ACODE_HOME. Called by every command that changes sessions, before it writes anything.
+   */
+  requireWritable(action: string): void {
+    requireWritable([this.home, this.sessionsDir], action);
   }
 
   /** Who holds a session's lock, if anyone; a dead or silent owner makes it stale. */

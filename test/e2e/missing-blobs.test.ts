@@ -43,7 +43,7 @@ describe('resume with the session\'s blobs/ deleted', () => {
     if (existedBefore) writeFileSync(join(cwd, 'notes.md'), previous);
     const crashed = await runCli(['run', 'spec.yaml'], { cwd, env });
     expect(crashed.signal).toBe('SIGKILL');
-    const [{ session_id: id }] = JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[];
+    const id = (JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[])[0]!.session_id;
     const blobs = join(home, 'sessions', id!, 'blobs');
     // All of blobs/, or only the snapshot of what notes.md held before the torn write.
     rmSync(existedBefore ? join(blobs, createHash('sha256').update(previous).digest('hex')) : blobs, { recursive: true });

@@ -3,6 +3,7 @@ import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
+import { isWriteRefused } from './write-access.js';
 
 /** What the lock file says about its owner. */
 export interface LockOwner {
@@ -158,7 +159,13 @@ export class SessionLock {
         return;
       }
       this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
-      writeFileDurable(this.path, JSON.stringify(this.owner));
+      try {
+        writeFileDurable(this.path, JSON.stringify(this.owner));
+      } catch (error) {
+        // A full (or read-only) disk: the run stops, paused, at its next journal write, which
+        // says why; thrown from this timer it would crash the process and leave the session running.
+        if (!isWriteRefused(error)) throw error;
+      }
     }, intervalMs);
     this.timer.unref();
   }

@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 
 /** 30 scripted steps of 64 KiB answers: about 2 MB of event log. */
@@ -67,5 +67,44 @@ describe.skipIf(tmpfsUnavailable !== null)('a disk that fills up mid-run (a real
     rmSync(join(disk, 'filler'));
     if (resumeId === undefined) expect(readdirSync(join(home, 'sessions'))).toEqual([]);
     else expect((await runCli(['resume', resumeId], { cwd: disk, env })).code).toBe(0);
+  }, 60_000);
+
+  it('keeps running while the lock heartbeat cannot be written, then pauses at the next write that needs space', async () => {
+    const disk = smallTmpfs('2m');
+    const home = join(disk, 'home');
+    const env = { ACODE_HOME: home };
+    // A heartbeat every 250 ms, and a 1 s model call for it to fail during.
+    mkdirSync(join(disk, '.acode'));
+    writeFileSync(join(disk, '.acode', 'config.yml'), 'resume:\n  lock_timeout_seconds: 1\n');
+    writeFileSync(join(disk, 'spec.yaml'), bigAnswersSpec(2).replace('    response_bytes: 65536', '    response_bytes: 65536\n    latency_ms: 1000'));
+    const run = startCli(['run', 'spec.yaml'], { cwd: disk, env });
+    let stderr = '';
+    await new Promise<void>((resolve) => run.child.stderr!.on('data', (chunk: Buffer) => ((stderr += chunk.toString()).includes('▶ step 1/2') ? resolve() : undefined)));
+    // Fill every byte left while step 1 waits for its answer.
+    const filler = openSync(join(disk, 'filler'), 'w');
+    const block = Buffer.alloc(4096, 1);
+    try {
+      for (;;) writeSync(filler, block);
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    for (let bytes = 512; bytes >= 1; bytes >>= 1) {
+      try {
+        for (;;) writeSync(filler, block, 0, bytes);
+      } catch {
+        // the next smaller write may still fit
+      }
+    }
+    closeSync(filler);
+    const result = await run.done;
+    noTrace(result.stderr);
+    expect(result.code, result.stderr).toBe(1);
+    const [, id] = /disk full writing \/\S+; free space, then acode resume ([0-9a-f]{16})\n/.exec(result.stderr) ?? [];
+    expect(id, result.stderr).toBeDefined();
+
+    rmSync(join(disk, 'filler'));
+    const resumed = await runCli(['resume', id!, '--json'], { cwd: disk, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, status: 'completed' });
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import meow from 'meow';
+import { commandUsage } from './command-help.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -23,6 +24,7 @@ const help = `
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode validate <spec.yaml>
+    $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
@@ -66,9 +68,14 @@ function parseArguments() {
     return meow(help, {
       importMeta: import.meta,
       allowUnknownFlags: false,
+      // --help and --version are answered by dispatch, after any command, without running it.
+      autoHelp: false,
+      autoVersion: false,
       // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
       booleanDefault: undefined,
       flags: {
+        help: { type: 'boolean', shortFlag: 'h' },
+        version: { type: 'boolean', shortFlag: 'v' },
         var: { type: 'string', isMultiple: true, default: [] },
         saveSession: { type: 'boolean', default: true },
         json: { type: 'boolean', default: false },
@@ -113,6 +120,17 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
+  if (flags.version) {
+    context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
+    return ExitCode.ok;
+  }
+  if (flags.help) {
+    // Before anything is imported or opened: help never touches a session.
+    const text = command === undefined ? cli.help : commandUsage(command, args[0]);
+    if (text === undefined) return usage(command === 'sessions' ? `unknown sessions command '${args[0]}' (list, show, history, delete, unlock)` : `unknown command '${command}'`);
+    context.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    return ExitCode.ok;
+  }
   switch (command) {
     case 'run': {
       const { resumeCommand } = await import('./commands/resume.js');
@@ -146,7 +164,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case undefined: {
       if (!context.interactive) {
-        cli.showHelp(0);
+        context.stdout.write(cli.help);
         return ExitCode.ok;
       }
       const { browseCommand } = await import('./commands/browse.js');

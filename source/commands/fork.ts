@@ -22,6 +22,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const store = openStore(ctx);
   const config = loadResumeConfig(store.home, ctx.cwd);
   const source = store.open(id);
+  store.requireWritable(`fork session ${source.record.session_id}`);
   const spec = source.spec();
   const steps = spec.pattern.config.steps.length;
   const replayed = replayEvents(source.events(), steps);

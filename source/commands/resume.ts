@@ -98,6 +98,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     printDryRun(ctx, prepared, flags, flags.strategy === 'retry' ? 'retry' : 'rollback');
     return ExitCode.ok;
   }
+  handle.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
   const views = viewChanges(environment.changes, record.cwd);
   if (views.length) {

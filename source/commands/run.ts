@@ -91,6 +91,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
     });
   }
   const store = openStore(ctx);
+  store.requireWritable('start a session');
   const config = loadResumeConfig(store.home, ctx.cwd);
   const handle = store.create({
     workflow_name: spec.name,

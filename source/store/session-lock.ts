@@ -3,6 +3,7 @@ import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
+import { isWriteRefused } from './write-access.js';
 
 /** What the lock file says about its owner. */
 export interface LockOwner {
@@ -213,10 +214,16 @@ export class SessionLock {
         return;
       }
       this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
-      // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
-      if (!this.writeOwn()) {
-        this.stopHeartbeat();
-        onLost();
+      try {
+        // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
+        if (!this.writeOwn()) {
+          this.stopHeartbeat();
+          onLost();
+        }
+      } catch (error) {
+        // A full (or read-only) disk: the run stops, paused, at its next journal write, which
+        // says why; thrown from this timer it would crash the process and leave the session running.
+        if (!isWriteRefused(error)) throw error;
       }
     }, intervalMs);
     this.timer.unref();

@@ -11,7 +11,7 @@ const checkpointSchema = z.object({
   in_progress: z.object({ step: z.number().int(), attempt: z.number().int(), idempotency_key: z.string() }).nullable(),
   tokens: tokensSchema,
   stop_reason: z
-    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected'])
+    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected', 'disk_full'])
     .nullable(),
   error: z.string().nullable(),
   artifacts: z.array(z.string()),

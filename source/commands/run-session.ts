@@ -101,7 +101,9 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     // A run that ends without a final event (waiting for approval) never hit the sealed journal.
     if (lockLost) throw new JournalSealedError('the session lock was taken by another process');
   } catch (error) {
-    if (error instanceof JournalSealedError || lockLost) {
+    // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
+    // removed its temp files or changed the session under it, and it must not write a pause.
+    if (error instanceof JournalSealedError || lockLost || options.journal.stillOwned?.() === false) {
       throw new AcodeError(`lost the lock of session ${options.sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${options.sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
     }
     const full = diskFull(error);

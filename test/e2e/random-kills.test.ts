@@ -38,7 +38,7 @@ describe('replay after random kills', () => {
         expect(progress.next_step).toBeGreaterThanOrEqual(record!.checkpoint.next_step);
         if (progress.last_event_id === record!.checkpoint.last_event_id) expect(toCheckpoint(progress)).toEqual(record!.checkpoint);
 
-        if (record!.checkpoint.status !== 'completed') {
+        if (progress.status !== 'completed') {
           const resumed = await runCli(['resume', record!.session_id, '--json'], { cwd, env });
           expect(resumed.code, resumed.stderr).toBe(0);
           expect(JSON.parse(resumed.stdout)).toMatchObject({ steps_skipped: progress.next_step, steps_executed: steps - progress.next_step });

@@ -86,7 +86,7 @@ describe('a crash between a file write and the save of its round', () => {
     expect(toolResults(resumed.events).call_3_0).toMatch(/^wrote f3\.txt \(\d+ bytes\)$/);
     expect(responses(resumed.events)).toEqual(responses(expected.events));
     expect(resumed.folder).toEqual(expected.folder);
-    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(readFileSync(join(clean.cwd, 'out/report.md')))).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(readFileSync(join(clean.cwd, 'artifacts/out/report.md')))).toBe(true);
     // The model call answered before the crash is counted once, like every other.
     expect(resumed.summary.tokens).toEqual(expected.summary.tokens);
   });

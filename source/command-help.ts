@@ -25,12 +25,14 @@ const usages = {
   Run a workflow spec as a new session; prints the session id first, then one line per step.
 
   Usage
-    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--no-auto-resume]
+    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
                 [--approve | --response "…" | --reject] [--json]
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
+    --out <dir>          where artifacts are written (default ./artifacts); kept for resume
+    --force              overwrite an artifact file this session did not write
     --no-save-session    run without writing a session (nothing to resume)
     --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)

@@ -9,6 +9,9 @@ import { highestEpoch } from '../engine/epoch-fence.js';
 import { recoverProgress, ReplayError } from '../engine/replay-check.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import { inspectPendingWrites, type PendingWriteState } from '../engine/write-recovery.js';
+import { recordedArtifactTarget } from '../engine/artifacts.js';
+import { extraRoots } from '../engine/tools/agent-tools.js';
+import { confinement, type Confinement } from '../engine/tools/beneath.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { createProvider } from '../providers/create-provider.js';
 import { heldByLiveProcess, isResumable } from '../store/resumability.js';
@@ -130,6 +133,8 @@ export interface PreparedResume {
   logEvents: number;
   /** The highest lock epoch in the log: the resume's own epoch goes above it. */
   logEpoch: number;
+  /** The folders the session may write in, checked by real path (rollbacks go through them). */
+  where: Confinement;
   /** Writes under way when the session stopped, as they look on disk now. */
   pendingWrites: PendingWriteState[];
   /** Files changed since the session last saw them (empty when validation is off). */
@@ -172,7 +177,9 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
   if (validate) checkProvider(spec, ctx.env, record.session_id);
   const environment: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
   requireSnapshots(handle, progress, environment.changes);
-  const pendingWrites = inspectPendingWrites(progress, handle.blobs());
+  // Where the session's writes may land, by real path: the working directory, env.mounts, the artifacts folder.
+  const where = confinement(record.cwd, [...extraRoots(spec), recordedArtifactTarget(record).dir]);
+  const pendingWrites = inspectPendingWrites(progress, handle.blobs(), where);
   return {
     handle,
     spec,
@@ -181,6 +188,7 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
     config,
     logEvents: events.length,
     logEpoch: highestEpoch(events),
+    where,
     pendingWrites,
     environment: { ...environment, changes: [...environment.changes, ...editedPendingWrites(pendingWrites)] },
     specChange: validate ? checkSpecFile(record.spec_path, record.spec_hash, handle.specText()) : undefined,

@@ -1,5 +1,7 @@
-import { readFileSync, existsSync } from 'node:fs';
 import { relative } from 'node:path';
+import type { BlobStore } from '../engine/blob-store.js';
+import { readFileBeneath, type Confinement } from '../engine/tools/beneath.js';
+import { ToolInputError } from '../engine/tools/confined-path.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
@@ -14,6 +16,17 @@ import { runSession } from './run-session.js';
 import { importInk } from './import-ink.js';
 import { autoResumePolicy } from '../config/resume-config.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
+
+/** The snapshot of a changed file the person accepted, read through checked folders; none if its name now leads outside. */
+function acceptedSnapshot(path: string, where: Confinement, blobs: BlobStore): string | null {
+  try {
+    const content = readFileBeneath(path, where);
+    return content ? blobs.put(content) : null;
+  } catch (error) {
+    if (error instanceof ToolInputError) return null;
+    throw error;
+  }
+}
 
 export interface ResumeFlags {
   json: boolean;
@@ -118,9 +131,9 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     confirmUnchanged(prepared);
     journal = handle.openJournal();
     const accepted: EngineEventBody[] = environment.changes.length
-      ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash && existsSync(c.path) ? blobs.put(readFileSync(c.path)) : null })) }]
+      ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash ? acceptedSnapshot(c.path, prepared.where, blobs) : null })) }]
       : [];
-    preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs, record.session_id)];
+    preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs, prepared.where, record.session_id)];
     // Only now that the lock is ours: no other process of this session can be mid-write.
     leftovers = handle.removeLeftoverTempFiles(writeFolders(progress, record.cwd));
   } catch (error) {

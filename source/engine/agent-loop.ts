@@ -1,5 +1,6 @@
 import type { WorkflowSpec } from '../spec/schema.js';
 import { sha256, type BlobStore } from './blob-store.js';
+import { redactKnown } from '../secrets/redactor.js';
 import { saveConversation } from './conversation.js';
 import type { EngineEventBody } from './events.js';
 import type { ChatMessage, CompletionResult, Provider, ToolCall } from './provider.js';
@@ -55,6 +56,22 @@ function unansweredCalls(messages: readonly ChatMessage[]): ToolCall[] {
   return answer.tool_calls.filter((call) => !answered.has(call.id));
 }
 
+/**
+ * The calls with ids unique in the conversation: some servers (llama.cpp, vLLM, older Ollama) send
+ * an empty id, or the same one twice. Each call's result is journaled and replayed by its id, so
+ * two calls sharing one would share a result. A replacement is derived from the conversation's
+ * length and the call's place, and saved with the answer before any tool runs.
+ */
+function uniqueCallIds(calls: readonly ToolCall[], messages: readonly ChatMessage[]): ToolCall[] {
+  const used = new Set(messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  return calls.map((call, i) => {
+    let id = call.id;
+    for (let n = 0; !id || used.has(id); n++) id = `call_${messages.length}_${i}${n ? `_${n}` : ''}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
 /** Runs one tool call and journals its call and its whole result. */
 async function runCall(call: ToolCall, turn: AgentTurn, deps: AgentLoopDeps): Promise<string> {
   const { provider, spec, cwd, blobs, emit } = deps;
@@ -76,7 +93,10 @@ async function runCall(call: ToolCall, turn: AgentTurn, deps: AgentLoopDeps): Pr
 
 function journalResult(call: ToolCall, ok: boolean, output: string, turn: AgentTurn, deps: AgentLoopDeps): void {
   // JSON keeps the string exactly, even a lone surrogate that a cut left behind (UTF-8 would not).
-  const long = output.length > shownOutputChars;
+  // An output the event would show redacted (a file holding the key was read) is kept whole in a
+  // blob as well — blobs are exact copies, like the read's own snapshot — so that a resumed round
+  // gives the model exactly what it got the first time.
+  const long = output.length > shownOutputChars || redactKnown(output) !== output;
   const outputBlob = long ? deps.blobs.put(Buffer.from(JSON.stringify(output))) : null;
   deps.emit({ type: 'tool_result', step: turn.step, attempt: turn.attempt, call_id: call.id, name: call.name, ok, output: long ? output.slice(0, shownOutputChars) : output, output_blob: outputBlob });
 }
@@ -128,8 +148,9 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
     const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal });
     // Each tool round's tokens are counted with its saved answer, the last one's with the step.
     if (!result.tool_calls?.length) return { text: result.text, usage: result.usage };
-    messages.push({ role: 'assistant', content: result.text, tool_calls: result.tool_calls });
+    const calls = uniqueCallIds(result.tool_calls, messages);
+    messages.push({ role: 'assistant', content: result.text, tool_calls: calls });
     emit({ type: 'conversation_saved', step: turn.step, attempt: turn.attempt, blob: saveConversation(blobs, messages), messages: messages.length, usage: result.usage });
-    await finishRound(result.tool_calls, turn, deps);
+    await finishRound(calls, turn, deps);
   }
 }

@@ -17,7 +17,7 @@ import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy,
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { stepContext, type Variables } from './template-context.js';
-import { secrets } from '../secrets/redactor.js';
+import { redactEvent } from '../secrets/event-redaction.js';
 
 export interface ChainRunOptions {
   sessionId: string;
@@ -79,6 +79,7 @@ export class ChainExecutor {
   constructor(private readonly options: ChainRunOptions) {
     this.progress = options.progress;
     this.basedOn = options.progress.last_event_id;
+    options.journal.writesAs?.(options.epoch ?? 0, options.progress.last_event_id);
   }
 
   subscribe(listener: EngineListener): () => void {
@@ -115,10 +116,11 @@ export class ChainExecutor {
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = secrets.redactDeep({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
-    this.basedOn = undefined;
+    const event = redactEvent({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
+    // Only once an event of this holder is in the log does it no longer need to say what it built on.
+    this.basedOn = undefined;
     for (const listener of this.listeners) listener(event);
     return event;
   }
@@ -269,10 +271,11 @@ export class ChainExecutor {
     const { spec, variables, cwd, blobs } = this.options;
     const target = this.options.artifacts ?? { dir: cwd, force: true };
     try {
-      // The output folder may lie outside the working directory (--out): it is the artifacts' own root.
+      // The output folder is the artifacts' one root (it may lie outside the working directory, with
+      // --out): a link swapped in below it cannot lead a write anywhere else, the user's files included.
       if (this.options.artifacts) mkdirSync(target.dir, { recursive: true });
       for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, target, (path) => sessionWrote(this.progress, path)).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, extraRoots: [target.dir], blobs, sessionId: this.options.sessionId, stillOwned: () => this.options.journal.stillOwned?.() ?? true, emit: (body) => this.emit(body) });
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd: target.dir, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: () => this.options.journal.stillOwned?.() ?? true, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {

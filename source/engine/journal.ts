@@ -19,6 +19,11 @@ export interface Journal {
    * that cannot be written (the session then stays `running` and is listed as interrupted).
    */
   pauseFromLog?(reason: StopReason, message: string): boolean;
+  /**
+   * The lock epoch this run writes under and the last event its state was built from: an event
+   * the journal writes on its own (pauseFromLog) carries them as the executor's events do.
+   */
+  writesAs?(epoch: number, basedOn: number): void;
 }
 
 export const nullJournal: Journal = { record() {} };

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileDurable } from '../store/durable-file.js';
+import { tempFileName } from '../store/durable-file.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import type { EngineEventBody, PendingWrite, WriteRecovery } from './events.js';
 import type { SessionProgress } from './session-progress.js';
+import { readFileBeneath, removeFileBeneath, writeFileBeneath, type Confinement } from './tools/beneath.js';
+import { ToolInputError } from './tools/confined-path.js';
 
 /** What a write that was under way when the session stopped looks like on disk now. */
 export interface PendingWriteState extends PendingWrite {
@@ -18,23 +20,35 @@ export interface PendingWriteState extends PendingWrite {
 
 export type InProgressStrategy = 'rollback' | 'retry' | 'prompt';
 
-function currentHash(path: string): string | null {
-  return existsSync(path) ? sha256(readFileSync(path)) : null;
+/**
+ * The file's content, read through checked folders as the tools read (null: no such file).
+ * `outside`: the name now leads out of the roots (a folder swapped for a link): not ours to judge.
+ */
+function contentNow(path: string, where: Confinement): Buffer | null | 'outside' {
+  try {
+    return readFileBeneath(path, where);
+  } catch (error) {
+    if (error instanceof ToolInputError) return 'outside';
+    throw error;
+  }
 }
 
 /** A file that holds the start of the intended content was torn by a writer that died mid-write. */
-function isPrefixOfIntended(path: string, write: PendingWrite, blobs: BlobStore): boolean {
-  if (!existsSync(path)) return false;
-  const current = readFileSync(path);
+function isPrefixOfIntended(current: Buffer, write: PendingWrite, blobs: BlobStore): boolean {
   const intended = blobs.get(write.after_blob);
   return current.length < intended.length && intended.subarray(0, current.length).equals(current);
 }
 
-/** Classifies every journaled-but-unconfirmed write by comparing the file with its recorded hashes. */
-export function inspectPendingWrites(progress: SessionProgress, blobs: BlobStore): PendingWriteState[] {
+/**
+ * Classifies every journaled-but-unconfirmed write by comparing the file with its recorded hashes.
+ * A name that leads outside the roots now is `changed`: never rolled back, shown to the person.
+ */
+export function inspectPendingWrites(progress: SessionProgress, blobs: BlobStore, where: Confinement): PendingWriteState[] {
   return Object.entries(progress.pending_writes).map(([call_id, write]) => {
-    const hash = currentHash(write.path);
-    const state = hash === write.after_hash ? 'applied' : hash === write.before_hash ? 'untouched' : isPrefixOfIntended(write.path, write, blobs) ? 'torn' : 'changed';
+    const current = contentNow(write.path, where);
+    if (current === 'outside') return { call_id, ...write, state: 'changed', current_hash: null };
+    const hash = current === null ? null : sha256(current);
+    const state = hash === write.after_hash ? 'applied' : hash === write.before_hash ? 'untouched' : current !== null && isPrefixOfIntended(current, write, blobs) ? 'torn' : 'changed';
     return { call_id, ...write, state, current_hash: hash };
   });
 }
@@ -52,7 +66,12 @@ export function describeRecovery(write: PendingWriteState, strategy: Exclude<InP
  * torn ones rolled back from the snapshot (or kept, with the retry strategy). Returns the events
  * to journal; the caller holds the session lock.
  */
-export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore, sessionId?: string): EngineEventBody[] {
+export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore, where: Confinement, sessionId?: string): EngineEventBody[] {
+  // What the file holds now, as a snapshot: kept writes are journaled with what they left.
+  const snapshot = (path: string) => {
+    const current = contentNow(path, where);
+    return current === null || current === 'outside' ? null : blobs.put(current);
+  };
   return writes.map((write) => {
     let outcome: WriteRecovery;
     let hash = write.current_hash;
@@ -66,16 +85,17 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
     } else if (write.state === 'changed') {
       // Not a torn write: someone edited the file. Never roll that back; the changed-file prompt asked.
       outcome = 'kept';
-      blob = existsSync(write.path) ? blobs.put(readFileSync(write.path)) : null;
+      blob = snapshot(write.path);
     } else if (strategy === 'rollback') {
-      if (write.before_blob) writeFileDurable(write.path, blobs.get(write.before_blob), 0o666, sessionId);
-      else if (existsSync(write.path)) unlinkSync(write.path);
+      // Through checked folders, like the write it undoes: a swapped link cannot lead it outside.
+      if (write.before_blob) writeFileBeneath(write.path, blobs.get(write.before_blob), where, (name) => tempFileName(name, sessionId));
+      else removeFileBeneath(write.path, where);
       outcome = 'rolled_back';
       hash = write.before_hash;
       blob = write.before_blob;
     } else {
       outcome = 'kept';
-      blob = existsSync(write.path) ? blobs.put(readFileSync(write.path)) : null;
+      blob = snapshot(write.path);
     }
     return { type: 'file_write_recovered', step: write.step, call_id: write.call_id, path: write.path, outcome, hash, blob };
   });

@@ -143,17 +143,18 @@ export class Redactor {
   }
 
   /**
-   * Every string inside plain objects and arrays redacted; parts with nothing to redact are the same
-   * objects as before, so a clean event costs no copy.
+   * Every string inside plain objects and arrays redacted (`known`: the registered values only, as
+   * redactKnown); parts with nothing to redact are the same objects as before, so a clean event
+   * costs no copy.
    */
-  redactDeep<T>(value: T): T {
-    if (typeof value === 'string') return this.redact(value) as T;
+  redactDeep<T>(value: T, known = false): T {
+    if (typeof value === 'string') return (known ? this.redactKnown(value) : this.redact(value)) as T;
     if (typeof value !== 'object' || value === null) return value;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        const clean = this.redactDeep(item);
+        const clean = this.redactDeep(item, known);
         if (clean !== item) (copy ??= value.slice())[i] = clean;
       }
       return (copy ?? value) as T;
@@ -162,7 +163,7 @@ export class Redactor {
     let copy: Record<string, unknown> | undefined;
     for (const key of Object.keys(value)) {
       const item = value[key];
-      const clean = this.redactDeep(item);
+      const clean = this.redactDeep(item, known);
       if (clean !== item) (copy ??= { ...value })[key] = clean;
     }
     return (copy ?? value) as T;

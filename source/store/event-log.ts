@@ -1,9 +1,9 @@
-import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent } from '../engine/events.js';
-import { secrets } from '../secrets/redactor.js';
-import { namingFile, writeAll } from './durable-file.js';
+import { redactEvent } from '../secrets/event-redaction.js';
+import { namingFile } from './durable-file.js';
 
 /** The session's log cannot be read as it is: say where, and what a person can do about it. */
 function damagedLog(path: string, what: string): AcodeError {
@@ -112,20 +112,30 @@ export class EventLogWriter {
   }
 
   /**
-   * A failed append (disk full) is cut back off, so the log never keeps half a line. Every string
-   * in the event passes the redactor: no key reaches the log, whoever built the event.
+   * A write that fails half-way (disk full) is cut back off, so the log never keeps half a line —
+   * but only while that half line is the file's end: a process that lost the lock must never cut
+   * off events the new holder appended meanwhile. A line written whole whose sync failed is kept
+   * (the pause that follows is rebuilt from the log as it stands). Every string in the event passes
+   * the redactor: no key reaches the log, whoever built the event.
    */
   append(event: EngineEvent, sync: boolean): void {
+    const line = Buffer.from(`${JSON.stringify(redactEvent(event))}\n`);
     const size = fstatSync(this.fd).size;
+    let written = 0;
     try {
-      writeAll(this.fd, Buffer.from(`${secrets.stringify(event)}
-`));
-      if (sync) this.fileSync.datasync(this.fd);
+      while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
     } catch (error) {
-      ftruncateSync(this.fd, size);
+      if (written > 0 && fstatSync(this.fd).size === size + written) ftruncateSync(this.fd, size);
+      throw namingFile(error, this.path);
+    }
+    if (!sync) return;
+    try {
+      this.fileSync.datasync(this.fd);
+    } catch (error) {
       throw namingFile(error, this.path);
     }
   }
+
 
   close(): void {
     closeSync(this.fd);

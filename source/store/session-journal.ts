@@ -43,6 +43,12 @@ export class SessionJournal implements Journal {
   }
 
   private guard?: () => boolean;
+  /** The holder's epoch and what its state was built from (see Journal.writesAs). */
+  private writer?: { epoch: number; basedOn: number };
+
+  writesAs(epoch: number, basedOn: number): void {
+    this.writer = { epoch, basedOn };
+  }
 
   /** After this, every record() throws: used when the session lock was lost to another process. */
   seal(reason: string): void {
@@ -95,7 +101,13 @@ export class SessionJournal implements Journal {
       const progress = replayEvents(readEventLog(join(this.dir, 'events.jsonl')), this.db.data.checkpoint.steps_total);
       const now = new Date().toISOString();
       const last = progress.last_event_at;
-      const event: EngineEvent = { type: 'session_paused', reason, message, step: progress.in_progress?.step ?? null, event_id: progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: progress.epoch };
+      const epoch = this.writer?.epoch ?? progress.epoch;
+      // The holder's first event in the log says what it built on, so strays of older holders stay fenced.
+      const first = this.writer !== undefined && progress.epoch !== epoch;
+      const event: EngineEvent = {
+        type: 'session_paused', reason, message, step: progress.in_progress?.step ?? null, event_id: progress.last_event_id + 1, ts: last && last > now ? last : now, epoch,
+        ...(first ? { based_on: this.writer!.basedOn } : {}),
+      };
       this.record(event, applyEvent(progress, event));
       return true;
     } catch {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { processAlive } from './process-liveness.js';
 import { writeFileDurable } from './durable-file.js';
 import { isWriteRefused } from './write-access.js';
 
@@ -38,35 +39,10 @@ function procStart(pid: number): string | null {
   }
 }
 
-/**
- * A zombie (state Z, or X while it is being reaped) has exited; only its parent has not collected
- * it yet — in a container without an init a killed process can stay a zombie for good.
- */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat[stat.lastIndexOf(')') + 2];
-    return state === 'Z' || state === 'X';
-  } catch {
-    return false;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  // kill(pid, 0) succeeds on a zombie: ask /proc what state the process is in.
-  return !isZombie(pid);
-}
-
 /** Judges a lock: held by a live, heartbeating owner, or stale (dead owner, recycled pid, silent). */
 export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now()): LockState {
   if (owner.host === hostname()) {
-    if (!pidAlive(owner.pid)) return { kind: 'stale', owner, why: `its owner (pid ${owner.pid}) is no longer running` };
+    if (!processAlive(owner.pid)) return { kind: 'stale', owner, why: `its owner (pid ${owner.pid}) is no longer running` };
     const start = procStart(owner.pid);
     if (owner.proc_start && start && start !== owner.proc_start) return { kind: 'stale', owner, why: `pid ${owner.pid} now belongs to another process` };
   }
@@ -88,15 +64,16 @@ function readOwner(path: string): LockOwner | undefined {
 /** Places a complete lock file at `path` only if none exists: link(2) is atomic and never torn. */
 function linkExclusive(path: string, content: string): boolean {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600 });
   try {
+    // Inside the try: a write that fails half-way (disk full) leaves no temp file behind either.
+    writeFileSync(temp, content, { mode: 0o600 });
     linkSync(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    unlinkSync(temp);
+    rmSync(temp, { force: true });
   }
 }
 

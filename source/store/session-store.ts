@@ -7,6 +7,7 @@ import { specSchema, type WorkflowSpec } from '../spec/schema.js';
 import { diskFull } from '../engine/disk-full.js';
 import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
+import { redactSessionRecord } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog, type FileSync } from './event-log.js';
@@ -141,7 +142,7 @@ export class SessionStore {
   }
 
   private adapterFor(id: string): DurableJsonFileSync<SessionRecord> {
-    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id);
+    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (record) => JSON.stringify(redactSessionRecord(record)));
   }
 
   private readRecord(id: string): SessionRecord {

@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseTempName, type TempName } from './durable-file.js';
+import { processAlive } from './process-liveness.js';
 
 /** Where a session's writers may have left temp files, and whose they are. */
 export interface TempFileScope {
@@ -15,15 +16,6 @@ export interface TempFileScope {
 
 /** Files of the home that any acode process replaces (with no session as owner). */
 const homeFiles = new Set(['index.json', 'index-head.json']);
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * A writer that can no longer finish its temp file: dead, or this very process (whose writes are

@@ -115,4 +115,20 @@ describe('a server that echoes the API key in its errors', () => {
     expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8')).toContain('the token is [REDACTED]');
     expect(leaks(ws.cwd, [run], token)).toEqual({});
   });
+
+  it('keeps credential-shaped text a model wrote, unregistered, as written: in artifacts, and across a pause and resume', async () => {
+    const ws = workspace('openai');
+    const code = 'api_key = "changeme123"\nheaders = { Authorization: "Bearer abcdefghijklmnop1234" }';
+    let step1Calls = 0;
+    // Step 1 is refused once (401 pauses the session with step 0's answer in its checkpoint), then answered.
+    servers.openai.handler = (r) => (r.step === 1 && step1Calls++ === 0 ? { kind: 'error', status: 401, body: { error: { message: 'invalid key' } } } : { kind: 'answer', text: `step ${r.step}:\n${code}` });
+    const run = await runCli(['run', 'spec.yaml', '--json'], ws);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'paused' });
+    const resumed = await runCli(['resume', '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8');
+    expect(report).toContain(`step 0:\n${code}`);
+    expect(report).toContain(`step 1:\n${code}`);
+    expect(leaks(ws.cwd, [run, resumed], canaries.openai)).toEqual({});
+  });
 });

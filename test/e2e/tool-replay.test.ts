@@ -16,7 +16,7 @@ function writeChain(runtime: string[]): string {
     'runtime:',
     ...runtime,
     'agents:',
-    '  worker: { prompt: "You write files.", tools: [file_read, file_write] }',
+    '  worker: { prompt: "You write files.", tools: [file_read, file_write, grep] }',
     'pattern:',
     '  type: chain',
     '  config:',
@@ -161,5 +161,30 @@ describe('a model answer with tool calls, killed before its round is saved', () 
     expect(responses(resumed.events)).toEqual(responses(expected.events));
     expect(resumed.folder).toEqual(expected.folder);
     expect(resumed.summary.tokens).toEqual(expected.summary.tokens);
+  });
+});
+
+describe('a server that repeats a tool call id (llama.cpp, vLLM and older Ollama may)', () => {
+  it('runs every call and tells the model each one\'s own result', async () => {
+    const ws = workspace(writeChain([`  provider: openai`, `  model_id: test-model`, `  host: ${baseUrl}`]));
+    server.handler = (r) => {
+      const last = r.body.messages.at(-1) as { role: string };
+      if (last.role === 'tool') return { kind: 'answer', text: `step ${r.step} done` };
+      return { kind: 'tool_calls', calls: [
+        { id: 'call_0', name: 'file_write', args: { path: `a${r.step}.txt`, content: `a ${r.step}` } },
+        { id: 'call_0', name: 'file_write', args: { path: `b${r.step}.txt`, content: `b ${r.step}` } },
+      ] };
+    };
+    const { events } = await finished(ws, runCli(['run', ws.spec, '--json'], ws));
+    for (let k = 0; k < steps; k++) {
+      expect(readFileSync(join(ws.cwd, `a${k}.txt`), 'utf8')).toBe(`a ${k}`);
+      expect(readFileSync(join(ws.cwd, `b${k}.txt`), 'utf8')).toBe(`b ${k}`);
+    }
+    const results = events.filter((e) => e.type === 'tool_result' && e.step === 0).map((e) => e.output);
+    expect(results).toEqual(['wrote a0.txt (3 bytes)', 'wrote b0.txt (3 bytes)']);
+    // What went back to the server: each tool message answers a call id of its own.
+    const followUp = server.requests.find((r) => r.step === 0 && (r.body.messages.at(-1) as { role: string }).role === 'tool')!;
+    const ids = (followUp.body.messages as { role: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+    expect(new Set(ids).size).toBe(2);
   });
 });

@@ -294,3 +294,31 @@ function unlinkQuietly(path: string): void {
     // the temp file is gone already; nothing to clean
   }
 }
+
+/** Replaces `path` with `data`, crash-atomically, through checked folders (a resume's rollback). */
+export function writeFileBeneath(path: string, data: Uint8Array, where: Confinement, tempName: (name: string) => string): void {
+  const place = openWritePlace(path, where);
+  try {
+    replaceBeneath(place, data, where, { tempName: tempName(place.name) });
+  } finally {
+    closeSync(place.dir.fd);
+  }
+}
+
+/** Removes the file `path` names, inside a checked folder; a file already gone is fine. */
+export function removeFileBeneath(path: string, where: Confinement): void {
+  let dir: CheckedDir;
+  try {
+    dir = openDirBeneath(dirname(path), where, false);
+  } catch (error) {
+    if (code(error) === 'ENOENT' || code(error) === 'ENOTDIR') return;
+    throw error;
+  }
+  try {
+    unlinkSync(at(dir, basename(path)));
+  } catch (error) {
+    if (code(error) !== 'ENOENT') throw error;
+  } finally {
+    closeSync(dir.fd);
+  }
+}

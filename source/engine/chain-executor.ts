@@ -66,6 +66,8 @@ export class ChainExecutor {
   private wait?: RetryWait;
   /** The last event this run's state was built from, said once, by its first event (see epoch-fence.ts). */
   private basedOn?: number;
+  /** False once another process took the session over: a file write checks it right before it happens. */
+  private readonly stillOwned = (): boolean => this.options.journal.stillOwned?.() ?? true;
 
   constructor(private readonly options: ChainRunOptions) {
     this.progress = options.progress;
@@ -185,7 +187,7 @@ export class ChainExecutor {
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: () => this.options.journal.stillOwned?.() ?? true });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;

@@ -41,7 +41,7 @@ try {
   exitCode = await main();
 } catch (error) {
   if (!isAcodeError(error)) throw error;
-  process.stderr.write(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`);
+  process.stderr.write((await import('./secrets/redactor.js')).redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
   exitCode = error.exitCode;
 }
 // Exit now: idle keep-alive sockets of the HTTP client would otherwise hold the process open.

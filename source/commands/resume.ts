@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
-import { describeRecovery, settlePendingWrites, type InProgressStrategy } from '../engine/write-recovery.js';
+import { describeRecovery, settlePendingWrites, writeFolders, type InProgressStrategy } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
 import type { CommandContext } from './command-context.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
@@ -110,6 +110,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const lease = leaseSession(handle, config.lock_timeout_seconds, prepared.logEpoch);
   let journal;
   let preamble: EngineEventBody[];
+  let leftovers: string[];
   const blobs = handle.blobs();
   try {
     confirmUnchanged(prepared);
@@ -117,12 +118,15 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     const accepted: EngineEventBody[] = environment.changes.length
       ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash && existsSync(c.path) ? blobs.put(readFileSync(c.path)) : null })) }]
       : [];
-    preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs)];
+    preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs, record.session_id)];
+    // Only now that the lock is ours: no other process of this session can be mid-write.
+    leftovers = handle.removeLeftoverTempFiles(writeFolders(progress, record.cwd));
   } catch (error) {
     lease.lock.release();
     throw error;
   }
-  ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(prepared, strategy, record.cwd)].map((l) => `  ${l}`).join('\n')}\n`);
+  const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
+  ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(prepared, strategy, record.cwd), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   const sealed = journal;
   return runSession(ctx, {
     sessionId: record.session_id,

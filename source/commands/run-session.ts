@@ -9,6 +9,7 @@ import { importInk } from './import-ink.js';
 import { stepLabel } from '../spec/chain-steps.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import { approvalHint } from '../state/approval-hint.js';
+import { redact } from '../secrets/redactor.js';
 
 export interface SessionRunOptions extends ChainRunOptions {
   /** False for --no-save-session: nothing to resume, so no resume hint. */
@@ -71,7 +72,7 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.
     for (const event of options.preamble ?? []) {
       const line = plainLine(event, total, agents);
-      if (line) ctx.stderr.write(`acode: ${line}\n`);
+      if (line) ctx.stderr.write(`acode: ${redact(line)}\n`);
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
@@ -82,7 +83,7 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     ctx.stderr.write(`acode: session ${options.sessionId} · ${options.spec.name}\n`);
     executor.subscribe((event) => {
       const line = plainLine(event, total, agents);
-      if (line) ctx.stderr.write(`${line}\n`);
+      if (line) ctx.stderr.write(`${redact(line)}\n`);
     });
   }
 

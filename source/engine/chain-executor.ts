@@ -16,6 +16,7 @@ import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy,
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { stepContext, type Variables } from './template-context.js';
+import { secrets } from '../secrets/redactor.js';
 
 export interface ChainRunOptions {
   sessionId: string;
@@ -98,13 +99,17 @@ export class ChainExecutor {
     return this.abort.signal.aborted;
   }
 
-  /** Stamps, applies, journals and announces an event; also serves callers that log around a run. */
+  /**
+   * Stamps, applies, journals and announces an event; also serves callers that log around a run.
+   * The event is redacted first, so the progress, the journal and every listener (the run view, the
+   * plain lines) hold the same text, with no secret in it — and a replay of the log reproduces it.
+   */
   emit(body: EngineEventBody): EngineEvent {
     // Never behind the previous event, even if the clock steps back: replay order stays run order.
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = { ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent;
+    const event = secrets.redactDeep({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     this.basedOn = undefined;
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
@@ -187,7 +192,7 @@ export class ChainExecutor {
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[callId] });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;
@@ -258,7 +263,7 @@ export class ChainExecutor {
     const { spec, variables, cwd, blobs } = this.options;
     try {
       for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, blobs, emit: (body) => this.emit(body) });
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {

@@ -55,7 +55,12 @@ export type EngineEventBody =
   | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: number; attempt: number; action: string } | null; steps_remaining: number }
   | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }
   | { type: 'tool_called'; step: number; attempt: number; call_id: string; name: string; args: Record<string, unknown> }
-  | { type: 'tool_result'; step: number; attempt: number; call_id: string; name: string; ok: boolean; output: string }
+  /**
+   * What a tool call answered: `output` is its start, for display; `output_blob` holds the whole
+   * answer (JSON-encoded string) when it is longer, so a resume can give the model exactly the same.
+   * Absent in logs written before it was recorded.
+   */
+  | { type: 'tool_result'; step: number; attempt: number; call_id: string; name: string; ok: boolean; output: string; output_blob?: string | null }
   /** What the session saw of a file; hash and blob are null when the file did not exist. */
   | { type: 'file_read'; step: number; call_id: string; path: string; hash: string | null; blob: string | null }
   /** Write-ahead: journaled (with a snapshot of the prior content) before the file is touched. */
@@ -69,7 +74,10 @@ export type EngineEventBody =
   | { type: 'step_retry_scheduled'; step: number; attempt: number; reason: StopReason; message: string; delay_ms: number }
   /** An automatic continuation: its context (why the step stopped, which try, when) and outcome. */
   | { type: 'resume_attempt'; step: number; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
-  /** The agent's conversation of a step after a full round (model answer + tool results), as a blob; `usage` is that round's model call. */
+  /**
+   * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
+   * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).
+   */
   | { type: 'conversation_saved'; step: number; attempt: number; blob: string; messages: number; usage: TokenUsage }
   /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
   | { type: 'conversation_reset'; step: number; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }

@@ -47,8 +47,14 @@ export interface Provider {
   readonly name: string;
   complete(request: CompletionRequest): Promise<CompletionResult>;
   /**
-   * Test and demo hook (scripted provider only): bytes after which a file_write of this step and
-   * attempt is torn by a crash, simulating a writer killed mid-write.
+   * Test and demo hook (scripted provider only): how a file_write of this step and attempt dies,
+   * simulating a writer killed mid-write.
    */
-  writeCrashAfterBytes?(step: number, attempt: number): number | undefined;
+  writeCrash?(step: number, attempt: number): WriteCrash | undefined;
 }
+
+/**
+ * A file_write killed mid-write (scripted faults). torn: an in-place writer dies after `after_bytes`
+ * bytes · before_rename: the atomic writer dies once its temp file is whole, before the rename.
+ */
+export type WriteCrash = { at: 'torn'; after_bytes: number } | { at: 'before_rename' };

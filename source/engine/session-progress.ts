@@ -18,6 +18,16 @@ export interface StepRecord {
   tokens_estimated: number;
 }
 
+/**
+ * A journaled outcome of a tool call in the unfinished round: a resume answers the call with it
+ * instead of running the tool again. `result`: the tool's answer as the model got it (the full text
+ * is in `output_blob` when longer than the event's `output`) · `write`: a file_write found applied
+ * (by the tool, or by a resume's recovery) whose result was never journaled.
+ */
+export type RecordedToolOutcome =
+  | { kind: 'result'; ok: boolean; output: string; output_blob: string | null }
+  | { kind: 'write'; path: string; already: boolean };
+
 /** The in-progress step: its idempotency key was persisted before it ran. */
 export interface InProgressStep {
   step: number;
@@ -56,9 +66,14 @@ export interface SessionProgress {
   conversation: { step: number; blob: string } | null;
   /** An approval answered but not yet applied (the process died in between): a resume applies it without asking again. */
   answered: { step: number; decision: ApprovalDecision; response: string } | null;
+  /**
+   * Outcomes journaled for the in-progress step's tool calls since its conversation was last saved,
+   * by call id: the round a resume must finish (replayed, not checkpointed).
+   */
+  tool_outcomes: Record<string, RecordedToolOutcome>;
 }
 
-export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation' | 'answered'>;
+export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation' | 'answered' | 'tool_outcomes'>;
 
 export function initialProgress(stepsTotal: number): SessionProgress {
   return {
@@ -79,7 +94,16 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     pending_writes: {},
     conversation: null,
     answered: null,
+    tool_outcomes: {},
   };
+}
+
+/** Outputs longer than this were cut in tool_result events written before `output_blob` existed. */
+const legacyOutputChars = 2000;
+
+/** Records a tool call's outcome if it belongs to the in-progress step (artifacts, step -1, never do). */
+function recordOutcome(progress: SessionProgress, step: number, callId: string, outcome: RecordedToolOutcome): void {
+  if (progress.in_progress?.step === step) progress.tool_outcomes[callId] = outcome;
 }
 
 function preview(response: string): string {
@@ -112,6 +136,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.in_progress = null;
       progress.conversation = null;
       progress.answered = null;
+      progress.tool_outcomes = {};
       progress.last_response_preview = preview(event.response);
       progress.tokens = addUsage(progress.tokens, event.usage);
       break;
@@ -154,10 +179,18 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'file_write_applied':
       delete progress.pending_writes[event.call_id];
       progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'write', step: event.step, at: event.ts };
+      recordOutcome(progress, event.step, event.call_id, { kind: 'write', path: event.path, already: event.already });
       break;
     case 'file_write_recovered':
       delete progress.pending_writes[event.call_id];
       progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'write', step: event.step, at: event.ts };
+      if (event.outcome === 'applied') recordOutcome(progress, event.step, event.call_id, { kind: 'write', path: event.path, already: false });
+      break;
+    case 'tool_result':
+      // A result from before output_blob was recorded may have been cut: only a whole one can be replayed.
+      if (event.output_blob !== undefined || event.output.length < legacyOutputChars) {
+        recordOutcome(progress, event.step, event.call_id, { kind: 'result', ok: event.ok, output: event.output, output_blob: event.output_blob ?? null });
+      }
       break;
     case 'environment_accepted':
       for (const file of event.files) {
@@ -169,6 +202,8 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'conversation_reset':
       progress.conversation = { step: event.step, blob: event.blob };
       progress.tokens = addUsage(progress.tokens, event.usage);
+      // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
+      progress.tool_outcomes = {};
       break;
     case 'step_skipped':
     case 'step_retry_scheduled':
@@ -178,7 +213,6 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'resume_planned':
     case 'lock_taken_over':
     case 'tool_called':
-    case 'tool_result':
       break;
   }
   return progress;
@@ -202,6 +236,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, answered: _answered, ...checkpoint } = progress;
+  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
   return checkpoint;
 }

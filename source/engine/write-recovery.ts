@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { writeFileDurable } from '../store/durable-file.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import type { EngineEventBody, PendingWrite, WriteRecovery } from './events.js';
@@ -51,7 +52,7 @@ export function describeRecovery(write: PendingWriteState, strategy: Exclude<InP
  * torn ones rolled back from the snapshot (or kept, with the retry strategy). Returns the events
  * to journal; the caller holds the session lock.
  */
-export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore): EngineEventBody[] {
+export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore, sessionId?: string): EngineEventBody[] {
   return writes.map((write) => {
     let outcome: WriteRecovery;
     let hash = write.current_hash;
@@ -67,7 +68,7 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
       outcome = 'kept';
       blob = existsSync(write.path) ? blobs.put(readFileSync(write.path)) : null;
     } else if (strategy === 'rollback') {
-      if (write.before_blob) writeFileDurable(write.path, blobs.get(write.before_blob), 0o666);
+      if (write.before_blob) writeFileDurable(write.path, blobs.get(write.before_blob), 0o666, sessionId);
       else if (existsSync(write.path)) unlinkSync(write.path);
       outcome = 'rolled_back';
       hash = write.before_hash;
@@ -78,4 +79,21 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
     }
     return { type: 'file_write_recovered', step: write.step, call_id: write.call_id, path: write.path, outcome, hash, blob };
   });
+}
+
+/**
+ * The folders a session's writes went to, or were going to: where a writer killed mid-write left
+ * its temp file (beside the target, or beside the file a symlink target points to).
+ */
+export function writeFolders(progress: SessionProgress, cwd: string): Set<string> {
+  const folders = new Set([cwd]);
+  for (const path of [...Object.keys(progress.files), ...Object.values(progress.pending_writes).map((w) => w.path)]) {
+    folders.add(dirname(path));
+    try {
+      folders.add(dirname(realpathSync(path)));
+    } catch {
+      // Gone (or never created): its own folder is the one the writer used.
+    }
+  }
+  return folders;
 }

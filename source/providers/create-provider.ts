@@ -4,6 +4,7 @@ import type { WorkflowSpec } from '../spec/schema.js';
 import { AnthropicProvider } from './anthropic-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
 import type { HttpModelSettings } from './post-json.js';
+import { registerProviderSecrets, registerSpecSecrets } from '../secrets/spec-secrets.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 const ollamaDefaultHost = 'http://localhost:11434/v1';
@@ -19,6 +20,8 @@ function ollamaBaseUrl(host: string | undefined): string {
 /** An HTTP provider's settings from the runtime; without a runtime model_id every agent must name one. */
 function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | undefined, example: string): HttpModelSettings {
   const { runtime } = spec;
+  // The key in use is known from here on: no text acode stores or prints can carry it.
+  registerProviderSecrets(apiKey, baseUrl);
   const agentModels = Object.fromEntries(Object.entries(spec.agents).flatMap(([id, agent]) => (agent.model_id ? [[id, agent.model_id]] : [])));
   if (!runtime.model_id && Object.keys(agentModels).length < Object.keys(spec.agents).length) {
     throw new AcodeError(`runtime.model_id is required for provider ${runtime.provider}; add e.g. 'model_id: ${example}' to the spec`, ExitCode.usage);
@@ -26,9 +29,14 @@ function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | unde
   return { baseUrl, model: runtime.model_id ?? '', agentModels, apiKey, temperature: runtime.temperature, maxTokens: runtime.max_tokens, topP: runtime.top_p };
 }
 
-/** The model endpoint a spec's runtime names; keys come from the environment at call time. */
+/**
+ * The model endpoint a spec's runtime names; keys come from the environment at call time. Every
+ * run, resume and fork makes its provider here, so this is where the secrets in use (the key, the
+ * spec's `env.secrets`) are registered with the redactor.
+ */
 export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = process.env): Provider {
   const runtime = spec.runtime;
+  registerSpecSecrets(spec, env);
   switch (runtime.provider) {
     case 'scripted':
       return new ScriptedProvider(runtime.scripted);

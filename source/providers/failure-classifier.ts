@@ -1,4 +1,5 @@
 import { ContextExhaustedError, ProviderError, RateLimitError } from '../engine/stop-errors.js';
+import { redact } from '../secrets/redactor.js';
 import { parseRetryAfter, parseUsageLimitReset, resetHeaderMs, textRetryAfterMs } from './retry-after.js';
 
 /** A failed HTTP answer from a model provider, as the classifier reads it. */
@@ -28,14 +29,14 @@ export function errorDetails(body: string): Details {
     if (error && typeof error === 'object') {
       const e = error as { message?: unknown; code?: unknown; type?: unknown };
       const code = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : '';
-      return { message: typeof e.message === 'string' ? e.message : body.slice(0, 300), code };
+      return { message: typeof e.message === 'string' ? e.message : redact(body).slice(0, 300), code };
     }
     // vLLM: {"object":"error","message":…,"type":"BadRequestError"}
     if (typeof parsed.message === 'string') return { message: parsed.message, code: typeof parsed.type === 'string' ? parsed.type : '' };
   } catch {
     // not JSON: a proxy's HTML page, a plain-text error
   }
-  return { message: body.slice(0, 300), code: '' };
+  return { message: redact(body).slice(0, 300), code: '' };
 }
 
 const contextText = /context[_ ]length|maximum context|context window|context size|context limit|too many tokens|prompt is too long|exceed_context_size|input is too long/i;
@@ -101,7 +102,9 @@ const rules: Rule[] = [
 /** Maps a provider's failed answer to what a continuation must do: wait, start a new conversation, or stop. */
 export function classifyHttpFailure(failure: HttpFailure): Error {
   const details = errorDetails(failure.body);
-  const what = `HTTP ${failure.status} from ${failure.endpoint}: ${details.message}`;
+  // Servers and proxies echo request headers (the key among them) in error bodies; what JSON
+  // decoding revealed (an escaped key) is redacted with the rest, before any rule quotes it.
+  const what = redact(`HTTP ${failure.status} from ${failure.endpoint}: ${details.message}`);
   const rule = rules.find((r) => r.matches(failure, details));
   if (rule) return rule.error(failure, details, what);
   return new ProviderError(what, failure.status === 408 || failure.status === 409 || failure.status >= 500);
@@ -117,8 +120,8 @@ export const failureRules: readonly string[] = rules.map((rule) => rule.name);
 export function classifyText(text: string, now: number = Date.now()): RateLimitError | ContextExhaustedError | undefined {
   if (usageLimitText.test(text)) {
     const reset = parseUsageLimitReset(text, now);
-    if (reset !== undefined || /usage limit/i.test(text)) return new RateLimitError(text.trim().slice(0, 300), reset);
+    if (reset !== undefined || /usage limit/i.test(text)) return new RateLimitError(redact(text.trim()).slice(0, 300), reset);
   }
-  if (contextText.test(text)) return new ContextExhaustedError(text.trim().slice(0, 300));
+  if (contextText.test(text)) return new ContextExhaustedError(redact(text.trim()).slice(0, 300));
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
+import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
 
 /** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
@@ -40,19 +41,22 @@ export async function postJson(post: JsonPost): Promise<unknown> {
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new ProviderError(`cannot reach ${url} (${cause}); ${post.unreachableHint}`, true);
+    throw new ProviderError(redact(`cannot reach ${url} (${cause}); ${post.unreachableHint}`), true);
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
-    throw new ProviderError(`connection to ${url} broke while reading the answer: ${(error as Error).message}`, true);
+    throw new ProviderError(redact(`connection to ${url} broke while reading the answer: ${(error as Error).message}`), true);
   }
   if (!response.ok) throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: text, endpoint: post.endpoint });
   try {
-    return JSON.parse(text) as unknown;
+    // A proxy may echo the request (and its key) in an answer too: the keys in use leave every string
+    // as it is read. Only they: the answer's code may rightly hold credential-shaped text, and a tool
+    // writes what the model wrote (the events that record it are redacted in full when emitted).
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value)) as unknown;
   } catch {
-    throw new ProviderError(`${url} answered with something that is not JSON: ${text.slice(0, 120)}`, true);
+    throw new ProviderError(`${url} answered with something that is not JSON: ${redact(text).slice(0, 120)}`, true);
   }
 }

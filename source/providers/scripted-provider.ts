@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { abortableSleep } from '../engine/abortable-sleep.js';
-import type { CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
+import type { CompletionRequest, CompletionResult, Provider, ToolCall, WriteCrash } from '../engine/provider.js';
 import { ContextExhaustedError, ProviderError, RateLimitError } from '../engine/stop-errors.js';
 import type { ScriptedFault, ScriptedSpec } from '../spec/schema.js';
 import { renderTemplate } from '../spec/template.js';
@@ -53,9 +53,10 @@ export class ScriptedProvider implements Provider {
     return { text, usage: { input: estimateTokens(input), output: estimateTokens(text) } };
   }
 
-  writeCrashAfterBytes(step: number, attempt: number): number | undefined {
-    const fault = this.settings.faults.find((f) => f.kind === 'crash' && f.during === 'file_write' && attempt === 1 && (typeof f.step === 'number' ? f.step === step : f.step === this.stepIds[step]));
-    return fault ? (fault.after_bytes ?? Number.MAX_SAFE_INTEGER) : undefined;
+  writeCrash(step: number, attempt: number): WriteCrash | undefined {
+    const fault = this.settings.faults.find((f) => f.kind === 'crash' && (f.during === 'file_write' || f.during === 'file_write_rename') && attempt === 1 && (typeof f.step === 'number' ? f.step === step : f.step === this.stepIds[step]));
+    if (!fault) return undefined;
+    return fault.during === 'file_write_rename' ? { at: 'before_rename' } : { at: 'torn', after_bytes: fault.after_bytes ?? Number.MAX_SAFE_INTEGER };
   }
 
   /** Scripted tool calls come first; once their results are in, the scripted answer follows. */

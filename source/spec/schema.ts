@@ -19,8 +19,11 @@ const scriptedResponseSchema = z.union([
 const faultSchema = z.strictObject({
   step: z.union([z.number().int().min(0), z.string()]),
   kind: z.enum(['crash', 'rate_limit', 'context_exhausted', 'error']),
-  /** crash only: at the model call (default), or inside the step's first file_write. */
-  during: z.enum(['call', 'file_write']).default('call'),
+  /**
+   * crash only: at the model call (default), or inside the step's first file_write — in place
+   * (file_write), or once the atomic writer's temp file is whole, before its rename (file_write_rename).
+   */
+  during: z.enum(['call', 'file_write', 'file_write_rename']).default('call'),
   /** crash during file_write: bytes written in place before dying (default: all of them). */
   after_bytes: z.number().int().min(0).optional(),
   retry_after_s: z.number().min(0).optional(),
@@ -101,8 +104,17 @@ export const specSchema = z.strictObject({
   tools: z
     .strictObject({ python: z.array(z.union([z.string(), z.strictObject({ callable: z.string() })])).optional() })
     .optional(),
-  /** `mounts`: extra folders (name → path) that tools may touch besides the working directory. */
-  env: z.strictObject({ mounts: z.record(z.string(), z.string()).optional() }).optional(),
+  /**
+   * `mounts`: extra folders (name → path) that tools may touch besides the working directory.
+   * `secrets`: strands-cli's secret declarations — `key` names the environment variable, `name` is
+   * for display. acode reads `source: env` ones and keeps their values out of everything it stores and prints.
+   */
+  env: z
+    .strictObject({
+      secrets: z.array(z.strictObject({ key: z.string().regex(/^[A-Za-z0-9._:-]+$/), name: z.string().optional(), source: z.enum(['env', 'secrets_manager', 'ssm', 'file']) })).optional(),
+      mounts: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
   agents: z.record(z.string(), agentSchema),
   pattern: chainPatternSchema,
   outputs: z

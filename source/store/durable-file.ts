@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fdatasyncSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { stampOfStats, type FileStamp } from './file-mtime.js';
 import { basename, dirname, join } from 'node:path';
 
@@ -41,8 +41,8 @@ export function fsyncDirectory(dir: string): void {
  * which the rename does not change), so that a cache of it can name exactly this version.
  * Synchronous on purpose: it is ~0.3 ms here, cheaper than a thread-pool round trip per call.
  */
-export function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o600): FileStamp {
-  return replaceFile(path, data, mode, true);
+export function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o600, owner?: string): FileStamp {
+  return replaceFile(path, data, mode, true, owner);
 }
 
 /**
@@ -53,9 +53,40 @@ export function writeFileAtomic(path: string, data: string): FileStamp {
   return replaceFile(path, data, 0o600, false);
 }
 
-function replaceFile(path: string, data: string | Uint8Array, mode: number, durable: boolean): FileStamp {
+/**
+ * The temp file that will replace `path`: `.<name>.acode-<owner>.<pid>.<n>.tmp` beside it (owner: the
+ * session writing it), or `.<name>.acode.<pid>.<n>.tmp` for files no session owns (the index). A
+ * process killed mid-write leaves it behind; the name says whose it is and which process made it,
+ * so a resume removes exactly its own session's and never anyone else's.
+ */
+export function tempPathFor(path: string, owner?: string): string {
+  return join(dirname(path), tempFileName(basename(path), owner));
+}
+
+/** The bare name of a fresh temp file beside the file called `name` (see tempPathFor). */
+export function tempFileName(name: string, owner?: string): string {
+  if (owner !== undefined && !/^[\w-]+$/.test(owner)) throw new Error(`temp file owner must be a plain word, not '${owner}'`);
+  return `.${name}.acode${owner === undefined ? '' : `-${owner}`}.${process.pid}.${++counter}.tmp`;
+}
+
+/** An acode temp file's name, taken apart: the file it was to replace, its owner (if any) and the writer's pid. */
+export interface TempName {
+  target: string;
+  owner: string | null;
+  pid: number;
+}
+
+/** Parses a name made by tempPathFor (and, with `legacy`, the `.<name>.<pid>.<n>.tmp` of older versions, owner null). */
+export function parseTempName(name: string, legacy = false): TempName | null {
+  const current = /^\.(.+)\.acode(?:-([\w-]+))?\.(\d+)\.\d+\.tmp$/.exec(name);
+  if (current) return { target: current[1]!, owner: current[2] ?? null, pid: Number(current[3]) };
+  const old = legacy ? /^\.(.+)\.(\d+)\.\d+\.tmp$/.exec(name) : null;
+  return old ? { target: old[1]!, owner: null, pid: Number(old[2]) } : null;
+}
+
+function replaceFile(path: string, data: string | Uint8Array, mode: number, durable: boolean, owner?: string): FileStamp {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
+  const temp = tempPathFor(path, owner);
   const fd = openSync(temp, 'w', mode);
   let stamp: FileStamp;
   try {
@@ -70,7 +101,13 @@ function replaceFile(path: string, data: string | Uint8Array, mode: number, dura
     throw error;
   }
   closeSync(fd);
-  renameSync(temp, path);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    // Never leave it behind (force: a resume that took the session over may have removed it already).
+    rmSync(temp, { force: true });
+    throw error;
+  }
   if (durable) fsyncDirectory(dir);
   return stamp;
 }

@@ -1,5 +1,6 @@
 import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { EngineEvent } from '../engine/events.js';
+import { secrets } from '../secrets/redactor.js';
 import { writeAll } from './durable-file.js';
 
 /**
@@ -67,11 +68,15 @@ export class EventLogWriter {
     ftruncateSync(this.fd, 0);
   }
 
-  /** A failed append (disk full) is cut back off, so the log never keeps half a line. */
+  /**
+   * A failed append (disk full) is cut back off, so the log never keeps half a line. Every string
+   * in the event passes the redactor: no key reaches the log, whoever built the event.
+   */
   append(event: EngineEvent, sync: boolean): void {
     const size = fstatSync(this.fd).size;
     try {
-      writeAll(this.fd, Buffer.from(`${JSON.stringify(event)}\n`));
+      writeAll(this.fd, Buffer.from(`${secrets.stringify(event)}
+`));
       if (sync) this.fileSync.datasync(this.fd);
     } catch (error) {
       ftruncateSync(this.fd, size);

@@ -5,7 +5,11 @@ import { writeFileDurable } from './durable-file.js';
 
 /** `sessions/<id>/blobs/<sha256>`: written once, crash-atomically, before any event names them. */
 export class FileBlobStore implements BlobStore {
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    /** The session the blobs belong to: named in temp files, so a resume can remove those a crash left. */
+    private readonly owner?: string,
+  ) {}
 
   put(content: Uint8Array): string {
     const hash = sha256(content);
@@ -13,7 +17,7 @@ export class FileBlobStore implements BlobStore {
     if (!existsSync(path)) {
       // Not recursive: if the session folder was deleted, fail instead of recreating half a session.
       if (!existsSync(this.dir)) mkdirSync(this.dir, { mode: 0o700 });
-      writeFileDurable(path, content);
+      writeFileDurable(path, content, 0o600, this.owner);
     }
     return hash;
   }

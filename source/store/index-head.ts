@@ -66,6 +66,7 @@ export function buildIndexHead(sorted: readonly SessionSummary[], index: FileSta
 /**
  * Writes the head of the index version `index` names. A cache: written atomically but without
  * fsync, and a failure to write it is not an error (the browser then reads the whole index).
+ * Its rows are the index's own, each redacted when it entered the index (SessionIndex).
  */
 export function writeIndexHead(home: string, sorted: readonly SessionSummary[], index: FileStamp): void {
   try {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
+import { secrets } from '../secrets/redactor.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { fileStamp, mtimeOf, sameStamp, type FileStamp } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
@@ -85,7 +86,9 @@ export class SessionIndex {
     /** Reads one session's summary from its own files; undefined if it is gone. */
     private readonly loadSummary: (id: string) => SessionSummary | undefined,
   ) {
-    this.adapter = new DurableJsonFileSync(join(home, 'index.json'), parseIndex);
+    // Each row passes the redactor as it enters (upsert, a row re-read in list): redacting the whole
+    // file on every write would cost time in proportion to the store, for rows already clean.
+    this.adapter = new DurableJsonFileSync(join(home, 'index.json'), parseIndex, undefined, (file) => JSON.stringify(file));
     this.db = new LowSync(this.adapter, { schemaVersion: 1, sessions: {}, mtimes: {} });
   }
 
@@ -136,7 +139,7 @@ export class SessionIndex {
       if (plausibleRow(row, id) && mtimes[id] === mtime) continue;
       const fresh = this.loadSummary(id);
       if (!fresh) continue;
-      rows[id] = fresh;
+      rows[id] = secrets.redactDeep(fresh);
       mtimes[id] = mtime;
       changed = true;
     }
@@ -146,7 +149,7 @@ export class SessionIndex {
 
   upsert(summary: SessionSummary): void {
     const { file } = this.load();
-    file.sessions[summary.session_id] = summary;
+    file.sessions[summary.session_id] = secrets.redactDeep(summary);
     const mtimes = file.mtimes ?? {};
     mtimes[summary.session_id] = this.sessionMtime(summary.session_id);
     this.save(file.sessions, mtimes, file.sessions_mtime);

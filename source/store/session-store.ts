@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { specSchema, type WorkflowSpec } from '../spec/schema.js';
@@ -13,6 +13,7 @@ import { SessionIndex } from './session-index.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
+import { removeLeftoverTempFiles } from './temp-files.js';
 import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
@@ -54,7 +55,16 @@ export class SessionHandle {
 
   /** Snapshots of the files the session read and wrote. */
   blobs(): FileBlobStore {
-    return new FileBlobStore(join(this.dir, 'blobs'));
+    return new FileBlobStore(join(this.dir, 'blobs'), this.record.session_id);
+  }
+
+  /**
+   * Removes the temp files earlier runs of this session left when killed mid-write, in its folder,
+   * in `workDirs` (where it wrote) and, for the index, in the home. Only with the lock held.
+   */
+  removeLeftoverTempFiles(workDirs: Iterable<string>): string[] {
+    // The session folder is <home>/sessions/<id>.
+    return removeLeftoverTempFiles({ sessionId: this.record.session_id, home: dirname(dirname(this.dir)), sessionDir: this.dir, workDirs });
   }
 
   /** Opens the session for appending events and writing checkpoints (`fileSync`: tests record the syncs). */
@@ -85,7 +95,7 @@ export class SessionStore {
   }
 
   private adapterFor(id: string): DurableJsonFileSync<SessionRecord> {
-    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw));
+    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id);
   }
 
   private readRecord(id: string): SessionRecord {
@@ -99,9 +109,9 @@ export class SessionStore {
     const id = randomBytes(8).toString('hex');
     const dir = join(this.sessionsDir, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileDurable(join(dir, 'spec.yaml'), specText);
-    writeFileDurable(join(dir, 'spec.json'), JSON.stringify(spec));
-    writeFileDurable(join(dir, 'events.jsonl'), '');
+    writeFileDurable(join(dir, 'spec.yaml'), specText, 0o600, id);
+    writeFileDurable(join(dir, 'spec.json'), JSON.stringify(spec), 0o600, id);
+    writeFileDurable(join(dir, 'events.jsonl'), '', 0o600, id);
     const now = new Date().toISOString();
     const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
     const db = new LowSync(this.adapterFor(id), record);

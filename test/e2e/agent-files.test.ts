@@ -128,10 +128,12 @@ describe('a write step killed mid-write, then resumed', () => {
     const [record] = parseAllSessionFiles(ws.home);
     const events = await history(ws, record!.session_id);
     expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'applied' });
-    // The retried step asked for the same write: it found the content there and did not write.
-    const writes = events.filter((e) => e.type === 'file_write_applied' && (e.path as string).endsWith('notes.md'));
-    expect(writes.at(-1)).toMatchObject({ already: true });
+    // The resumed step finished the model's round without running the write again, and told the
+    // model what the uninterrupted write would have: that it wrote the file.
+    expect(events.filter((e) => e.type === 'file_write_applied' && (e.path as string).endsWith('notes.md'))).toHaveLength(0);
     expect(events.filter((e) => e.type === 'file_write_intended' && (e.path as string).endsWith('notes.md'))).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool_called')).toHaveLength(2); // the write before the crash, step 2's read
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ output: `wrote notes.md (${newContent.length} bytes)` });
   });
 
   it('leaves a torn write for the retry with --strategy retry', async () => {

@@ -2,6 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach } from 'vitest';
 
+/** A reply body sent exactly as written (a proxy's HTML page, hand-made JSON), instead of JSON-encoded. */
+export class RawBody {
+  constructor(
+    readonly text: string,
+    readonly contentType = 'text/html',
+  ) {}
+}
+
 /**
  * A real HTTP server on 127.0.0.1 for a model provider's protocol: it records every request, lets
  * tests wait for one, and can leave a reply hanging. Subclasses speak the protocol in `handle`.
@@ -53,7 +61,8 @@ export abstract class LocalModelServer<Req> {
   }
 
   protected send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    if (body instanceof RawBody) res.writeHead(status, { 'content-type': body.contentType, ...headers }).end(body.text);
+    else res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   }
 
   /** Answers one request whose body has been read whole. */

@@ -82,6 +82,6 @@ describe('a step whose conversation outgrows the context window (real HTTP, Open
     expect((await done).status).toBe('paused');
     expect(journal.events.filter((e) => e.type === 'conversation_reset')).toHaveLength(0);
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'user_exit' });
-    expect(journal.events.find((e) => e.type === 'conversation_saved')).toMatchObject({ messages: 4 });
+    expect(journal.events.filter((e) => e.type === 'conversation_saved').at(-1)).toMatchObject({ messages: 4 });
   });
 });

@@ -12,7 +12,8 @@ function realAncestor(path: string): string {
   return realpathSync(current);
 }
 
-function inside(path: string, base: string): boolean {
+/** Whether `path` is `base` or lies under it (both absolute, compared as written). */
+export function inside(path: string, base: string): boolean {
   const rel = relative(base, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
@@ -26,8 +27,11 @@ export function confinedPath(cwd: string, path: unknown, extraRoots: readonly st
   const target = resolve(cwd, path);
   const real = realAncestor(target);
   const allowed = [cwd, ...extraRoots.map((root) => resolve(cwd, root))].some((root) => existsSync(root) && inside(target, root) && inside(real, realpathSync(root)));
-  if (!allowed) {
-    throw new ToolInputError(`path '${path}' is outside the working directory ${cwd}${extraRoots.length ? ` and env.mounts` : ''}; add its folder under env.mounts in the spec to allow it`);
-  }
+  if (!allowed) throw outsideError(path, cwd, extraRoots.length > 0);
   return target;
+}
+
+/** The refusal for a path that is (or, opened, turned out to be) outside every folder tools may touch. */
+export function outsideError(path: string, cwd: string, mounts: boolean): ToolInputError {
+  return new ToolInputError(`path '${path}' is outside the working directory ${cwd}${mounts ? ` and env.mounts` : ''}; add its folder under env.mounts in the spec to allow it`);
 }

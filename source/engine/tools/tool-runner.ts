@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import { sha256, type BlobStore } from '../blob-store.js';
 import type { EngineEventBody } from '../events.js';
-import type { ToolCall } from '../provider.js';
+import type { ToolCall, WriteCrash } from '../provider.js';
+import { confinement, filesBeneath, readFileBeneath } from './beneath.js';
 import { confinedPath, ToolInputError } from './confined-path.js';
 import { writeWithIntent } from './write-ahead.js';
 
@@ -14,8 +15,10 @@ export interface ToolRunContext {
   extraRoots: readonly string[];
   blobs: BlobStore;
   emit(body: EngineEventBody): void;
-  /** Scripted-provider hook: tear a file_write after this many bytes and die. */
-  crashAfterBytes?: number;
+  /** Scripted-provider hook: how a file_write dies mid-write. */
+  crash?: WriteCrash;
+  /** The session whose temp files a write leaves if the process dies mid-write (their names carry it). */
+  sessionId?: string;
   /** Journal.stillOwned: a write into the working directory calls ensureStillOwned(ctx.stillOwned) right before it happens. */
   stillOwned?: () => boolean;
 }
@@ -40,40 +43,41 @@ function count(value: unknown, fallback: number): number {
 
 /** Reads a file and records what the session saw of it (hash + snapshot) in the event log. */
 function readSeen(path: string, callId: string, ctx: ToolRunContext): string {
-  if (!existsSync(path)) {
+  // Opened, then checked where it really is: a folder on the path swapped for a link cannot lead outside.
+  const content = readFileBeneath(path, confinement(ctx.cwd, ctx.extraRoots));
+  if (content === null) {
     ctx.emit({ type: 'file_read', step: ctx.step, call_id: callId, path, hash: null, blob: null });
     throw new ToolInputError(`no such file: ${relative(ctx.cwd, path)}`);
   }
-  if (statSync(path).isDirectory()) throw new ToolInputError(`${relative(ctx.cwd, path)} is a directory`);
-  const content = readFileSync(path);
+  return recordRead(path, content, callId, ctx);
+}
+
+function recordRead(path: string, content: Buffer, callId: string, ctx: ToolRunContext): string {
   ctx.emit({ type: 'file_read', step: ctx.step, call_id: callId, path, hash: sha256(content), blob: ctx.blobs.put(content) });
   return content.toString('utf8');
 }
 
-function* filesUnder(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === '.git') continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* filesUnder(path);
-    else if (entry.isFile()) yield path;
-  }
-}
+const notSearched = (name: string) => name === 'node_modules' || name === '.git';
 
 function grep(call: ToolCall, ctx: ToolRunContext, root: string): string {
   const { args } = call;
   const regex = new RegExp(text(args.pattern, 'pattern'), args.ignore_case === true ? 'i' : '');
   const context = count(args.context_lines, 3);
   const max = count(args.max_matches, 100);
-  const files = statSync(root).isDirectory() ? [...filesUnder(root)].slice(0, grepMaxFiles) : [root];
   const out: string[] = [];
   let matches = 0;
-  for (const file of files) {
-    const lines = readSeen(file, call.id, ctx).split('\n');
+  let searched = 0;
+  // The walk reads folders through checked descriptors and never follows a symlink in them.
+  for (const file of filesBeneath(root, confinement(ctx.cwd, ctx.extraRoots), notSearched)) {
+    if (searched++ === grepMaxFiles) break;
+    const content = file.read();
+    if (content === null) continue;
+    const lines = recordRead(file.path, content, call.id, ctx).split('\n');
     for (let i = 0; i < lines.length && matches < max; i++) {
       if (!regex.test(lines[i]!)) continue;
       matches++;
       for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) {
-        out.push(`${relative(ctx.cwd, file)}:${j + 1}${j === i ? ':' : '-'} ${lines[j]}`);
+        out.push(`${relative(ctx.cwd, file.path)}:${j + 1}${j === i ? ':' : '-'} ${lines[j]}`);
       }
     }
   }

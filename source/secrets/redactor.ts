@@ -1,0 +1,191 @@
+/**
+ * The one place that keeps secrets out of what acode stores and prints. It knows two kinds of
+ * secret: the values in use (the provider's API key, a spec's `env.secrets`), registered once, and
+ * credential-shaped text anyone could recognise (an Authorization, x-api-key or api-key value, a
+ * Bearer token, an `sk-…` / `sk-ant-…` key) even when nobody registered it.
+ *
+ * A registered value is redacted whole and in pieces: every run of `fragmentLength` or more of its
+ * characters, wherever it appears (a server that echoes the key split over two lines, cut short,
+ * or JSON-escaped inside another JSON string still leaks no 8 characters of it). Values shorter
+ * than `minSecretLength` are not registered: they cannot be told from ordinary words, and real
+ * keys are far longer. A registered value made of ordinary words (a weak password) redacts those
+ * words wherever they appear — the price of never printing 8 characters of a secret.
+ *
+ * Pure and dependency-free; the engine, the providers and the store all use it. Its cost is
+ * linear in the text (a rolling hash over the text, one regular expression), whatever the number
+ * of registered secrets.
+ */
+
+/** Registered values shorter than this are ignored (see above). */
+export const minSecretLength = 8;
+/** A piece of a registered value this long or longer is redacted wherever it appears. */
+export const fragmentLength = 8;
+/** What a secret is replaced with: no character of it can start a credential shape again, so redacting twice changes nothing. */
+export const redactedMark = '[REDACTED]';
+
+const base = 0x01000193;
+/** Bits in the bucket filter (a power of two): 64 Kbit, 8 KB, enough for thousands of registered windows. */
+const bucketCount = 1 << 16;
+/** base^(fragmentLength-1) mod 2^32: what the character leaving the window contributed. */
+const leaving = Array.from({ length: fragmentLength - 1 }).reduce<number>((p) => Math.imul(p, base), 1);
+
+function windowHash(text: string, start: number): number {
+  let h = 0;
+  for (let i = start; i < start + fragmentLength; i++) h = (Math.imul(h, base) + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+// Characters a token is made of: base64(url), hex, the `-`/`_`/`.` keys use. A credential value needs
+// a digit, so words in prose ("Bearer authentication", "api_key=YOUR_KEY") are left alone.
+const tokenChars = '[A-Za-z0-9._~+/=-]';
+const credential = `(?=${tokenChars}*\\d)${tokenChars}`;
+const quote = `(?:\\\\*["'])?`;
+/**
+ * Credential shapes, each keeping what names the value (the header name, the scheme) and losing the
+ * value: header-style `name: value` / `"name":"value"` / `name=value` (also inside escaped JSON),
+ * a Bearer or Basic credential anywhere, an OpenAI / Anthropic style `sk-…` key anywhere.
+ */
+const shapes = new RegExp(
+  [
+    `(\\b(?:proxy-)?authorization|\\bx-api-key|\\bapi[-_]?key|\\bx-goog-api-key)(${quote}\\s*[:=]\\s*${quote}\\s*(?:(?:bearer|basic|token)\\s+)?)(${credential}{8,})`,
+    `(\\b(?:bearer|basic))(\\s+)(${credential}{16,})`,
+    `()()(\\bsk-(?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_-]{16,})`,
+  ].join('|'),
+  'gi',
+);
+
+/** A word every credential shape contains: text without one (most text) skips the full expression. */
+const shapeHint = /authoriz|api[-_]?key|bearer|basic|sk-/i;
+
+function replaceShape(_match: string, ...groups: (string | undefined)[]): string {
+  for (let g = 0; g < 9; g += 3) {
+    if (groups[g + 2] !== undefined) return `${groups[g] ?? ''}${groups[g + 1] ?? ''}${redactedMark}`;
+  }
+  return redactedMark;
+}
+
+/** The ways a value is written where it might be echoed back: as is, JSON-escaped (once, twice, with `\/`), URL-encoded. */
+function encodings(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1);
+  const forms = [value, json, json.replaceAll('/', '\\/'), JSON.stringify(json).slice(1, -1), encodeURIComponent(value)];
+  return [...new Set(forms)];
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Knows the secrets in use and removes them, and anything shaped like a credential, from text. */
+export class Redactor {
+  /** Every `fragmentLength`-character window of every registered value (in each of its encodings). */
+  private readonly fragments = new Set<string>();
+  private readonly hashes = new Set<number>();
+  /** A bit per hash bucket: most windows of a text are ruled out by one array read instead of a Set lookup. */
+  private readonly buckets = new Uint32Array(bucketCount / 32);
+  private readonly registered = new Set<string>();
+
+  /** Adds a secret value; undefined, empty and too-short values are ignored (see minSecretLength). */
+  register(value: string | undefined): void {
+    if (value === undefined || value.length < minSecretLength || this.registered.has(value)) return;
+    this.registered.add(value);
+    for (const form of encodings(value)) {
+      for (let i = 0; i + fragmentLength <= form.length; i++) {
+        this.fragments.add(form.slice(i, i + fragmentLength));
+        const h = windowHash(form, i);
+        this.hashes.add(h);
+        const bucket = h & (bucketCount - 1);
+        this.buckets[bucket >>> 5]! |= 1 << (bucket & 31);
+      }
+    }
+  }
+
+  /** `text` with every registered secret (whole or any 8+ character piece) and every credential-shaped value replaced by [REDACTED]. */
+  redact(text: string): string {
+    if (text.length < fragmentLength) return text;
+    const shaped = shapeHint.test(text) ? text.replace(shapes, replaceShape) : text;
+    return this.redactKnown(shaped);
+  }
+
+  /**
+   * Only the registered values (whole or any 8+ character piece), without the shape rules: for
+   * content that must otherwise stay exactly as written, such as a model's answer, whose code may
+   * legitimately hold `api_key = "changeme123"`. Every window that is a piece of a registered
+   * value is marked; overlapping windows merge into one redaction.
+   */
+  redactKnown(text: string): string {
+    const last = text.length - fragmentLength;
+    if (last < 0 || this.hashes.size === 0) return text;
+    let out = '';
+    let copied = 0;
+    let spanStart = -1;
+    let spanEnd = -1;
+    const buckets = this.buckets;
+    let h = windowHash(text, 0);
+    for (let i = 0; i <= last; i++) {
+      if (i > 0) h = (Math.imul(h - Math.imul(text.charCodeAt(i - 1), leaving), base) + text.charCodeAt(i + fragmentLength - 1)) | 0;
+      const bucket = h & (bucketCount - 1);
+      if ((buckets[bucket >>> 5]! & (1 << (bucket & 31))) === 0) continue;
+      if (!this.hashes.has(h) || !this.fragments.has(text.slice(i, i + fragmentLength))) continue;
+      if (i <= spanEnd) {
+        spanEnd = i + fragmentLength;
+        continue;
+      }
+      if (spanStart >= 0) {
+        out += text.slice(copied, spanStart) + redactedMark;
+        copied = spanEnd;
+      }
+      spanStart = i;
+      spanEnd = i + fragmentLength;
+    }
+    if (spanStart < 0) return text;
+    return out + text.slice(copied, spanStart) + redactedMark + text.slice(spanEnd);
+  }
+
+  /**
+   * Every string inside plain objects and arrays redacted; parts with nothing to redact are the same
+   * objects as before, so a clean event costs no copy.
+   */
+  redactDeep<T>(value: T): T {
+    if (typeof value === 'string') return this.redact(value) as T;
+    if (typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const clean = this.redactDeep(item);
+        if (clean !== item) (copy ??= value.slice())[i] = clean;
+      }
+      return (copy ?? value) as T;
+    }
+    if (!isPlainObject(value)) return value;
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      const clean = this.redactDeep(item);
+      if (clean !== item) (copy ??= { ...value })[key] = clean;
+    }
+    return (copy ?? value) as T;
+  }
+
+  /** JSON.stringify of the value with every string in it redacted: how everything acode stores is serialized. */
+  stringify(value: unknown): string {
+    return JSON.stringify(this.redactDeep(value));
+  }
+}
+
+/**
+ * The process's redactor. The provider's key is registered when the provider is made and a spec's
+ * `env.secrets` when it is run; every store write, event and printed line passes through it.
+ */
+export const secrets = new Redactor();
+
+/** `secrets.redact`: for a line about to be printed or stored. */
+export function redact(text: string): string {
+  return secrets.redact(text);
+}
+
+/** `secrets.redactKnown`: the keys in use only, for content that must otherwise stay as written. */
+export function redactKnown(text: string): string {
+  return secrets.redactKnown(text);
+}

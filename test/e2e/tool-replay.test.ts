@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { hashFolder } from '../helpers/folder-hash.js';
+import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const steps = 20;
+
+/** A chain whose step k writes fk.txt through file_write, then answers; each step quotes the one before. */
+function writeChain(runtime: string[]): string {
+  return [
+    'version: 0',
+    'name: tool-replay',
+    'runtime:',
+    ...runtime,
+    'agents:',
+    '  worker: { prompt: "You write files.", tools: [file_read, file_write] }',
+    'pattern:',
+    '  type: chain',
+    '  config:',
+    '    steps:',
+    ...Array.from({ length: steps }, (_, k) => `      - { agent: worker, input: "Step ${k}: write f${k}.txt after {{ last_response }}", vars: { n: ${k} } }`),
+    'outputs:',
+    '  artifacts:',
+    '    - path: ./out/report.md',
+    '      from: "{% for s in steps %}{{ s.index }}: {{ s.response }}\\n{% endfor %}"',
+    '',
+  ].join('\n');
+}
+
+const scripted = (faults: string) =>
+  writeChain([
+    '  provider: scripted',
+    '  scripted:',
+    '    response_bytes: 200',
+    '    responses:',
+    '      worker: { tool_calls: [ { name: file_write, args: { path: "f{{ n }}.txt", content: "file {{ n }} after: {{ last_response }}" } } ], then: "step {{ n }} done" }',
+    ...(faults ? ['    faults:', faults] : []),
+  ]);
+
+function workspace(spec: string) {
+  const root = tempDir();
+  const cwd = join(root, 'work');
+  const home = join(root, 'home');
+  spawnSync('mkdir', ['-p', cwd]);
+  writeFileSync(join(root, 'spec.yaml'), spec);
+  return { cwd, home, spec: join(root, 'spec.yaml'), env: { ACODE_HOME: home, OPENAI_API_KEY: 'sk-test-key' } };
+}
+
+type Event = { type: string; step?: number; response?: string; call_id?: string; output?: string; usage?: { input: number; output: number } };
+
+async function history(ws: ReturnType<typeof workspace>, id: string): Promise<Event[]> {
+  const result = await runCli(['sessions', 'history', id, '--json'], ws);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Event[];
+}
+
+/** Each step's response, by step: what every later step and the artifacts are built from. */
+const responses = (events: Event[]) => events.filter((e) => e.type === 'step_completed').map((e) => [e.step, e.response]);
+
+/** What the model was told each tool call did, by call id (the last word on each). */
+const toolResults = (events: Event[]) => Object.fromEntries(events.filter((e) => e.type === 'tool_result').map((e) => [e.call_id, e.output]));
+
+async function finished(ws: ReturnType<typeof workspace>, run: Promise<{ code: number | null; stdout: string; stderr: string }>) {
+  const result = await run;
+  expect(result.code, result.stderr).toBe(0);
+  const summary = JSON.parse(result.stdout) as { session_id: string; status: string; tokens: { input: number; output: number } };
+  return { summary, events: await history(ws, summary.session_id), folder: hashFolder(ws.cwd) };
+}
+
+describe('a crash between a file write and the save of its round', () => {
+  it('gives the model exactly the tool results of an uninterrupted run, and ends byte-identical', async () => {
+    const clean = workspace(scripted(''));
+    const expected = await finished(clean, runCli(['run', clean.spec, '--json'], clean));
+
+    const ws = workspace(scripted('      - { step: 3, kind: crash, during: file_write }'));
+    const killed = await runCli(['run', ws.spec, '--json'], ws);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(readFileSync(join(ws.cwd, 'f3.txt'), 'utf8')).toMatch(/^file 3 after: /); // the write landed whole
+    const resumed = await finished(ws, runCli(['resume', '--json'], ws));
+
+    expect(resumed.summary.status).toBe('completed');
+    expect(toolResults(resumed.events).call_3_0).toBe(toolResults(expected.events).call_3_0);
+    expect(toolResults(resumed.events).call_3_0).toMatch(/^wrote f3\.txt \(\d+ bytes\)$/);
+    expect(responses(resumed.events)).toEqual(responses(expected.events));
+    expect(resumed.folder).toEqual(expected.folder);
+    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(readFileSync(join(clean.cwd, 'out/report.md')))).toBe(true);
+    // The model call answered before the crash is counted once, like every other.
+    expect(resumed.summary.tokens).toEqual(expected.summary.tokens);
+  });
+});
+
+const fixture = openAiServerPerTest();
+let server: OpenAiTestServer;
+let baseUrl: string;
+beforeEach(() => ({ server, baseUrl } = fixture.current()));
+
+/**
+ * Step 2's first answer asks to write f2.txt and then to read `pipe`, a FIFO: the read blocks until
+ * someone writes into the pipe, so the process can be killed after the write with its round unsaved.
+ */
+function pipeWorkspace() {
+  const ws = workspace(writeChain([`  provider: openai`, `  model_id: test-model`, `  host: ${baseUrl}`]));
+  expect(spawnSync('mkfifo', [join(ws.cwd, 'pipe')]).status).toBe(0);
+  server.handler = (r) => {
+    const last = r.body.messages.at(-1) as { role: string };
+    if (last.role === 'tool') return { kind: 'answer', text: `step ${r.step} done` };
+    const calls: { id: string; name: string; args: Record<string, unknown> }[] = [{ id: `call_${r.step}_w`, name: 'file_write', args: { path: `f${r.step}.txt`, content: `file ${r.step}` } }];
+    if (r.step === 2) calls.push({ id: 'call_2_r', name: 'file_read', args: { path: 'pipe' } });
+    return { kind: 'tool_calls', calls };
+  };
+  return ws;
+}
+
+/** Writes `text` into the FIFO once a reader opens it. */
+async function feedPipe(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'w');
+  await handle.write(text);
+  await handle.close();
+}
+
+async function eventsOnDisk(home: string): Promise<Event[]> {
+  const sessions = join(home, 'sessions');
+  const [id] = existsSync(sessions) ? (await import('node:fs')).readdirSync(sessions) : [];
+  const log = id ? join(sessions, id, 'events.jsonl') : '';
+  return log && existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event) : [];
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('a model answer with tool calls, killed before its round is saved', () => {
+  it('is never sent again: the resume finishes the round from the journal', async () => {
+    const clean = pipeWorkspace();
+    const cleanRun = runCli(['run', clean.spec, '--json'], clean);
+    await feedPipe(join(clean.cwd, 'pipe'), 'piped text');
+    const expected = await finished(clean, cleanRun.then((r) => (rmSync(join(clean.cwd, 'pipe')), r)));
+    const cleanRequests = server.countByStep();
+    server.requests.length = 0;
+
+    const ws = pipeWorkspace();
+    const run = startCli(['run', ws.spec, '--json'], ws);
+    await waitFor(async () => (await eventsOnDisk(ws.home)).find((e) => e.type === 'tool_called' && e.call_id === 'call_2_r'), 'the read of the pipe');
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect(server.countByStep()[2]).toBe(1);
+
+    const resumedRun = runCli(['resume', '--json'], ws);
+    await feedPipe(join(ws.cwd, 'pipe'), 'piped text');
+    const resumed = await finished(ws, resumedRun.then((r) => (rmSync(join(ws.cwd, 'pipe')), r)));
+
+    // Step 2's first answer was paid for once: the resume sent only the call after the tools.
+    expect(server.countByStep()).toEqual(cleanRequests);
+    expect(toolResults(resumed.events)).toEqual(toolResults(expected.events));
+    expect(responses(resumed.events)).toEqual(responses(expected.events));
+    expect(resumed.folder).toEqual(expected.folder);
+    expect(resumed.summary.tokens).toEqual(expected.summary.tokens);
+  });
+});

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { minSecretLength, redactedMark, Redactor } from '../../source/secrets/redactor.js';
+import { leakedPieces } from '../helpers/header-echo.js';
+
+const key = 'sk-canary-Q7vX2mLp9RzT4wKd8NfB3hYc6JsE';
+
+function redactorWith(...values: string[]): Redactor {
+  const redactor = new Redactor();
+  for (const value of values) redactor.register(value);
+  return redactor;
+}
+
+describe('the redactor', () => {
+  it('replaces a registered key wherever it appears, keeping the text around it', () => {
+    const text = redactorWith(key).redact(`the key ${key} was refused`);
+    expect(text).toBe(`the key ${redactedMark} was refused`);
+  });
+
+  it('replaces every repetition of a key', () => {
+    const text = redactorWith(key).redact(`${key} and ${key}, again ${key}${key}`);
+    expect(leakedPieces(text, key)).toEqual([]);
+    expect(text).toBe(`${redactedMark} and ${redactedMark}, again ${redactedMark}`);
+  });
+
+  it('replaces a key split over two lines: each piece of 8 or more characters goes', () => {
+    const text = redactorWith(key).redact(`Authorization header was\n  ${key.slice(0, 17)}\n  ${key.slice(17)}\n(wrapped)`);
+    expect(leakedPieces(text, key)).toEqual([]);
+    expect(text).toContain('(wrapped)');
+  });
+
+  it('replaces a key cut short by a server that truncates its message', () => {
+    const text = redactorWith(key).redact(`invalid key: ${key.slice(0, 12)}… (truncated) and …${key.slice(-9)}`);
+    expect(leakedPieces(text, key)).toEqual([]);
+    expect(text).toContain('(truncated)');
+  });
+
+  it('replaces a key JSON-escaped once and twice inside an echoed body', () => {
+    const slashed = 'abc/def+ghi/jkl+mno/pqr';
+    const redactor = redactorWith(key, slashed);
+    const headers = { authorization: `Bearer ${key}`, 'x-custom': slashed };
+    const once = JSON.stringify(headers).replaceAll('/', '\\/');
+    const twice = JSON.stringify(JSON.stringify(headers));
+    for (const body of [once, twice, encodeURIComponent(slashed)]) {
+      const text = redactor.redact(body);
+      expect(leakedPieces(text, key)).toEqual([]);
+      expect(text).not.toContain('def+ghi');
+      expect(text).not.toContain('def%2Bghi');
+    }
+  });
+
+  it('replaces overlapping secrets (one containing the other, two sharing a piece) as one span', () => {
+    const inner = key.slice(5, 25);
+    const other = `${key.slice(20)}-tail-ZZ91`;
+    const redactor = redactorWith(inner, other, key);
+    const text = redactor.redact(`x ${key.slice(0, 30)}${other.slice(10)} y ${inner} z`);
+    expect(text).toBe(`x ${redactedMark} y ${redactedMark} z`);
+  });
+
+  it(`ignores secrets shorter than ${minSecretLength} characters, so ordinary words stay`, () => {
+    const redactor = redactorWith('hunter2', 'abc', '');
+    const text = 'hunter2 typed abc into the prompt';
+    expect(redactor.redact(text)).toBe(text);
+  });
+
+  it('leaves ordinary text alone: pieces shorter than 8 characters of a key, words, numbers', () => {
+    const redactor = redactorWith(key);
+    const text = 'sk-cana is a 7-letter prefix; canary, Q7vX2mL and the Bearer of good news; api key: required; authorization: granted; 1234567890';
+    expect(redactor.redact(text)).toBe(text);
+  });
+
+  it('redacts credential-shaped values nobody registered: Authorization, x-api-key, api-key, Bearer, sk- and sk-ant- keys', () => {
+    const redactor = new Redactor();
+    const cases: [string, string][] = [
+      ['Authorization: Bearer abcdef0123456789abcdef', `Authorization: Bearer ${redactedMark}`],
+      ['{"authorization":"Bearer eyJhbGciOi.J9eyJzdWIi0.xyz"}', `{"authorization":"Bearer ${redactedMark}"}`],
+      ['{\\"x-api-key\\":\\"k3y-value-0000\\"}', `{\\"x-api-key\\":\\"${redactedMark}\\"}`],
+      ["'api-key': 'a1b2c3d4e5f6'", `'api-key': '${redactedMark}'`],
+      ['url?api_key=ZXhh1234bXBs&x=1', `url?api_key=${redactedMark}&x=1`],
+      ['sent sk-ant-api03-AbCdEf0123456789xyz as the key', `sent ${redactedMark} as the key`],
+      ['used sk-proj-0123456789abcdefABCDEF', `used ${redactedMark}`],
+      ['header proxy-authorization=Basic dXNlcjpwYXNz1234', `header proxy-authorization=Basic ${redactedMark}`],
+    ];
+    for (const [text, expected] of cases) expect(redactor.redact(text)).toBe(expected);
+  });
+
+  it("redactKnown removes the registered values only: a model's code keeps credential-shaped text that is no key in use", () => {
+    const redactor = redactorWith(key);
+    const code = `API_KEY=changeme123\nheaders = {"Authorization": "Bearer abcdef0123456789abcdef"}\nreal = "${key}"`;
+    expect(redactor.redactKnown(code)).toBe(code.replace(key, redactedMark));
+    expect(redactor.redact(code)).not.toContain('changeme123');
+  });
+
+  it('is idempotent: redacting redacted text changes nothing', () => {
+    const redactor = redactorWith(key);
+    const once = redactor.redact(`Authorization: Bearer ${key}; x-api-key: ${key}; ${key.slice(3, 20)}`);
+    expect(redactor.redact(once)).toBe(once);
+  });
+
+  it('redacts every string inside objects and arrays, and returns untouched parts as the same objects', () => {
+    const redactor = redactorWith(key);
+    const clean = { type: 'step_started', step: 1, tags: ['a', 'b'] };
+    expect(redactor.redactDeep(clean)).toBe(clean);
+    const dirty = { type: 'session_paused', nested: { list: ['ok', `key ${key}`], n: 3 }, other: clean };
+    const out = redactor.redactDeep(dirty);
+    expect(out).toEqual({ type: 'session_paused', nested: { list: ['ok', `key ${redactedMark}`], n: 3 }, other: clean });
+    expect(out.other).toBe(clean);
+    expect(dirty.nested.list[1]).toContain(key); // the input is not changed
+    expect(redactor.stringify(dirty)).not.toContain(key.slice(10, 18));
+  });
+
+  it('costs little on a 2 KB event (micro-benchmark, printed)', () => {
+    const redactor = redactorWith(key, 'sk-ant-api03-Zc8vN2qLmW5xR7tY1uJkH4gF6dS0aP9oI3eB');
+    const response = 'The durable session writes each step before the next one starts. '.repeat(30).slice(0, 2000);
+    const event = { type: 'step_completed', step: 12, agent: 'worker', attempt: 1, idempotency_key: '0123456789abcdef:12:1', response, usage: { input: 812, output: 2000 }, duration_ms: 41, event_id: 87, ts: '2026-01-01T00:00:00.000Z' };
+    const rounds = 2000;
+    for (let i = 0; i < 200; i++) redactor.stringify(event);
+    const started = performance.now();
+    for (let i = 0; i < rounds; i++) redactor.stringify(event);
+    const perEventUs = ((performance.now() - started) / rounds) * 1000;
+    const plainStarted = performance.now();
+    for (let i = 0; i < rounds; i++) JSON.stringify(event);
+    const plainUs = ((performance.now() - plainStarted) / rounds) * 1000;
+    console.log(`redactor: ${perEventUs.toFixed(1)} µs per 2 KB event (JSON.stringify alone ${plainUs.toFixed(1)} µs)`);
+    // Generous bound for a loaded CI machine; an event append's fdatasync costs milliseconds.
+    expect(perEventUs).toBeLessThan(500);
+  });
+});

@@ -213,8 +213,17 @@ export class SessionLock {
         return;
       }
       this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
-      // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
-      if (!this.writeOwn()) {
+      let kept: boolean;
+      try {
+        // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
+        kept = this.writeOwn();
+      } catch (error) {
+        // A beat that cannot be written (its temp file removed by a newer holder, a full disk) is
+        // skipped while the lock is still ours: a timer must not throw.
+        kept = this.stillOwned();
+        if (kept && (error as NodeJS.ErrnoException).code === undefined) throw error;
+      }
+      if (!kept) {
         this.stopHeartbeat();
         onLost();
       }

@@ -1,4 +1,5 @@
 import meow from 'meow';
+import { commandUsage } from './command-help.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -10,7 +11,7 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--no-save-session] [--no-auto-resume] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
@@ -23,9 +24,11 @@ const help = `
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode validate <spec.yaml>
+    $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
     --var k=v            set a template variable (repeatable); overrides inputs.values
+    --out <dir>          run: folder the spec's artifacts are written into (default ./artifacts)
     --no-save-session    run without writing a session (nothing to resume)
     --approve            answer the approval step the run reaches with its default response
     --response "…"       answer it with this response instead
@@ -42,7 +45,8 @@ const help = `
     --from-step N        fork: run again from step N (1-based); steps before it are reused
     --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
     --resumable          only sessions that can be resumed now
-    --force              delete or unlock without asking
+    --force              delete or unlock without asking; run: artifacts may overwrite files the
+                         session did not write
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
@@ -64,9 +68,14 @@ function parseArguments() {
     return meow(help, {
       importMeta: import.meta,
       allowUnknownFlags: false,
+      // --help and --version are answered by dispatch, after any command, without running it.
+      autoHelp: false,
+      autoVersion: false,
       // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
       booleanDefault: undefined,
       flags: {
+        help: { type: 'boolean', shortFlag: 'h' },
+        version: { type: 'boolean', shortFlag: 'v' },
         var: { type: 'string', isMultiple: true, default: [] },
         saveSession: { type: 'boolean', default: true },
         json: { type: 'boolean', default: false },
@@ -83,6 +92,7 @@ function parseArguments() {
         approve: { type: 'boolean' },
         reject: { type: 'boolean' },
         response: { type: 'string' },
+        out: { type: 'string' },
       },
     });
   } catch (error) {
@@ -110,12 +120,24 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
+  if (flags.version) {
+    context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
+    return ExitCode.ok;
+  }
+  if (flags.help) {
+    // Before anything is imported or opened: help never touches a session.
+    const text = command === undefined ? cli.help : commandUsage(command, args[0]);
+    if (text === undefined) return usage(command === 'sessions' ? `unknown sessions command '${args[0]}' (list, show, history, delete, unlock)` : `unknown command '${command}'`);
+    context.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    return ExitCode.ok;
+  }
   switch (command) {
     case 'run': {
       const { resumeCommand } = await import('./commands/resume.js');
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response } });
+      if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
@@ -127,6 +149,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
+      if (args.length > 1) usage(`acode validate takes one spec file, got ${args.length}: ${args.join(' ')}`);
       return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
     }
     case 'sessions': {
@@ -141,7 +164,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case undefined: {
       if (!context.interactive) {
-        cli.showHelp(0);
+        context.stdout.write(cli.help);
         return ExitCode.ok;
       }
       const { browseCommand } = await import('./commands/browse.js');

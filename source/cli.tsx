@@ -1,11 +1,19 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from './commands/command-context.js';
-import { isAcodeError, type ExitCode } from './errors/acode-error.js';
+import { isAcodeError, ExitCode } from './errors/acode-error.js';
+import { drained, endQuietlyOnClosedPipe } from './output-streams.js';
 
 function hardExit(code: ExitCode): never {
   process.exit(code);
 }
+
+let outputFailed = false;
+endQuietlyOnClosedPipe(process.stdout, (error) => {
+  outputFailed = true;
+  process.stderr.write(`acode: cannot write the output (${error.code ?? error.message})\n`);
+});
+endQuietlyOnClosedPipe(process.stderr, () => {});
 
 const context: CommandContext = {
   stdout: process.stdout,
@@ -44,5 +52,8 @@ try {
   process.stderr.write((await import('./secrets/redactor.js')).redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
   exitCode = error.exitCode;
 }
-// Exit now: idle keep-alive sockets of the HTTP client would otherwise hold the process open.
-process.exit(exitCode);
+// Exit once the output has reached its reader (a pipe is written asynchronously, and exit drops
+// what is still queued), but no later: idle keep-alive sockets of the HTTP client would otherwise
+// hold the process open.
+await Promise.all([drained(process.stdout), drained(process.stderr)]);
+process.exit(outputFailed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode);

@@ -3,6 +3,7 @@ import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents } from '../engine/session-progress.js';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { createProvider } from '../providers/create-provider.js';
+import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
@@ -21,9 +22,14 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const store = openStore(ctx);
   const config = loadResumeConfig(store.home, ctx.cwd);
   const source = store.open(id);
+  store.requireWritable(`fork session ${source.record.session_id}`);
   const spec = source.spec();
   const steps = spec.pattern.config.steps.length;
-  const done = replayEvents(source.events(), steps).results.filter(Boolean);
+  const replayed = replayEvents(source.events(), steps);
+  const done = replayed.results.filter(Boolean);
+  // The fork redoes its source's work, so the files its source wrote are its own to overwrite.
+  const wrote = Object.entries(replayed.files).filter(([, seen]) => seen.op === 'write').map(([path]) => path);
+  const inherited = [...new Set([...(source.record.artifacts_inherited ?? []), ...wrote])];
   // Reuse only an unbroken run of completed steps from the start: later steps depend on earlier ones.
   let completed = 0;
   while (completed < done.length && done[completed]?.index === completed) completed++;
@@ -34,7 +40,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
 
   const provider = createProvider(spec, ctx.env);
   const { session_id: from, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, ...fields } = source.record;
-  const handle = store.create({ ...fields, specText: source.specText(), spec, stepsTotal: steps });
+  const handle = store.create({ ...fields, ...(fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inherited }), specText: source.specText(), spec, stepsTotal: steps });
   const lease = leaseSession(handle, config.lock_timeout_seconds);
   const journal = handle.openJournal();
   const preamble: EngineEventBody[] = [
@@ -51,6 +57,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
     blobs: handle.blobs(),
     progress: initialProgress(steps),
     cwd: handle.record.cwd,
+    artifacts: recordedArtifactTarget(handle.record),
     autoResume: autoResumePolicy(config),
     saved: true,
     json: flags.json,

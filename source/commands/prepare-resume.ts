@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { planContinuation, type ContinuationPlan } from '../engine/continuation-plan.js';
@@ -67,6 +68,32 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
     if (!(error instanceof AcodeError)) throw error;
     throw new AcodeError(`session ${sessionId}: its provider config is not usable here: ${error.message}`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
+}
+
+/**
+ * Every snapshot the resume will read — the before/after content of writes under way (to tell an
+ * applied write from a torn one and roll it back), the unfinished step's saved conversation, the
+ * last-seen content of changed files (to show their diff) — must be there before the resume takes
+ * the lock or writes an event: found missing halfway, the resume would stop with the log changed.
+ */
+function requireSnapshots(handle: SessionHandle, progress: SessionProgress, changes: readonly FileChange[]): void {
+  const needed: [hash: string, what: string][] = [];
+  for (const write of Object.values(progress.pending_writes)) {
+    needed.push([write.after_blob, `the content step ${write.step + 1} was writing to ${write.path}`]);
+    if (write.before_blob) needed.push([write.before_blob, `the content ${write.path} had before step ${write.step + 1} wrote it`]);
+  }
+  const conversation = progress.conversation;
+  if (conversation && !progress.results[conversation.step]) needed.push([conversation.blob, `the saved conversation of step ${conversation.step + 1}`]);
+  for (const change of changes) if (change.seen.blob) needed.push([change.seen.blob, `the content of ${change.path} when the session last saw it`]);
+  const blobs = handle.blobs();
+  const missing = needed.find(([hash]) => !blobs.has(hash));
+  if (!missing) return;
+  const id = handle.record.session_id;
+  throw new AcodeError(
+    `session ${id} cannot be resumed: its snapshot of ${missing[1]} (${blobs.pathOf(missing[0])}) is missing; nothing was changed. Restore ${join(handle.dir, 'blobs')} from a backup, or start a new session from its completed steps with 'acode fork ${id}'`,
+    ExitCode.failure,
+    'ACODE-RESUME-005',
+  );
 }
 
 /**
@@ -143,8 +170,9 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
   }
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, ctx.env, record.session_id);
-  const pendingWrites = inspectPendingWrites(progress, handle.blobs());
   const environment: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
+  requireSnapshots(handle, progress, environment.changes);
+  const pendingWrites = inspectPendingWrites(progress, handle.blobs());
   return {
     handle,
     spec,

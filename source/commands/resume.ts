@@ -5,6 +5,7 @@ import { describePlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { describeRecovery, settlePendingWrites, writeFolders, type InProgressStrategy } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
+import { recordedArtifactTarget } from '../engine/artifacts.js';
 import type { CommandContext } from './command-context.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
 import { confirmUnchanged, prepareResume, type PreparedResume } from './prepare-resume.js';
@@ -97,6 +98,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     printDryRun(ctx, prepared, flags, flags.strategy === 'retry' ? 'retry' : 'rollback');
     return ExitCode.ok;
   }
+  handle.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
   const views = viewChanges(environment.changes, record.cwd);
   if (views.length) {
@@ -137,6 +139,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     blobs,
     progress,
     cwd: record.cwd,
+    artifacts: recordedArtifactTarget(record),
     autoResume: autoResumePolicy(config, flags.autoResume),
     approvals,
     saved: true,

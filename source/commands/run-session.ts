@@ -1,6 +1,7 @@
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { ChainExecutor, type ChainRunOptions, type RunSummary } from '../engine/chain-executor.js';
 import type { EngineEventBody } from '../engine/events.js';
+import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
 import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
@@ -100,8 +101,17 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     // A run that ends without a final event (waiting for approval) never hit the sealed journal.
     if (lockLost) throw new JournalSealedError('the session lock was taken by another process');
   } catch (error) {
-    if (error instanceof JournalSealedError || lockLost) {
+    // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
+    // removed its temp files or changed the session under it, and it must not write a pause.
+    if (error instanceof JournalSealedError || lockLost || options.journal.stillOwned?.() === false) {
       throw new AcodeError(`lost the lock of session ${options.sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${options.sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
+    }
+    const full = diskFull(error);
+    if (full) {
+      // A full disk is no fault of the session: it pauses, resumable once there is space again.
+      const message = `disk full writing ${full.path ?? 'a session file'}; free space, then ${options.saved ? `acode resume ${options.sessionId}` : 'run the workflow again'}`;
+      options.journal.pauseFromLog?.('disk_full', message);
+      throw new AcodeError(message, ExitCode.failure);
     }
     throw error;
   } finally {

@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { diskFull } from '../engine/disk-full.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { formatAgo } from '../human-units.js';
 import type { EngineEventBody } from '../engine/events.js';
@@ -23,8 +25,15 @@ export function describeOwner(owner: LockOwner): string {
  */
 export function leaseSession(handle: SessionHandle, lockTimeoutSeconds: number, logEpoch = 0): SessionLease {
   const timeoutMs = lockTimeoutSeconds * 1000;
-  const result = SessionLock.acquire(handle.dir, timeoutMs, logEpoch);
   const id = handle.record.session_id;
+  let result: ReturnType<typeof SessionLock.acquire>;
+  try {
+    result = SessionLock.acquire(handle.dir, timeoutMs, logEpoch);
+  } catch (error) {
+    const full = diskFull(error);
+    if (!full) throw error;
+    throw new AcodeError(`disk full writing ${full.path ?? join(handle.dir, 'lock')}; free space, then acode resume ${id}`, ExitCode.failure);
+  }
   if (!result.acquired) {
     throw new AcodeError(
       `session ${id} is in use by ${describeOwner(result.state.owner)}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock ${id}' removes the lock`,

@@ -84,6 +84,7 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
 export async function deleteSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
   const store = openStore(ctx);
   const sessionId = store.resolveId(id);
+  store.requireWritable(`delete session ${sessionId}`);
   const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
   if (lock.kind === 'held' && !flags.force) {
     throw new AcodeError(`session ${sessionId} is running in ${describeOwner(lock.owner)}; stop it there first, or add --force`, ExitCode.locked, 'ACODE-RESUME-003');
@@ -123,6 +124,7 @@ export async function unlockSession(ctx: CommandContext, id: string, flags: { fo
   const handle = store.open(id);
   const sessionId = handle.record.session_id;
   const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
+  if (lock.kind !== 'free') store.requireWritable(`unlock session ${sessionId}`);
   if (lock.kind === 'free') {
     ctx.stderr.write(`session ${sessionId} is not locked\n`);
     return ExitCode.ok;

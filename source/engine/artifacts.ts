@@ -1,7 +1,9 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowSpec } from '../spec/schema.js';
-import { renderTemplate } from '../spec/template.js';
-import type { StepRecord } from './session-progress.js';
+import { renderTemplate, TemplateError } from '../spec/template.js';
+import { scanTemplate } from '../spec/template-scan.js';
+import type { SessionProgress, StepRecord } from './session-progress.js';
 import { artifactContext, type Variables } from './template-context.js';
 
 export interface RenderedArtifact {
@@ -9,20 +11,111 @@ export interface RenderedArtifact {
   content: Buffer;
 }
 
+/** Where a session writes `outputs.artifacts`, chosen by `--out` and `--force` and kept with the session. */
+export interface ArtifactTarget {
+  /** The output folder, absolute (strands-cli's `--out`, default ./artifacts). */
+  dir: string;
+  /** Overwrite files this session did not write (strands-cli's `--force`, default off). */
+  force: boolean;
+  /** A fork's: files its source session wrote, which count as the fork's own. */
+  inherited?: readonly string[];
+}
+
+/** strands-cli's `--out` default. */
+export const defaultArtifactDir = './artifacts';
+
 export class ArtifactPathError extends Error {
   override readonly name = 'ArtifactPathError';
 }
 
-/** Renders `outputs.artifacts`; paths must stay inside the working directory. Writes nothing. */
-export function renderArtifacts(spec: WorkflowSpec, variables: Variables, results: readonly StepRecord[], cwd: string): RenderedArtifact[] {
-  const context = artifactContext(variables, results);
-  return (spec.outputs?.artifacts ?? []).map((artifact) => {
-    const rendered = renderTemplate(artifact.path, context).trim();
-    const target = resolve(cwd, rendered);
-    const inside = relative(cwd, target);
-    if (!rendered || inside.startsWith('..') || isAbsolute(inside)) {
-      throw new ArtifactPathError(`artifact path '${rendered}' is outside the working directory ${cwd}; use a relative path such as ./artifacts/report.md`);
+/**
+ * One path component made safe the way strands-cli's `sanitize_filename` does it: characters other
+ * than letters, digits, `_`, `-` and `.` become `_`, leading and trailing dots and underscores go,
+ * runs of `_` collapse, at most 100 characters, never empty.
+ */
+export function sanitizeComponent(part: string, maxLength = 100): string {
+  let safe = part.replace(/[^\p{L}\p{N}\p{M}_\-.]/gu, '_').replace(/^[._]+|[._]+$/g, '').replace(/_+/g, '_');
+  const chars = Array.from(safe);
+  if (chars.length > maxLength) safe = chars.slice(0, maxLength).join('').replace(/[._]+$/, '');
+  return safe || 'unnamed';
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+/**
+ * Where an artifact's rendered path lands, by strands-cli's rules: relative paths only, no `..`
+ * component, each component sanitized, inside the output folder, no symlink anywhere below the
+ * output folder, and an existing file only with `--force` or when this session wrote it.
+ */
+export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefore: (path: string) => boolean): string {
+  const shown = rendered.trim();
+  if (!shown) throw new ArtifactPathError('artifact path renders to an empty string; give it a relative file name such as report.md');
+  if (isAbsolute(shown)) throw new ArtifactPathError(`absolute paths are not allowed in artifacts: ${shown}; use a path relative to the output folder (--out, default ${defaultArtifactDir})`);
+  const parts = shown.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.includes('..')) throw new ArtifactPathError(`path traversal is not allowed in artifacts: ${shown}; a path cannot contain '..' components`);
+  const safe = parts.map((part) => sanitizeComponent(part));
+  const file = resolve(target.dir, ...safe);
+  const inside = relative(target.dir, file);
+  if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new ArtifactPathError(`artifact path ${shown} escapes the output folder ${target.dir}`);
+  let at = target.dir;
+  for (const [i, part] of safe.entries()) {
+    at = join(at, part);
+    let stat;
+    try {
+      stat = lstatSync(at);
+    } catch (error) {
+      if (errno(error) === 'ENOENT') break;
+      if (errno(error) === 'ENOTDIR') throw new ArtifactPathError(`artifact path ${file} passes through a file where a folder is needed (${relative(target.dir, at)}); move that file away`);
+      throw error;
     }
-    return { path: target, content: Buffer.from(renderTemplate(artifact.from, context)) };
-  });
+    if (stat.isSymbolicLink()) throw new ArtifactPathError(`artifact path ${at} is a symlink; symlinks are not allowed for artifacts — remove it or choose another --out folder`);
+    if (i === safe.length - 1 && !target.force && !wroteBefore(file) && !target.inherited?.includes(file)) {
+      throw new ArtifactPathError(`artifact ${file} already exists and this session did not write it; move it away, or run with --force to overwrite it`);
+    }
+  }
+  return file;
+}
+
+/** Whether the session wrote (or began writing) `path`: its own files are never "someone else's". */
+export function sessionWrote(progress: Pick<SessionProgress, 'files' | 'pending_writes'>, path: string): boolean {
+  return progress.files[path]?.op === 'write' || Object.values(progress.pending_writes).some((write) => write.path === path);
+}
+
+/** Renders `outputs.artifacts` and places each by `artifactPath`. Writes nothing. */
+export function renderArtifacts(spec: WorkflowSpec, variables: Variables, results: readonly StepRecord[], target: ArtifactTarget, wroteBefore: (path: string) => boolean): RenderedArtifact[] {
+  const context = artifactContext(variables, results);
+  return (spec.outputs?.artifacts ?? []).map((artifact) => ({
+    path: artifactPath(renderTemplate(artifact.path, context), target, wroteBefore),
+    content: Buffer.from(renderTemplate(artifact.from, context)),
+  }));
+}
+
+/** The target a session recorded; sessions from before `--out` wrote into their working directory, overwriting. */
+export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: string; artifacts_force?: boolean; artifacts_inherited?: string[] }): ArtifactTarget {
+  if (record.artifacts_dir === undefined) return { dir: record.cwd, force: true };
+  return { dir: record.artifacts_dir, force: record.artifacts_force ?? false, inherited: record.artifacts_inherited };
+}
+
+/** Names an artifact path may read that exist only once steps have run. */
+const runNames = ['steps', 'last_response', 'TRACE'];
+
+/**
+ * Checks, before the first step, every artifact path that does not depend on a response: rendered
+ * with the variables alone and placed by `artifactPath`. Returns the problems by artifact index.
+ */
+export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, target: ArtifactTarget): { index: number; message: string }[] {
+  const problems: { index: number; message: string }[] = [];
+  for (const [index, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
+    const reads = scanTemplate(artifact.path).names;
+    if (runNames.some((name) => reads.has(name))) continue;
+    try {
+      artifactPath(renderTemplate(artifact.path, artifactContext(variables, [])), target, () => false);
+    } catch (error) {
+      if (!(error instanceof ArtifactPathError) && !(error instanceof TemplateError)) throw error;
+      problems.push({ index, message: error.message });
+    }
+  }
+  return problems;
 }

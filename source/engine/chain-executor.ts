@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { AgentStep, WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
@@ -5,7 +6,7 @@ import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
 import { runApprovalStep } from './approval-step.js';
 import { StopRun } from './stop-run.js';
-import { ArtifactPathError, renderArtifacts } from './artifacts.js';
+import { ArtifactPathError, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
@@ -35,6 +36,8 @@ export interface ChainRunOptions {
   blobs: BlobStore;
   /** The session-lock epoch this process holds, stamped on every event (0 without a lock). */
   epoch?: number;
+  /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
+  artifacts?: ArtifactTarget;
 }
 
 /** The `--json` shape of DESIGN.md §1. */
@@ -46,6 +49,11 @@ export interface RunSummary {
   steps_skipped: number;
   tokens: TokenUsage;
   artifacts: string[];
+}
+
+/** A file-system refusal (permissions, read-only, full disk, a file where a folder should be). */
+function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '');
 }
 
 export type EngineListener = (event: EngineEvent) => void;
@@ -261,13 +269,18 @@ export class ChainExecutor {
   /** Artifacts go through the same write-ahead journal as file_write (step -1: after the chain). */
   private finishArtifacts(): void {
     const { spec, variables, cwd, blobs } = this.options;
+    const target = this.options.artifacts ?? { dir: cwd, force: true };
     try {
-      for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, cwd).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });
+      // The output folder may lie outside the working directory (--out): it is the artifacts' own root.
+      if (this.options.artifacts) mkdirSync(target.dir, { recursive: true });
+      for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, target, (path) => sessionWrote(this.progress, path)).entries()) {
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd, extraRoots: [target.dir], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {
-      if (error instanceof TemplateError || error instanceof ArtifactPathError) throw new StopRun('failed', error instanceof TemplateError ? 'template_error' : 'artifact_error', `artifact: ${error.message}`);
+      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `artifact: ${error.message}`);
+      // Every step's work is kept: the session pauses, and a resume writes the artifacts once the path or the disk is fixed.
+      if (error instanceof ArtifactPathError || isFsError(error)) throw new StopRun('paused', 'artifact_error', `artifact: ${error.message}; fix it, then resume`);
       throw error;
     }
   }

@@ -17,7 +17,7 @@ export function addUsage(total: TokenUsage, usage: TokenUsage): TokenUsage {
 }
 
 /** Why a session stopped short of completion. */
-export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error' | 'approval_rejected';
+export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error' | 'approval_rejected' | 'disk_full';
 
 /** A file write announced but not yet known to be complete. */
 export interface PendingWrite {

@@ -1,4 +1,4 @@
-import type { EngineEvent } from './events.js';
+import type { EngineEvent, StopReason } from './events.js';
 import type { SessionProgress } from './session-progress.js';
 
 /**
@@ -13,6 +13,12 @@ export interface Journal {
    * file write in the working directory) checks it right before it happens. Absent: always owned.
    */
   stillOwned?(): boolean;
+  /**
+   * After a write failed (a full disk): records `session_paused` on top of what the log on disk
+   * holds — the run's own progress may be one unrecorded event ahead. Best effort: false when even
+   * that cannot be written (the session then stays `running` and is listed as interrupted).
+   */
+  pauseFromLog?(reason: StopReason, message: string): boolean;
 }
 
 export const nullJournal: Journal = { record() {} };

@@ -9,9 +9,21 @@ export function missingRequiredInputs(spec: WorkflowSpec, variables: Variables):
   return Object.keys(spec.inputs?.required ?? {}).filter((name) => !(name in variables));
 }
 
-/** `inputs.values` defaults overridden by `--var` values, as strands-cli merges them. */
+/** Defaults of `inputs.required`/`inputs.optional` declared as `{type, default}` (strands-cli applies them to inputs.values). */
+function inputDefaults(spec: WorkflowSpec): Variables {
+  const defaults: Variables = {};
+  for (const declared of [spec.inputs?.required, spec.inputs?.optional]) {
+    for (const [name, type] of Object.entries(declared ?? {})) {
+      const value = typeof type === 'object' ? type.default : undefined;
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') defaults[name] = value;
+    }
+  }
+  return defaults;
+}
+
+/** Input defaults, then `inputs.values`, then `--var` values, as strands-cli merges them. */
 export function mergeVariables(spec: WorkflowSpec, overrides: Variables): Variables {
-  return { ...spec.inputs?.values, ...overrides };
+  return { ...inputDefaults(spec), ...spec.inputs?.values, ...overrides };
 }
 
 const stepVars = (step: ChainStep | undefined) => (step && !isApprovalStep(step) ? step.vars : undefined);

@@ -4,6 +4,8 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { knownPatternTypes, specSchema, type WorkflowSpec } from './schema.js';
 import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
+import { scanTemplate } from './template-scan.js';
+import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
@@ -35,7 +37,7 @@ function describeIssue(issue: Issue): string {
 }
 
 /** Template fields to compile, with the path of each for error positions. */
-function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]> {
+export function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]> {
   for (const [id, agent] of Object.entries(spec.agents)) yield [['agents', id, 'prompt'], agent.prompt];
   for (const [i, step] of spec.pattern.config.steps.entries()) {
     if (!isApprovalStep(step)) yield [['pattern', 'config', 'steps', i, 'input'], step.input];
@@ -51,7 +53,7 @@ function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]>
 }
 
 /** Where line/column of a template map to in the YAML file: block scalars start on the next line. */
-function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: TemplateError): { line: number; column: number } {
+function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: { line: number; column: number }): { line: number; column: number } {
   const start = yaml.locate(path);
   const node = yaml.doc.getIn(path, true) as { type?: string } | undefined;
   const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
@@ -62,7 +64,18 @@ function templatePosition(yaml: PositionedYaml, path: (string | number)[], error
 
 type Report = (pos: { line: number; column: number }, message: string) => void;
 
-function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report): void {
+/** What the checks know about the run: the `--var` names it has; absent for `acode validate`. */
+export interface CheckContext {
+  variables?: readonly string[];
+}
+
+function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report, context: CheckContext): void {
+  const variables = [...declaredInputs(spec), ...(context.variables ?? [])];
+  // At validation the --vars are unknown: a spec that declares no inputs takes its variables from
+  // --var, and strands-cli sends agent prompts as written (acode renders them), so there these
+  // findings warn; `acode run`, which knows the variables, refuses them before the first step.
+  const atValidation = context.variables === undefined;
+  const declares = spec.inputs !== undefined;
   const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
   const agentIds = Object.keys(spec.agents);
   for (const [i, entry] of (spec.tools?.python ?? []).entries()) {
@@ -85,23 +98,44 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       report(templatePosition(yaml, path as (string | number)[], error), `template ${path.map(String).join('.')}: ${error.message}`);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const scope of [undefined, ...templateScopes(spec, path, variables)]) {
+      for (const finding of scanTemplate(source, scope).findings) {
+        const message = `template ${path.map(String).join('.')}: ${finding.message}`;
+        const key = `${finding.line}:${finding.column}:${finding.kind}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const position = templatePosition(yaml, path as (string | number)[], finding);
+        if (!atValidation || finding.kind === 'unsafe') report(position, message);
+        else if (finding.kind === 'undefined' && !declares) continue; // its variables come from --var: run checks them
+        else if (path[0] === 'agents') warn(position, `${message} (acode renders agent prompts as templates, strands-cli sends them as written; acode run refuses this)`);
+        else report(position, message);
+      }
     }
   }
 }
 
 /** Parses and validates spec text; never throws for bad input, returns every problem found. */
-export function checkSpecText(text: string, file: string): SpecCheck {
+export function checkSpecText(text: string, file: string, context: CheckContext = {}): SpecCheck {
   const problems: SpecProblem[] = [];
   const yaml = parsePositioned(text);
   const push = (severity: SpecProblem['severity'], pos: { line: number; column: number }, message: string) =>
     problems.push({ severity, file, ...pos, message });
 
-  for (const error of yaml.doc.errors) {
-    const [line, column] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [1, 1];
-    push('error', { line, column }, `YAML: ${error.message.split('\n')[0]}`);
-  }
+  for (const error of yaml.doc.errors) push('error', yaml.position(error.pos[0]), `YAML: ${error.message.split('\n')[0]}`);
   if (problems.length) return { problems };
-  const raw: unknown = yaml.doc.toJS();
+  let raw: unknown;
+  try {
+    raw = yaml.doc.toJS();
+  } catch (error) {
+    // The yaml library refuses an undefined alias or an alias bomb only when it expands them.
+    if (!(error instanceof ReferenceError)) throw error;
+    const { message, ...pos } = yaml.aliasAt(error);
+    push('error', pos, message);
+    return { problems };
+  }
   if (!raw || typeof raw !== 'object') {
     push('error', { line: 1, column: 1 }, 'a spec is a YAML mapping with version, name, runtime, agents and pattern');
     return { problems };
@@ -133,12 +167,12 @@ export function checkSpecText(text: string, file: string): SpecCheck {
   }
   if (!result.success || unsupportedPattern) return { problems };
 
-  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message));
+  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 
 /** Reads and validates a spec file; a bad spec is an AcodeError (exit 2) listing every problem. */
-export function loadSpecFile(file: string): LoadedSpec {
+export function loadSpecFile(file: string, context: CheckContext = {}): LoadedSpec {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -146,11 +180,11 @@ export function loadSpecFile(file: string): LoadedSpec {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new AcodeError(`cannot read spec ${file}: ${reason}. Check the path, or run 'acode validate <spec.yaml>'.`, ExitCode.usage);
   }
-  return loadSpecText(text, file);
+  return loadSpecText(text, file, context);
 }
 
-export function loadSpecText(text: string, file: string): LoadedSpec {
-  const { spec, problems } = checkSpecText(text, file);
+export function loadSpecText(text: string, file: string, context: CheckContext = {}): LoadedSpec {
+  const { spec, problems } = checkSpecText(text, file, context);
   if (!spec) {
     const errors = problems.filter((p) => p.severity === 'error');
     throw new AcodeError(

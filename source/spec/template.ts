@@ -1,4 +1,5 @@
 import nunjucks from 'nunjucks';
+import { installSandboxGlobals, sandboxTemplate, TemplateSandboxError } from './template-sandbox.js';
 
 /**
  * Jinja-compatible templates, rendered the way strands-cli renders them: no autoescaping, an
@@ -7,6 +8,7 @@ import nunjucks from 'nunjucks';
  * stay available.
  */
 const env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
+installSandboxGlobals(env);
 
 env.addFilter('truncate', (value: unknown, length = 100) => {
   const text = String(value ?? '');
@@ -17,6 +19,11 @@ env.addFilter('regex_search', (value: unknown, pattern: string) => {
   const match = new RegExp(pattern, 'i').exec(String(value ?? ''));
   return match ? (match[1] ?? match[0]) : '';
 });
+
+/** Names of the filters templates can apply (strands' own and nunjucks' Jinja builtins). */
+export function templateFilters(): ReadonlySet<string> {
+  return new Set(Object.keys((env as unknown as { filters: Record<string, unknown> }).filters));
+}
 
 /** A template problem with its position inside the template text (1-based). */
 export class TemplateError extends Error {
@@ -36,7 +43,7 @@ function compile(source: string): nunjucks.Template {
   let template = cache.get(source);
   if (!template) {
     // eagerCompile surfaces syntax errors now, not at first render.
-    template = new nunjucks.Template(source, env, undefined, true);
+    template = sandboxTemplate(new nunjucks.Template(source, env, undefined, true));
     cache.set(source, template);
   }
   return template;
@@ -56,7 +63,7 @@ function toTemplateError(error: unknown): TemplateError {
 
 /** Root names used in `{{ … }}` / `{% … %}` blocks that the context lacks: nunjucks never names them. */
 function undefinedNames(source: string, context: Record<string, unknown>): string[] {
-  const keywords = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'not', 'and', 'or', 'is', 'set', 'true', 'false', 'none', 'True', 'False', 'None', 'loop', 'defined', 'undefined']);
+  const keywords = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'not', 'and', 'or', 'is', 'set', 'true', 'false', 'none', 'True', 'False', 'None', 'loop', 'defined', 'undefined', 'range', 'cycler', 'joiner']);
   const missing = new Set<string>();
   for (const block of source.matchAll(/\{[{%]([\s\S]*?)[}%]\}/g)) {
     // Strip string literals and filter names before looking for identifiers.
@@ -85,6 +92,10 @@ export function renderTemplate(source: string, context: Record<string, unknown>)
     return compile(source).render(context);
   } catch (error) {
     const problem = toTemplateError(error);
+    // nunjucks rewraps what the runtime throws and keeps only "<name>: <message>" of it.
+    const prefix = `${new TemplateSandboxError('').name}: `;
+    const sandbox = problem.message.indexOf(prefix);
+    if (sandbox >= 0) throw new TemplateError(problem.message.slice(sandbox + prefix.length), problem.line, problem.column);
     const missing = undefinedNames(source, context);
     if (missing.length === 0) throw problem;
     const known = Object.keys(context).sort().join(', ') || 'none';

@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
 
 type PathKey = string | number;
 
@@ -9,6 +9,25 @@ export interface PositionedYaml {
   locate(path: readonly PathKey[]): { line: number; column: number };
   /** Line and column of the key `key` inside the map at `path`. */
   locateKey(path: readonly PathKey[], key: string): { line: number; column: number };
+  /** Line and column of a character offset into the text. */
+  position(offset: number | undefined): { line: number; column: number };
+  /** The alias that makes `doc.toJS()` throw (undefined anchor, or aliases of aliases past the limit), placed. */
+  aliasAt(error: ReferenceError): { line: number; column: number; message: string };
+}
+
+/** Whether a node holds an alias anywhere inside it: expanding it multiplies. */
+function holdsAlias(node: unknown): boolean {
+  let found = false;
+  if (isAlias(node)) return true;
+  if (isCollection(node)) {
+    visit(node, {
+      Alias() {
+        found = true;
+        return visit.BREAK;
+      },
+    });
+  }
+  return found;
 }
 
 export function parsePositioned(text: string): PositionedYaml {
@@ -25,8 +44,23 @@ export function parsePositioned(text: string): PositionedYaml {
     }
     return undefined;
   };
+  const aliases: Alias[] = [];
+  visit(doc, {
+    Alias(_, node) {
+      aliases.push(node);
+    },
+  });
   return {
     doc,
+    position: at,
+    aliasAt(error) {
+      const undefinedAlias = aliases.find((alias) => !alias.resolve(doc));
+      if (undefinedAlias) {
+        return { ...at(undefinedAlias.range?.[0]), message: `YAML: alias *${undefinedAlias.source} refers to no anchor &${undefinedAlias.source} defined before it; define the anchor first or remove the alias` };
+      }
+      const bomb = aliases.find((alias) => holdsAlias(alias.resolve(doc))) ?? aliases[0];
+      return { ...at(bomb?.range?.[0]), message: `YAML: aliases expand into too many nodes (${error.message}); *${bomb?.source ?? '?'} repeats an anchor that itself holds aliases — write the values out instead` };
+    },
     locate: (path) => at(nodeAt(path)?.range?.[0]),
     locateKey(path, key) {
       const map = nodeAt(path);

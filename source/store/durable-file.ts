@@ -8,6 +8,15 @@ let counter = 0;
 const directoryHandles = new Map<string, number>();
 const maxDirectoryHandles = 32;
 
+/**
+ * Makes a failed write's error name `path` (an error of writeSync on a descriptor names no file,
+ * one of a temp file names the temp), so that "disk full writing …" can say which file.
+ */
+export function namingFile(error: unknown, path: string): unknown {
+  if (error instanceof Error && 'code' in error) (error as NodeJS.ErrnoException).path = path;
+  return error;
+}
+
 /** writeSync may write less than asked (a full disk, a signal): loop until every byte is down. */
 export function writeAll(fd: number, data: Uint8Array): void {
   for (let offset = 0; offset < data.length; ) offset += writeSync(fd, data, offset, data.length - offset);
@@ -87,7 +96,12 @@ export function parseTempName(name: string, legacy = false): TempName | null {
 function replaceFile(path: string, data: string | Uint8Array, mode: number, durable: boolean, owner?: string): FileStamp {
   const dir = dirname(path);
   const temp = tempPathFor(path, owner);
-  const fd = openSync(temp, 'w', mode);
+  let fd: number;
+  try {
+    fd = openSync(temp, 'w', mode);
+  } catch (error) {
+    throw namingFile(error, path);
+  }
   let stamp: FileStamp;
   try {
     // open() narrows the mode by the umask; set it exactly, so a replaced file keeps its permissions.
@@ -98,7 +112,7 @@ function replaceFile(path: string, data: string | Uint8Array, mode: number, dura
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
-    throw error;
+    throw namingFile(error, path);
   }
   closeSync(fd);
   try {

@@ -1,29 +1,72 @@
 import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent } from '../engine/events.js';
 import { secrets } from '../secrets/redactor.js';
-import { writeAll } from './durable-file.js';
+import { namingFile, writeAll } from './durable-file.js';
+
+/** The session's log cannot be read as it is: say where, and what a person can do about it. */
+function damagedLog(path: string, what: string): AcodeError {
+  const id = basename(dirname(path));
+  return new AcodeError(
+    `session ${id} cannot be read: ${what}. Restore ${path} from a backup, or delete the session with 'acode sessions delete ${id} --force'`,
+    ExitCode.failure,
+    'ACODE-RESUME-005',
+  );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The 1-based number of the first line of `bytes` that is not valid UTF-8. */
+function firstBadLine(bytes: Buffer): number {
+  let line = 1;
+  for (let start = 0; start < bytes.length; line++) {
+    const end = bytes.indexOf(10, start);
+    const stop = end === -1 ? bytes.length : end;
+    try {
+      utf8.decode(bytes.subarray(start, stop));
+    } catch {
+      return line;
+    }
+    start = stop + 1;
+  }
+  return line;
+}
 
 /**
  * Reads events.jsonl. A crash mid-append can leave the last line torn: it is ignored (that event
- * never became durable). A bad line anywhere else means the log was damaged, and throws.
+ * never became durable). A bad line anywhere else means the log was damaged: an AcodeError naming
+ * the file and the line, never a guess at what the line meant.
  */
 export function readEventLog(path: string): EngineEvent[] {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw damagedLog(path, `${path} cannot be read (${code ?? (error as Error).message})`);
   }
   // Whatever follows the last newline is empty or a torn append: never durable, never read.
-  const complete = text.split('\n').slice(0, -1);
-  return complete.filter((line) => line.length > 0).map((line, i) => {
+  const durable = bytes.subarray(0, bytes.lastIndexOf(10) + 1);
+  let text: string;
+  try {
+    text = utf8.decode(durable);
+  } catch {
+    throw damagedLog(path, `${path}: line ${firstBadLine(durable)} is not valid UTF-8 (the event log is damaged)`);
+  }
+  const events: EngineEvent[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
+    if (line.length === 0) continue;
     try {
-      return JSON.parse(line) as EngineEvent;
+      events.push(JSON.parse(line) as EngineEvent);
     } catch {
-      throw new Error(`${path}: line ${i + 1} is not valid JSON; the event log is damaged`);
+      throw damagedLog(path, `${path}: line ${i + 1} is not valid JSON (the event log is damaged)`);
     }
-  });
+  }
+  return events;
 }
 
 /**
@@ -41,7 +84,7 @@ export class EventLogWriter {
   private readonly fd: number;
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly fileSync: FileSync = realFileSync,
   ) {
     this.fd = openSync(path, 'a+');
@@ -80,7 +123,7 @@ export class EventLogWriter {
       if (sync) this.fileSync.datasync(this.fd);
     } catch (error) {
       ftruncateSync(this.fd, size);
-      throw error;
+      throw namingFile(error, this.path);
     }
   }
 

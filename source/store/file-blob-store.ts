@@ -22,6 +22,16 @@ export class FileBlobStore implements BlobStore {
     return hash;
   }
 
+  /** Whether the snapshot `hash` is on disk. */
+  has(hash: string): boolean {
+    return existsSync(this.pathOf(hash));
+  }
+
+  /** Where the snapshot `hash` is (or would be) kept. */
+  pathOf(hash: string): string {
+    return join(this.dir, hash);
+  }
+
   get(hash: string): Buffer {
     return readFileSync(join(this.dir, hash));
   }

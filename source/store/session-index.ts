@@ -7,6 +7,7 @@ import { fileStamp, mtimeOf, sameStamp, type FileStamp } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
 import { isLiveStatus, newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
+import { isWriteRefused } from './write-access.js';
 
 interface IndexFile {
   schemaVersion: 1;
@@ -143,7 +144,14 @@ export class SessionIndex {
       mtimes[id] = mtime;
       changed = true;
     }
-    if (changed && write) return this.save(rows, mtimes, sessionsMtime);
+    if (changed && write) {
+      try {
+        return this.save(rows, mtimes, sessionsMtime);
+      } catch (error) {
+        // The index is a cache: listing from a read-only (or full) home shows the rows without saving them.
+        if (!isWriteRefused(error)) throw error;
+      }
+    }
     return Object.values(rows).sort(newestFirst);
   }
 

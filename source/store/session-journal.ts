@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { LowSync } from 'lowdb';
-import type { EngineEvent, EngineEventType, SessionStatus } from '../engine/events.js';
+import type { EngineEvent, EngineEventType, SessionStatus, StopReason } from '../engine/events.js';
 import { JournalSealedError, type Journal } from '../engine/journal.js';
-import { toCheckpoint, type SessionProgress } from '../engine/session-progress.js';
-import { EventLogWriter, type FileSync } from './event-log.js';
+import { applyEvent, replayEvents, toCheckpoint, type SessionProgress } from '../engine/session-progress.js';
+import { EventLogWriter, readEventLog, type FileSync } from './event-log.js';
 import type { SessionRecord } from './session-record.js';
 
 /** Skips carry no state and come in bulk (one per finished step) right after a checked event: not checked. */
@@ -24,7 +24,7 @@ export class SessionJournal implements Journal {
   private indexedStatus: SessionStatus;
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     private readonly db: LowSync<SessionRecord>,
     private readonly onStatusChange: (record: SessionRecord) => void,
     options: { fileSync?: FileSync } = {},
@@ -100,6 +100,20 @@ export class SessionJournal implements Journal {
     if (this.indexIsStale(status)) {
       this.onStatusChange(this.db.data);
       this.indexedStatus = status;
+    }
+  }
+
+  pauseFromLog(reason: StopReason, message: string): boolean {
+    try {
+      const progress = replayEvents(readEventLog(join(this.dir, 'events.jsonl')), this.db.data.checkpoint.steps_total);
+      const now = new Date().toISOString();
+      const last = progress.last_event_at;
+      const event: EngineEvent = { type: 'session_paused', reason, message, step: progress.in_progress?.step ?? null, event_id: progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: progress.epoch };
+      this.record(event, applyEvent(progress, event));
+      return true;
+    } catch {
+      // The disk is still full (or the lock is gone): the session stays as the log left it.
+      return false;
     }
   }
 

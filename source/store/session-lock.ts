@@ -3,6 +3,7 @@ import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
+import { isWriteRefused } from './write-access.js';
 
 /** What the lock file says about its owner. */
 export interface LockOwner {
@@ -218,10 +219,12 @@ export class SessionLock {
         // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
         kept = this.writeOwn();
       } catch (error) {
-        // A beat that cannot be written (its temp file removed by a newer holder, a full disk) is
-        // skipped while the lock is still ours: a timer must not throw.
+        // A beat that cannot be written because a newer holder removed this process's temp file
+        // means the lock is lost. A full (or read-only) disk: the run stops, paused, at its next
+        // journal write, which says why; thrown from this timer it would crash the process and
+        // leave the session running.
         kept = this.stillOwned();
-        if (kept && (error as NodeJS.ErrnoException).code === undefined) throw error;
+        if (kept && !isWriteRefused(error)) throw error;
       }
       if (!kept) {
         this.stopHeartbeat();

@@ -11,7 +11,7 @@ const checkpointSchema = z.object({
   in_progress: z.object({ step: z.number().int(), attempt: z.number().int(), idempotency_key: z.string() }).nullable(),
   tokens: tokensSchema,
   stop_reason: z
-    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected'])
+    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected', 'disk_full'])
     .nullable(),
   error: z.string().nullable(),
   artifacts: z.array(z.string()),
@@ -33,6 +33,12 @@ export const sessionRecordSchema = z.object({
   cwd: z.string(),
   variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   runtime: z.object({ provider: z.string(), model_id: z.string().optional(), host: z.string().optional() }),
+  /** The artifacts' output folder (`--out`), absolute; absent in sessions from before it: the working directory. */
+  artifacts_dir: z.string().optional(),
+  /** `--force`: artifacts may overwrite files this session did not write. */
+  artifacts_force: z.boolean().optional(),
+  /** A fork's: files its source session wrote, which its artifacts may overwrite as their own. */
+  artifacts_inherited: z.array(z.string()).optional(),
   created_at: z.string(),
   updated_at: z.string(),
   checkpoint: checkpointSchema,

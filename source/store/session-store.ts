@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { specSchema, type WorkflowSpec } from '../spec/schema.js';
+import { diskFull } from '../engine/disk-full.js';
 import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
@@ -14,6 +15,7 @@ import { FileBlobStore } from './file-blob-store.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
 import { removeLeftoverTempFiles } from './temp-files.js';
+import { requireWritable } from './write-access.js';
 import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
@@ -35,14 +37,42 @@ export class SessionHandle {
     return this.db.data;
   }
 
+  /** Refuses (naming the folder) when this session cannot be written: its folder, or the home that holds the index. */
+  requireWritable(action: string): void {
+    requireWritable([dirname(dirname(this.dir)), this.dir], action);
+  }
+
+  /** A file of the session's own; a missing or unreadable one is a damaged session, said so. */
+  private readOwn(name: string): string {
+    const path = join(this.dir, name);
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      const id = this.record.session_id;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new AcodeError(
+        `session ${id} is damaged: ${path} ${code === 'ENOENT' ? 'is missing' : `cannot be read (${code ?? (error as Error).message})`}. Restore it from a backup, or run the workflow again with 'acode run ${this.record.spec_path}' and delete this session with 'acode sessions delete ${id} --force'`,
+        ExitCode.failure,
+        'ACODE-RESUME-005',
+      );
+    }
+  }
+
   specText(): string {
-    return readFileSync(join(this.dir, 'spec.yaml'), 'utf8');
+    return this.readOwn('spec.yaml');
   }
 
   /** The spec this session runs, as validated when it was created. */
   spec(): WorkflowSpec {
     const path = join(this.dir, 'spec.json');
-    const parsed = specSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(this.readOwn('spec.json'));
+    } catch (error) {
+      if (error instanceof AcodeError) throw error;
+      raw = undefined;
+    }
+    const parsed = specSchema.safeParse(raw);
     if (!parsed.success) {
       throw new AcodeError(`session ${this.record.session_id} is damaged: ${path} is not a valid spec (${parsed.error.issues[0]?.message}); fork or delete the session`, ExitCode.failure, 'ACODE-RESUME-005');
     }
@@ -75,6 +105,21 @@ export class SessionHandle {
 
 const idPattern = /^[0-9a-f]{16}$/;
 
+/** ACODE_HOME and its sessions folder, where they exist, must be folders: checked before any command reads or writes. */
+function requireFolders(...dirs: string[]): void {
+  for (const dir of dirs) {
+    let stat;
+    try {
+      stat = statSync(dir);
+    } catch {
+      continue; // missing (made on first use) or unreadable (reported where it is read)
+    }
+    if (!stat.isDirectory()) {
+      throw new AcodeError(`${dir} is a file, but acode keeps its sessions in a folder there; move that file away, or set ACODE_HOME to another folder`, ExitCode.failure);
+    }
+  }
+}
+
 /** The session repository: the only code that knows how sessions are laid out on disk. */
 export class SessionStore {
   readonly sessionsDir: string;
@@ -82,6 +127,7 @@ export class SessionStore {
 
   constructor(readonly home: string) {
     this.sessionsDir = join(home, 'sessions');
+    requireFolders(home, this.sessionsDir);
     this.index = new SessionIndex(home, (id) => {
       try {
         return summarize(this.readRecord(id));
@@ -104,9 +150,21 @@ export class SessionStore {
     return record;
   }
 
+  /** A new session folder, whole or not at all: a full disk halfway through leaves nothing behind. */
   create(init: NewSession): SessionHandle {
-    const { specText, spec, stepsTotal, ...fields } = init;
     const id = randomBytes(8).toString('hex');
+    try {
+      return this.createIn(id, init);
+    } catch (error) {
+      const full = diskFull(error);
+      if (!full) throw error;
+      rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
+      throw new AcodeError(`disk full writing ${full.path ?? join(this.sessionsDir, id)}; free space, then run the workflow again (no session was created)`, ExitCode.failure);
+    }
+  }
+
+  private createIn(id: string, init: NewSession): SessionHandle {
+    const { specText, spec, stepsTotal, ...fields } = init;
     const dir = join(this.sessionsDir, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileDurable(join(dir, 'spec.yaml'), specText, 0o600, id);
@@ -146,6 +204,14 @@ export class SessionStore {
   /** Every session, newest first, from the index (reconciled with the sessions folder). */
   list(options: { write?: boolean } = {}): SessionSummary[] {
     return this.index.list(options.write ?? true);
+  }
+
+  /**
+   * Refuses (naming the folder) when sessions cannot be written here: a read-only or unwritable
+   * ACODE_HOME. Called by every command that changes sessions, before it writes anything.
+   */
+  requireWritable(action: string): void {
+    requireWritable([this.home, this.sessionsDir], action);
   }
 
   /** Who holds a session's lock, if anyone; a dead or silent owner makes it stale. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,8 @@ type Event = { type: string; [key: string]: unknown };
 async function history(ws: ReturnType<typeof workspace>, id: string): Promise<Event[]> {
   return JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as Event[];
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('the agent tool loop', () => {
   it('speaks OpenAI tool calling: tool_calls in, tool results back, then the answer', async () => {
@@ -115,6 +118,26 @@ describe('a write step killed mid-write, then resumed', () => {
     const [record] = parseAllSessionFiles(ws.home);
     const events = await history(ws, record!.session_id);
     expect(events.find((e) => e.type === 'file_write_recovered')).toMatchObject({ outcome: 'rolled_back' });
+  });
+
+  it('has the file rolled back before the retry writes it: the retry finds the old content, not the torn one', async () => {
+    // The retry rewrites the same bytes, so the final file cannot tell a rollback from none; the
+    // retry's own write-ahead record can: it snapshots what the file held when the retry began.
+    const ws = workspace(scripted('    faults:\n      - { step: 0, kind: crash, during: file_write, after_bytes: 9 }'));
+    writeFileSync(join(ws.cwd, 'notes.md'), 'old notes\n');
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent.slice(0, 9)); // torn
+
+    const resumed = await runCli(['resume'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [record] = parseAllSessionFiles(ws.home);
+    const events = await history(ws, record!.session_id);
+    const recovered = events.findIndex((e) => e.type === 'file_write_recovered');
+    expect(events[recovered]).toMatchObject({ outcome: 'rolled_back', hash: sha256('old notes\n') });
+    const retried = events.slice(recovered).find((e) => e.type === 'file_write_intended');
+    expect(retried).toMatchObject({ attempt: 2, before_hash: sha256('old notes\n') });
+    expect(readFileSync(join(ws.home, 'sessions', record!.session_id, 'blobs', retried!.before_blob as string), 'utf8')).toBe('old notes\n');
+    expect(readFileSync(join(ws.cwd, 'notes.md'), 'utf8')).toBe(newContent);
   });
 
   it('marks a write that was fully applied as done and never writes it again', async () => {

@@ -30,7 +30,7 @@ describe('acode run and resume with the scripted provider', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: before!.session_id, status: 'completed', steps_executed: 2, steps_skipped: 2 });
     expect(resumed.stderr).toContain('resuming: 2 skipped (completed earlier), 2 remaining');
-    expect(readFileSync(join(ws.cwd, 'out/report.md'), 'utf8')).toContain('3: worker answered step 4');
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8')).toContain('3: worker answered step 4');
   });
 
   it('prints the session id first and one plain line per event without a TTY', async () => {
@@ -56,7 +56,7 @@ describe('acode run and resume with the scripted provider', () => {
     const result = await runCli(['run', 'spec.yaml', '--json'], ws);
     const summary = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(summary).sort()).toEqual(['artifacts', 'session_id', 'status', 'steps_executed', 'steps_skipped', 'steps_total', 'tokens']);
-    expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0, artifacts: [join(ws.cwd, 'out/report.md')] });
+    expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0, artifacts: [join(ws.cwd, 'artifacts/out/report.md')] });
   });
 
   it('pauses on SIGINT, flushes the checkpoint and prints the resume command', async () => {
@@ -118,7 +118,7 @@ describe('acode run and resume with the scripted provider', () => {
   it('applies --var over inputs.values', async () => {
     const ws = workspace(chainSpec({ steps: 1, provider: 'scripted', scripted: '  scripted:\n    responses:\n      worker: "about {{ topic }}"' }));
     await runCli(['run', 'spec.yaml', '--var', 'topic=AI agents'], ws);
-    expect(readFileSync(join(ws.cwd, 'out/report.md'), 'utf8')).toContain('0: about AI agents');
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8')).toContain('0: about AI agents');
   });
 
   it('fails a session that exceeds its token budget, and refuses to resume it (exit 15)', async () => {
@@ -193,7 +193,7 @@ describe('acode exit codes and errors', () => {
     // An unknown provider failure pauses by default; this project asks for failing instead.
     mkdirSync(join(ws.cwd, '.acode'));
     writeFileSync(join(ws.cwd, '.acode', 'config.yml'), 'resume:\n  on_unknown: fail\n');
-    const second = JSON.parse((await runCli(['run', 'bad.yaml', '--json'], ws)).stdout) as { session_id: string; status: string };
+    const second = JSON.parse((await runCli(['run', 'bad.yaml', '--json', '--force'], ws)).stdout) as { session_id: string; status: string };
     expect(second.status).toBe('failed');
     const all = JSON.parse((await runCli(['sessions', 'list', '--json'], ws)).stdout) as { session_id: string }[];
     expect(all.map((s) => s.session_id)).toEqual([second.session_id, first.session_id]);

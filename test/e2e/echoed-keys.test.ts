@@ -112,7 +112,7 @@ describe('a server that echoes the API key in its errors', () => {
     servers.openai.handler = () => ({ kind: 'answer', text: `the token is ${token}, split: ${token.slice(0, 12)}\n${token.slice(12)}` });
     const run = await runCli(['run', 'spec.yaml', '--json'], { ...ws, env: { ...ws.env, MY_GITHUB_PAT: token } });
     expect(run.code, run.stderr).toBe(0);
-    expect(readFileSync(join(ws.cwd, 'out/report.md'), 'utf8')).toContain('the token is [REDACTED]');
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8')).toContain('the token is [REDACTED]');
     expect(leaks(ws.cwd, [run], token)).toEqual({});
   });
 });

@@ -27,7 +27,7 @@ async function uninterruptedArtifact(): Promise<Buffer> {
   const result = await runCli(['run', 'spec.yaml'], ws);
   expect(result.code, result.stderr).toBe(0);
   server.requests.length = 0;
-  return readFileSync(join(ws.cwd, 'out/report.md'));
+  return readFileSync(join(ws.cwd, 'artifacts/out/report.md'));
 }
 
 describe('kill -9 during a step, then resume', () => {
@@ -52,7 +52,7 @@ describe('kill -9 during a step, then resume', () => {
     // Every completed step was requested exactly once; only the interrupted one twice.
     const expectedCounts = Object.fromEntries(Array.from({ length: steps }, (_, i) => [i, i === k ? 2 : 1]));
     expect(server.countByStep()).toEqual(expectedCounts);
-    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(expected)).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(expected)).toBe(true);
 
     const [record] = parseAllSessionFiles(ws.home);
     expect(record!.checkpoint).toMatchObject({ status: 'completed', next_step: steps });
@@ -100,6 +100,6 @@ describe('strands-cli specs', () => {
       { role: 'system', content: 'You are a research assistant. Research the topic provided by the user in detail.' },
       { role: 'user', content: 'Research the topic: durable agents' },
     ]);
-    expect(readFileSync(join(cwd, 'resume-demo-report.md'), 'utf8')).toBe('answer for: Write a summary report based on:');
+    expect(readFileSync(join(cwd, 'artifacts/resume-demo-report.md'), 'utf8')).toBe('answer for: Write a summary report based on:');
   });
 });

@@ -18,7 +18,7 @@ describe('replay after random kills', () => {
     const reference = tempDir();
     writeFileSync(join(reference, 'spec.yaml'), spec);
     expect((await runCli(['run', 'spec.yaml'], { cwd: reference, env: { ACODE_HOME: join(reference, 'home') } })).code).toBe(0);
-    const expected = readFileSync(join(reference, 'out/report.md'));
+    const expected = readFileSync(join(reference, 'artifacts/out/report.md'));
 
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 400 }), async (killAfterMs) => {
@@ -38,12 +38,12 @@ describe('replay after random kills', () => {
         expect(progress.next_step).toBeGreaterThanOrEqual(record!.checkpoint.next_step);
         if (progress.last_event_id === record!.checkpoint.last_event_id) expect(toCheckpoint(progress)).toEqual(record!.checkpoint);
 
-        if (record!.checkpoint.status !== 'completed') {
+        if (progress.status !== 'completed') {
           const resumed = await runCli(['resume', record!.session_id, '--json'], { cwd, env });
           expect(resumed.code, resumed.stderr).toBe(0);
           expect(JSON.parse(resumed.stdout)).toMatchObject({ steps_skipped: progress.next_step, steps_executed: steps - progress.next_step });
         }
-        expect(readFileSync(join(cwd, 'out/report.md')).equals(expected)).toBe(true);
+        expect(readFileSync(join(cwd, 'artifacts/out/report.md')).equals(expected)).toBe(true);
       }),
       { numRuns: 12 },
     );

@@ -156,14 +156,14 @@ describe('states, fork and the continuation plan', () => {
   it('forks a completed session, reusing its steps before --from-step', async () => {
     const ws = workspace(chainSpec({ steps: 4, provider: 'scripted' }));
     const original = JSON.parse((await runCli(['run', 'spec.yaml', '--json'], ws)).stdout) as { session_id: string };
-    const report = readFileSync(join(ws.cwd, 'out/report.md'));
-    rmSync(join(ws.cwd, 'out'), { recursive: true });
+    const report = readFileSync(join(ws.cwd, 'artifacts/out/report.md'));
+    rmSync(join(ws.cwd, 'artifacts/out'), { recursive: true });
     const fork = await runCli(['fork', original.session_id, '--from-step', '3', '--json'], ws);
     expect(fork.code, fork.stderr).toBe(0);
     const summary = JSON.parse(fork.stdout) as { session_id: string; steps_executed: number; steps_skipped: number; status: string };
     expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 2 });
     expect(summary.session_id).not.toBe(original.session_id);
-    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(report)).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(report)).toBe(true);
     const events = JSON.parse((await runCli(['sessions', 'history', summary.session_id, '--json'], ws)).stdout) as { type: string; from_session?: string }[];
     expect(events.filter((e) => e.type === 'step_reused')).toHaveLength(2);
     expect(events[0]).toMatchObject({ type: 'session_forked', from_session: original.session_id });
@@ -221,6 +221,25 @@ describe('replay checks and error codes', () => {
     const result = await runCli(['resume', id], ws);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ACODE-RESUME-007: .*was started twice/);
+  });
+
+  it('refuses with ACODE-RESUME-007 when a step completed twice under different attempts, changing nothing', async () => {
+    const { ws, id, dir } = await crashedSession({ steps: 3, at: 2 });
+    const path = join(dir, 'events.jsonl');
+    const log = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Step 2 (index 1) ran again as attempt 2 and completed again: what a second driver would leave.
+    const again = ['step_started', 'step_completed'].map((type, i) => {
+      const first = log.find((e) => e.type === type && e.step === 1)!;
+      return { ...first, attempt: 2, idempotency_key: `${id}:1:2`, event_id: log.length + 1 + i, ts: new Date().toISOString() };
+    });
+    appendFileSync(path, again.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const before = hashFolder(ws.home);
+    const cwdBefore = hashFolder(ws.cwd);
+    const result = await runCli(['resume', id], ws);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ACODE-RESUME-007: .*step 2 completed twice \([0-9a-f]+:1:1, then [0-9a-f]+:1:2 at event \d+\)/);
+    expect(hashFolder(ws.home)).toEqual(before);
+    expect(hashFolder(ws.cwd)).toEqual(cwdBefore);
   });
 
   it('reports ACODE-RESUME-005 for a session that does not exist', async () => {

@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -46,7 +44,7 @@ function workspace(spec: string) {
   const root = tempDir();
   const cwd = join(root, 'work');
   const home = join(root, 'home');
-  spawnSync('mkdir', ['-p', cwd]);
+  mkdirSync(cwd, { recursive: true });
   writeFileSync(join(root, 'spec.yaml'), spec);
   return { cwd, home, spec: join(root, 'spec.yaml'), env: { ACODE_HOME: home, OPENAI_API_KEY: 'sk-test-key' } };
 }
@@ -88,7 +86,7 @@ describe('a crash between a file write and the save of its round', () => {
     expect(toolResults(resumed.events).call_3_0).toMatch(/^wrote f3\.txt \(\d+ bytes\)$/);
     expect(responses(resumed.events)).toEqual(responses(expected.events));
     expect(resumed.folder).toEqual(expected.folder);
-    expect(readFileSync(join(ws.cwd, 'out/report.md')).equals(readFileSync(join(clean.cwd, 'out/report.md')))).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(readFileSync(join(clean.cwd, 'artifacts/out/report.md')))).toBe(true);
     // The model call answered before the crash is counted once, like every other.
     expect(resumed.summary.tokens).toEqual(expected.summary.tokens);
   });
@@ -100,27 +98,24 @@ let baseUrl: string;
 beforeEach(() => ({ server, baseUrl } = fixture.current()));
 
 /**
- * Step 2's first answer asks to write f2.txt and then to read `pipe`, a FIFO: the read blocks until
- * someone writes into the pipe, so the process can be killed after the write with its round unsaved.
+ * Step 2's first answer asks to write f2.txt and then to grep `docs/`, 500 files of 32 KB: every
+ * file the grep reads is snapshotted and journaled (durable writes each), so the call runs long enough for the test to
+ * kill the process after the write, with the round unsaved. One file holds the match, so the
+ * answer does not depend on the order the folder is listed in.
  */
-function pipeWorkspace() {
+function grepWorkspace() {
   const ws = workspace(writeChain([`  provider: openai`, `  model_id: test-model`, `  host: ${baseUrl}`]));
-  expect(spawnSync('mkfifo', [join(ws.cwd, 'pipe')]).status).toBe(0);
+  mkdirSync(join(ws.cwd, 'docs'));
+  const hay = 'hay '.repeat(8192);
+  for (let i = 0; i < 500; i++) writeFileSync(join(ws.cwd, 'docs', `f${i}.txt`), i === 123 ? 'a needle here\n' : `${hay}${i}\n`);
   server.handler = (r) => {
     const last = r.body.messages.at(-1) as { role: string };
     if (last.role === 'tool') return { kind: 'answer', text: `step ${r.step} done` };
     const calls: { id: string; name: string; args: Record<string, unknown> }[] = [{ id: `call_${r.step}_w`, name: 'file_write', args: { path: `f${r.step}.txt`, content: `file ${r.step}` } }];
-    if (r.step === 2) calls.push({ id: 'call_2_r', name: 'file_read', args: { path: 'pipe' } });
+    if (r.step === 2) calls.push({ id: 'call_2_r', name: 'grep', args: { pattern: 'needle', path: 'docs', context_lines: 0 } });
     return { kind: 'tool_calls', calls };
   };
   return ws;
-}
-
-/** Writes `text` into the FIFO once a reader opens it. */
-async function feedPipe(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'w');
-  await handle.write(text);
-  await handle.close();
 }
 
 async function eventsOnDisk(home: string): Promise<Event[]> {
@@ -141,27 +136,28 @@ async function waitFor<T>(check: () => Promise<T | undefined>, what: string): Pr
 
 describe('a model answer with tool calls, killed before its round is saved', () => {
   it('is never sent again: the resume finishes the round from the journal', async () => {
-    const clean = pipeWorkspace();
-    const cleanRun = runCli(['run', clean.spec, '--json'], clean);
-    await feedPipe(join(clean.cwd, 'pipe'), 'piped text');
-    const expected = await finished(clean, cleanRun.then((r) => (rmSync(join(clean.cwd, 'pipe')), r)));
+    const clean = grepWorkspace();
+    const expected = await finished(clean, runCli(['run', clean.spec, '--json'], clean));
     const cleanRequests = server.countByStep();
     server.requests.length = 0;
 
-    const ws = pipeWorkspace();
+    const ws = grepWorkspace();
     const run = startCli(['run', ws.spec, '--json'], ws);
-    await waitFor(async () => (await eventsOnDisk(ws.home)).find((e) => e.type === 'tool_called' && e.call_id === 'call_2_r'), 'the read of the pipe');
+    await waitFor(async () => (await eventsOnDisk(ws.home)).find((e) => e.type === 'tool_called' && e.call_id === 'call_2_r'), 'the grep of docs/');
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
+    const onDisk = await eventsOnDisk(ws.home);
+    // Killed inside the grep: the write before it is journaled, the grep's result and the round's save are not.
+    expect(onDisk.some((e) => e.type === 'tool_result' && e.call_id === 'call_2_w')).toBe(true);
+    expect(onDisk.some((e) => e.type === 'tool_result' && e.call_id === 'call_2_r')).toBe(false);
     expect(server.countByStep()[2]).toBe(1);
 
-    const resumedRun = runCli(['resume', '--json'], ws);
-    await feedPipe(join(ws.cwd, 'pipe'), 'piped text');
-    const resumed = await finished(ws, resumedRun.then((r) => (rmSync(join(ws.cwd, 'pipe')), r)));
+    const resumed = await finished(ws, runCli(['resume', '--json'], ws));
 
     // Step 2's first answer was paid for once: the resume sent only the call after the tools.
     expect(server.countByStep()).toEqual(cleanRequests);
     expect(toolResults(resumed.events)).toEqual(toolResults(expected.events));
+    expect(toolResults(resumed.events).call_2_r).toBe('docs/f123.txt:1: a needle here');
     expect(responses(resumed.events)).toEqual(responses(expected.events));
     expect(resumed.folder).toEqual(expected.folder);
     expect(resumed.summary.tokens).toEqual(expected.summary.tokens);

@@ -73,7 +73,14 @@ describe('the session browser', () => {
     again.getState().startSearch();
     again.getState().typeSearch('kubernetes');
     again.getState().endSearch(true);
+    // Every kubernetes session of this directory in the whole list, not only among the first rows.
+    const matches = every.filter((row) => row.cwd === fixture.cwd && row.variables.topic === 'kubernetes').map((row) => row.session_id);
+    const onFirstRows = again.getState().visible.length;
+    expect(onFirstRows).toBeLessThan(matches.length);
     again.getState().replaceRows(every);
+    const shown = again.getState().visible.map((row) => row.session_id);
+    expect(shown).toHaveLength(matches.length);
+    expect(new Set(shown)).toEqual(new Set(matches));
     const best = again.getState().visible[0]!;
     expect(again.getState()).toMatchObject({ selected: 0, selectedId: best.session_id });
     expect(best.variables.topic).toBe('kubernetes');

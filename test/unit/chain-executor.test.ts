@@ -78,6 +78,22 @@ describe('the chain executor', () => {
     expect(journal.events.filter((e) => e.type === 'step_started' && e.step === 1).map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
   });
 
+  it('waits as long as the retry-after says before the retry, measured, not the default backoff', async () => {
+    // 1.1 s is longer than any backoff of a first attempt (0.5–1 s), so waiting the backoff instead
+    // of the retry-after, or not waiting at all, both fail; anything slower only makes the wait longer.
+    const { executor } = executorFor(spec(1, '    faults:\n      - { step: 0, kind: rate_limit, retry_after_s: 1.1, times: 1 }'), { cwd: tempDir() });
+    const seen: { type: string; at: number }[] = [];
+    executor.subscribe((event) => seen.push({ type: event.type, at: performance.now() }));
+    expect((await executor.run()).status).toBe('completed');
+    const delayed = seen.findIndex((e) => e.type === 'resume_attempt');
+    const retried = seen.findIndex((e, i) => i > delayed && e.type === 'step_started');
+    expect(delayed).toBeGreaterThan(0);
+    expect(retried).toBeGreaterThan(delayed);
+    const waited = seen[retried]!.at - seen[delayed]!.at;
+    expect(waited).toBeGreaterThanOrEqual(1100 - 2); // timers may fire a millisecond early
+    expect(waited).toBeLessThan(4000);
+  });
+
   it('backs off with jitter when a rate limit names no retry-after', async () => {
     const { executor, journal } = executorFor(spec(1, '    faults:\n      - { step: 0, kind: rate_limit, times: 1 }'), { cwd: tempDir() });
     expect((await executor.run()).status).toBe('completed');
@@ -143,17 +159,16 @@ describe('the chain executor', () => {
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'budget_exceeded' });
   });
 
-  it('fails with template_error when a step references an unknown variable', async () => {
+  it('refuses a spec whose step references an unknown variable before any step runs', () => {
     const text = spec(1).replace('research {{ topic }}', 'research {{ subject }}');
-    const { executor, journal } = executorFor(text, { cwd: tempDir() });
-    expect((await executor.run()).status).toBe('failed');
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'template_error', message: expect.stringContaining("'subject'") });
+    expect(() => executorFor(text, { cwd: tempDir() })).toThrow(/undefined variable 'subject'/);
   });
 
-  it('refuses artifact paths outside the working directory', async () => {
+  it('pauses, resumable, on an artifact path outside the output folder', async () => {
     const text = spec(1).replace('./out/report.md', '../escape.md');
-    const { executor } = executorFor(text, { cwd: tempDir() });
+    const { executor, journal } = executorFor(text, { cwd: tempDir() });
     const summary = await executor.run();
-    expect(summary.status).toBe('failed');
+    expect(summary.status).toBe('paused');
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'artifact_error', message: expect.stringContaining("'..'") });
   });
 });

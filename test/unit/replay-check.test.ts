@@ -66,11 +66,19 @@ describe('recovering progress from the event log', () => {
     expect(() => recoverProgress(repeatedKey, checkpointAt(events, events.length))).toThrowError(expect.objectContaining({ kind: 'idempotency_conflict' }));
   });
 
-  it('refuses a step completed twice, by two different attempts', () => {
-    const events = log(1, 2); // step 0 completed at attempt 1; attempts 1 and 2 of step 1 started
-    const again: EngineEvent = { type: 'step_completed', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2', response: 'r0 again', usage, duration_ms: 1, event_id: events.length + 1, ts: new Date(9000).toISOString() };
-    const twice = [...events, again];
-    expect(() => recoverProgress(twice, checkpointAt(twice, twice.length))).toThrowError(expect.objectContaining({ kind: 'idempotency_conflict', message: expect.stringContaining('step 1 completed twice') }));
+  it('refuses a step completed twice under different attempts, even when the checkpoint agrees with the log', () => {
+    // Step 0 completes under attempt 1, is started again as attempt 2 (fresh key) and completes again.
+    const events = log(1);
+    const again: EngineEventBody[] = [
+      { type: 'step_started', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2' },
+      { type: 'step_completed', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2', response: 'r0 again', usage, duration_ms: 1 },
+    ];
+    const twice = [...events, ...again.map((body, i) => ({ ...body, event_id: events.length + 1 + i, ts: new Date(2000 + i).toISOString() }) as EngineEvent)];
+    // The checkpoint was written after the second completion: only the idempotency check can object.
+    const checkpoint = checkpointAt(twice, twice.length);
+    expect(() => recoverProgress(twice, checkpoint)).toThrowError(
+      expect.objectContaining({ name: 'ReplayError', kind: 'idempotency_conflict', message: 'step 1 completed twice (s:0:1, then s:0:2 at event 5)' }),
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import type { ToolCall, WriteCrash } from '../provider.js';
 import { confinement, filesBeneath, readFileBeneath } from './beneath.js';
 import { confinedPath, ToolInputError } from './confined-path.js';
 import { writeWithIntent } from './write-ahead.js';
+import { diskFull } from '../disk-full.js';
 
 export interface ToolRunContext {
   step: number;
@@ -143,6 +144,8 @@ export async function runTool(call: ToolCall, ctx: ToolRunContext): Promise<Tool
     return { ok: true, output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}\n[… cut at ${maxOutputChars} characters]` : output };
   } catch (error) {
     if (error instanceof JournalFailure) throw error.original;
+    // A full disk stops the run (paused, resumable); the model cannot do anything about it.
+    if (diskFull(error)) throw error;
     if (error instanceof ToolInputError || (error as NodeJS.ErrnoException).code !== undefined || error instanceof SyntaxError) {
       return { ok: false, output: `error: ${(error as Error).message}` };
     }

@@ -1,0 +1,107 @@
+import nunjucks from 'nunjucks';
+
+/**
+ * The render-time half of the template sandbox (the other half is the static walk in
+ * template-scan.ts, which refuses these forms before anything runs). A spec's templates may read
+ * data and apply filters; they may not reach a function's constructor (which compiles and runs
+ * arbitrary code) nor call any function but the few nunjucks globals and the template's own
+ * macros. nunjucks hands every compiled template its runtime as an argument, so each of our
+ * templates gets a copy of it whose member lookup and call refuse everything else — no global
+ * patching, nothing else in the process affected.
+ */
+
+/** Keys that lead from a value to its constructor or prototype, and from there to `Function`. */
+export const forbiddenKeys: ReadonlySet<string> = new Set([
+  'constructor',
+  'prototype',
+  '__proto__',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
+
+/** Methods a cycler object may have called on it (`{{ c.next() }}`). */
+const cyclerMethods = new Set(['next', 'reset']);
+
+/** A refused template operation; its message says what templates may do instead. */
+export class TemplateSandboxError extends Error {
+  override readonly name = 'TemplateSandboxError';
+}
+
+const callable = new WeakSet<object>();
+const cyclers = new WeakSet<object>();
+
+function allow<T extends object>(fn: T): T {
+  callable.add(fn);
+  return fn;
+}
+
+/** The property key JavaScript would use (`x[['constructor']]` reads 'constructor'), refused if forbidden. */
+function safeKey(key: unknown): string | number {
+  const name = typeof key === 'number' ? key : String(key);
+  if (typeof name === 'string' && forbiddenKeys.has(name)) {
+    throw new TemplateSandboxError(`'${name}' cannot be read in a template: templates can read data and apply filters, nothing else`);
+  }
+  return name;
+}
+
+type Runtime = typeof nunjucks.runtime & {
+  memberLookup(obj: unknown, key: unknown): unknown;
+  callWrap(fn: unknown, name: string, context: unknown, args: unknown[]): unknown;
+  contextOrFrameLookup(context: unknown, frame: unknown, name: string): unknown;
+  makeMacro(...args: unknown[]): (...args: unknown[]) => unknown;
+};
+
+const base = nunjucks.runtime as Runtime;
+
+/** The runtime our templates render with. */
+const sandboxRuntime: Runtime = {
+  ...base,
+  memberLookup(obj, rawKey) {
+    const key = safeKey(rawKey);
+    if (obj === undefined || obj === null) return undefined;
+    const value = (obj as Record<string | number, unknown>)[key];
+    if (typeof value !== 'function') return value;
+    // A function read from data is never callable; only a cycler's own methods are.
+    if (cyclers.has(obj as object) && typeof key === 'string' && cyclerMethods.has(key)) return allow((...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(obj, args));
+    return value;
+  },
+  callWrap(fn, name, context, args) {
+    if (typeof fn !== 'function' || !callable.has(fn)) {
+      throw new TemplateSandboxError(`'${name}' cannot be called in a template: only range(), cycler(), joiner() and the template's own macros can; use a filter (e.g. | upper) to transform a value`);
+    }
+    return (fn as (...a: unknown[]) => unknown).apply(context, args);
+  },
+  contextOrFrameLookup(context, frame, name) {
+    safeKey(name);
+    return base.contextOrFrameLookup(context, frame, name);
+  },
+  makeMacro(...args) {
+    return allow(base.makeMacro(...args));
+  },
+};
+
+/** Replaces an environment's function globals with ones the sandbox lets templates call. */
+export function installSandboxGlobals(env: nunjucks.Environment): void {
+  const globals = (env as unknown as { globals: Record<string, (...args: unknown[]) => unknown> }).globals;
+  const { range, cycler, joiner } = globals;
+  for (const name of Object.keys(globals)) delete globals[name];
+  if (range) env.addGlobal('range', allow((...args: unknown[]) => range(...args)));
+  if (cycler) {
+    env.addGlobal('cycler', allow((...args: unknown[]) => {
+      const made = cycler(...args) as object;
+      cyclers.add(made);
+      return made;
+    }));
+  }
+  if (joiner) env.addGlobal('joiner', allow((...args: unknown[]) => allow(joiner(...args) as (...a: unknown[]) => unknown)));
+}
+
+/** Makes a compiled template render with the sandboxed runtime (its blocks and macros inherit it). */
+export function sandboxTemplate(template: nunjucks.Template): nunjucks.Template {
+  const compiled = template as unknown as { rootRenderFunc: (env: unknown, context: unknown, frame: unknown, runtime: unknown, cb: unknown) => unknown };
+  const root = compiled.rootRenderFunc;
+  compiled.rootRenderFunc = (env, context, frame, _runtime, cb) => root(env, context, frame, sandboxRuntime, cb);
+  return template;
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { snapshotFolder } from '../helpers/folder-snapshot.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Three steps that each write notes.md through the file_write tool, killed at `fault` in step 1. */
+function writingSpec(fault: string): string {
+  return `version: 0
+name: snapshots
+runtime:
+  provider: scripted
+  model_id: m
+  scripted:
+    responses:
+      worker: { tool_calls: [ { name: file_write, args: { path: notes.md, content: "notes written by the worker, long enough to tear" } } ], then: "Wrote notes." }
+    faults:
+      - ${fault}
+agents:
+  worker: { prompt: "You write notes." }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: worker, input: "one" }
+      - { agent: worker, input: "two" }
+`;
+}
+
+describe('resume with the session\'s blobs/ deleted', () => {
+  it.each([
+    ['the saved conversation of step 1', '{ step: 0, kind: crash, round: 2 }', false],
+    ['the content step 1 was writing', '{ step: 0, kind: crash, during: file_write, after_bytes: 5 }', false],
+    ['had before step 1 wrote it', '{ step: 0, kind: crash, during: file_write, after_bytes: 5 }', true],
+  ] as const)('refuses before writing anything when the snapshot of "%s" is gone, every time it is asked', async (what, fault, existedBefore) => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const env = { ACODE_HOME: home };
+    writeFileSync(join(cwd, 'spec.yaml'), writingSpec(fault));
+    const previous = 'what was there before\n';
+    if (existedBefore) writeFileSync(join(cwd, 'notes.md'), previous);
+    const crashed = await runCli(['run', 'spec.yaml'], { cwd, env });
+    expect(crashed.signal).toBe('SIGKILL');
+    const id = (JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[])[0]!.session_id;
+    const blobs = join(home, 'sessions', id!, 'blobs');
+    // All of blobs/, or only the snapshot of what notes.md held before the torn write.
+    rmSync(existedBefore ? join(blobs, createHash('sha256').update(previous).digest('hex')) : blobs, { recursive: true });
+    const before = snapshotFolder(home);
+    const log = readFileSync(join(home, 'sessions', id!, 'events.jsonl'));
+
+    for (let retry = 0; retry < 2; retry++) {
+      const resumed = await runCli(['resume', id!, '--yes'], { cwd, env });
+      expect(resumed.code, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain(`ACODE-RESUME-005: session ${id} cannot be resumed: its snapshot of`);
+      expect(resumed.stderr).toContain(what);
+      expect(resumed.stderr).toContain(`${blobs}/`);
+      expect(resumed.stderr).toContain(`Restore ${blobs} from a backup, or start a new session from its completed steps with 'acode fork ${id}'`);
+      expect(resumed.stderr).not.toMatch(/^\s+at /m);
+      // Not one event appended, the crashed run's lock left as it was, nothing else touched.
+      expect(readFileSync(join(home, 'sessions', id!, 'events.jsonl')).equals(log)).toBe(true);
+      expect(snapshotFolder(home)).toEqual(before);
+    }
+  });
+});

@@ -75,6 +75,8 @@ export class ChainExecutor {
   private wait?: RetryWait;
   /** The last event this run's state was built from, said once, by its first event (see epoch-fence.ts). */
   private basedOn?: number;
+  /** False once another process took the session over: a file write checks it right before it happens. */
+  private readonly stillOwned = (): boolean => this.options.journal.stillOwned?.() ?? true;
 
   constructor(private readonly options: ChainRunOptions) {
     this.progress = options.progress;
@@ -200,7 +202,7 @@ export class ChainExecutor {
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: () => this.options.journal.stillOwned?.() ?? true, recorded: (callId) => this.progress.tool_outcomes[callId] });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[callId] });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), { step, attempt, start: messages, conversation: turn.messages, context });
         continue;
@@ -275,7 +277,7 @@ export class ChainExecutor {
       // --out): a link swapped in below it cannot lead a write anywhere else, the user's files included.
       if (this.options.artifacts) mkdirSync(target.dir, { recursive: true });
       for (const [i, artifact] of renderArtifacts(spec, variables, this.progress.results, target, (path) => sessionWrote(this.progress, path)).entries()) {
-        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd: target.dir, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: () => this.options.journal.stillOwned?.() ?? true, emit: (body) => this.emit(body) });
+        writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: -1, attempt: 1, cwd: target.dir, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });
         this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
       }
     } catch (error) {

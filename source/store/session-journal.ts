@@ -78,17 +78,30 @@ export class SessionJournal implements Journal {
     return true;
   }
 
+  /**
+   * Runs a write; if it fails after the lock was lost (the new holder's resume removed this
+   * process's temp file while it was frozen), that is the answer: the session is another's now.
+   */
+  private lostOrThrow(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      if (this.stillOwned()) throw error;
+      throw new JournalSealedError(this.sealedBecause ?? 'the session lock was taken by another process');
+    }
+  }
+
   record(event: EngineEvent, progress: SessionProgress): void {
     if (!unguarded.has(event.type)) this.stillOwned();
     if (this.sealedBecause) throw new JournalSealedError(this.sealedBecause);
     // Skips carry no new state; they become durable with the next synced event.
-    this.log.append(event, event.type !== 'step_skipped');
+    this.lostOrThrow(() => this.log.append(event, event.type !== 'step_skipped'));
     if (!checkpointAfter.has(event.type)) return;
     // A holder frozen between its append and here must not overwrite the new holder's checkpoint.
     if (!this.stillOwned()) throw new JournalSealedError(this.sealedBecause ?? 'the session lock was taken by another process');
     this.db.data.checkpoint = toCheckpoint(progress);
     this.db.data.updated_at = event.ts;
-    this.db.write();
+    this.lostOrThrow(() => this.db.write());
     const status = this.db.data.checkpoint.status;
     if (this.indexIsStale(status)) {
       this.onStatusChange(this.db.data);

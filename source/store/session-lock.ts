@@ -191,16 +191,21 @@ export class SessionLock {
         return;
       }
       this.owner = { ...this.owner, heartbeat_at: new Date().toISOString() };
+      let kept: boolean;
       try {
         // Frozen between the check and the rename, this process may have just replaced a newer holder's lock.
-        if (!this.writeOwn()) {
-          this.stopHeartbeat();
-          onLost();
-        }
+        kept = this.writeOwn();
       } catch (error) {
-        // A full (or read-only) disk: the run stops, paused, at its next journal write, which
-        // says why; thrown from this timer it would crash the process and leave the session running.
-        if (!isWriteRefused(error)) throw error;
+        // A beat that cannot be written because a newer holder removed this process's temp file
+        // means the lock is lost. A full (or read-only) disk: the run stops, paused, at its next
+        // journal write, which says why; thrown from this timer it would crash the process and
+        // leave the session running.
+        kept = this.stillOwned();
+        if (kept && !isWriteRefused(error)) throw error;
+      }
+      if (!kept) {
+        this.stopHeartbeat();
+        onLost();
       }
     }, intervalMs);
     this.timer.unref();

@@ -1,5 +1,5 @@
 import meow from 'meow';
-import { commandUsage } from './command-help.js';
+import { commandUsage, flagLines } from './command-help.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -27,26 +27,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-    --var k=v            set a template variable (repeatable); overrides inputs.values
-    --out <dir>          run: folder the spec's artifacts are written into (default ./artifacts)
-    --no-save-session    run without writing a session (nothing to resume)
-    --approve            answer the approval step the run reaches with its default response
-    --response "…"       answer it with this response instead
-    --reject             reject it: the session is cancelled
-    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
-                         of waiting and retrying (default: up to resume.max_attempts, 5, in a row)
-    --json               print one JSON object (or array) on stdout
-    --dry-run            show the continuation plan and changed files; run nothing, change nothing
-    --yes                resume even if files the session touched changed (= --on-change continue)
-    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
-                         (default: prompt on a terminal, abort otherwise; resume.changed_files_action)
-    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
-                         prompt (ask); default resume.in_progress_strategy (rollback)
-    --from-step N        fork: run again from step N (1-based); steps before it are reused
-    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
-    --resumable          only sessions that can be resumed now
-    --force              delete or unlock without asking; run: artifacts may overwrite files the
-                         session did not write
+${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read

@@ -1,22 +1,38 @@
 /**
- * Each command's own usage, printed by `acode <command> --help` (or -h) instead of running it.
- * The flag lines say the same as the top-level help in cli-dispatch.ts; a flag added to a command
- * goes in both.
+ * Each command's own usage, printed by `acode <command> --help` (or -h) instead of running it, and
+ * the help text of every flag, written once: the top-level help (cli-dispatch.ts) and each
+ * command's usage list the same lines from `flagLines`.
  */
 
-const resumeOptions = `
-    --dry-run            show the continuation plan and changed files; run nothing, change nothing
-    --yes                resume even if files the session touched changed (= --on-change continue)
-    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
-                         (default: prompt on a terminal, abort otherwise; resume.changed_files_action)
-    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
-                         prompt (ask); default resume.in_progress_strategy (rollback)
-    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
-                         of waiting and retrying (default: up to resume.max_attempts, 5, in a row)
-    --approve            answer the approval step the session waits at with its default response
-    --response "…"       answer it with this response instead
-    --reject             reject it: the session is cancelled
-    --json               print one JSON object on stdout`;
+const flagHelp = {
+  var: `    --var k=v            set a template variable (repeatable); overrides inputs.values`,
+  out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
+  force: `    --force              run: overwrite an artifact file this session did not write;
+                         delete, unlock: without asking`,
+  saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
+  autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
+                         of waiting and retrying (default: up to resume.max_attempts, 5, in a row)`,
+  approve: `    --approve            answer the approval step the session reaches with its default response`,
+  response: `    --response "…"       answer it with this response instead`,
+  reject: `    --reject             reject it: the session is cancelled`,
+  dryRun: `    --dry-run            show the continuation plan and changed files; run nothing, change nothing`,
+  yes: `    --yes                resume even if files the session touched changed (= --on-change continue)`,
+  onChange: `    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
+                         (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
+  strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
+                         prompt (ask); default resume.in_progress_strategy (rollback)`,
+  fromStep: `    --from-step N        fork: run again from step N (1-based); steps before it are reused`,
+  status: `    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled`,
+  resumable: `    --resumable          only sessions that can be resumed now`,
+  json: `    --json               print one JSON object (or array) on stdout`,
+} as const;
+
+/** The help lines of these flags, in this order. */
+export function flagLines(...names: (keyof typeof flagHelp)[]): string {
+  return names.map((name) => flagHelp[name]).join('\n');
+}
+
+const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
 
 const idNote = `  <id> may be any unique prefix of at least 4 characters (see 'acode sessions list').`;
 
@@ -30,15 +46,7 @@ const usages = {
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-    --var k=v            set a template variable (repeatable); overrides inputs.values
-    --out <dir>          where artifacts are written (default ./artifacts); kept for resume
-    --force              overwrite an artifact file this session did not write
-    --no-save-session    run without writing a session (nothing to resume)
-    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
-                         of waiting and retrying (default: up to resume.max_attempts, 5, in a row)
-    --approve            answer the approval step the run reaches with its default response
-    --response "…"       answer it with this response instead
-    --reject             reject it: the session is cancelled
+${flagLines('var', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 

@@ -249,6 +249,9 @@ class Walker {
     if (key.typename === 'Literal' && forbiddenKeys.has(String(key.value))) {
       this.report('unsafe', key, `'${String(key.value)}' cannot be read in a template: templates can read data and apply filters, nothing else`);
     }
+    // A name put together from strings (`x['const' ~ 'ructor']`, a filter's result) cannot be checked
+    // here; the sandbox would refuse it only at render time, after the steps were paid for.
+    if (builtString(key)) this.report('unsafe', key, `an attribute name built from strings cannot be checked: write the name literally (x.name or x['name'])`);
     const target = n.target as TemplateNode;
     if (this.scope && !guarded && target.typename === 'Symbol' && target.value === 'steps' && !locals.has('steps') && key.typename === 'Literal' && typeof key.value === 'number') {
       const index = key.value;
@@ -295,4 +298,12 @@ export function scanTemplate(source: string, scope?: TemplateScope): TemplateSca
   walker.walk(root, new Map());
   const findings = walker.findings.sort((a, b) => a.line - b.line || a.column - b.column);
   return { findings, names: walker.names };
+}
+
+/** A key expression that makes a string out of parts: concatenation, string arithmetic, a filter. */
+function builtString(key: TemplateNode): boolean {
+  if (key.typename === 'Concat' || key.typename === 'Filter') return true;
+  if (key.typename !== 'Add') return false;
+  const isString = (side: unknown) => (side as TemplateNode | undefined)?.typename === 'Literal' && typeof (side as TemplateNode).value === 'string';
+  return isString(key.left) || isString(key.right) || builtString(key.left as TemplateNode) || builtString(key.right as TemplateNode);
 }

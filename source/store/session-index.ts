@@ -95,7 +95,8 @@ export class SessionIndex {
 
   private sessionIds(): string[] {
     const dir = join(this.home, 'sessions');
-    return existsSync(dir) ? readdirSync(dir) : [];
+    // Hidden names are sessions still being created (session-store.ts createIn): not sessions yet.
+    return existsSync(dir) ? readdirSync(dir).filter((name) => !name.startsWith('.')) : [];
   }
 
   private load(): { file: IndexFile; trusted: boolean } {

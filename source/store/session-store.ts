@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -9,6 +9,7 @@ import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { redactSessionRecord } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
+import { processAlive } from './process-liveness.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog, type FileSync } from './event-log.js';
 import { SessionIndex } from './session-index.js';
@@ -164,20 +165,43 @@ export class SessionStore {
     }
   }
 
+  /**
+   * The folder is filled under a hidden name (`.<id>.creating.<pid>`, never listed) and renamed
+   * into place whole, so a kill at any instant leaves either no session or a complete one — never a
+   * folder without its session.json, listed as damaged for good. Hidden folders a killed creator left
+   * are removed by the next creation.
+   */
   private createIn(id: string, init: NewSession): SessionHandle {
     const { specText, spec, stepsTotal, ...fields } = init;
+    this.removeAbandonedCreations();
     const dir = join(this.sessionsDir, id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileDurable(join(dir, 'spec.yaml'), specText, 0o600, id);
-    writeFileDurable(join(dir, 'spec.json'), JSON.stringify(spec), 0o600, id);
-    writeFileDurable(join(dir, 'events.jsonl'), '', 0o600, id);
-    const now = new Date().toISOString();
-    const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
-    const db = new LowSync(this.adapterFor(id), record);
-    db.write();
+    const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
+    mkdirSync(building, { recursive: true, mode: 0o700 });
+    try {
+      writeFileDurable(join(building, 'spec.yaml'), specText, 0o600, id);
+      writeFileDurable(join(building, 'spec.json'), JSON.stringify(spec), 0o600, id);
+      writeFileDurable(join(building, 'events.jsonl'), '', 0o600, id);
+      const now = new Date().toISOString();
+      const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
+      new DurableJsonFileSync(join(building, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (r: SessionRecord) => JSON.stringify(redactSessionRecord(r))).write(record);
+      renameSync(building, dir);
+    } catch (error) {
+      rmSync(building, { recursive: true, force: true });
+      throw error;
+    }
     fsyncDirectory(this.sessionsDir);
+    const db = new LowSync(this.adapterFor(id), this.adapterFor(id).read()!);
     this.index.upsert(summarize(db.data));
     return new SessionHandle(dir, db, this.index);
+  }
+
+  /** Hidden creation folders of creators that died (see createIn). */
+  private removeAbandonedCreations(): void {
+    if (!existsSync(this.sessionsDir)) return;
+    for (const name of readdirSync(this.sessionsDir)) {
+      const creator = /^\.[0-9a-f]{16}\.creating\.(\d+)$/.exec(name);
+      if (creator && !processAlive(Number(creator[1]))) rmSync(join(this.sessionsDir, name), { recursive: true, force: true });
+    }
   }
 
   /** Finds a session by id or unique prefix (≥ 4 characters). */

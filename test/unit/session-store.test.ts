@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChainExecutor } from '../../source/engine/chain-executor.js';
@@ -29,6 +30,25 @@ async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
 }
 
 describe('the session store', () => {
+  it('never lists a session whose creation was killed half-way, and clears what that creation left', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const store = new SessionStore(home);
+    const first = await runIntoStore(store, 2, cwd);
+    // What a creator killed after the spec files, before session.json, leaves: a hidden folder.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const abandoned = join(home, 'sessions', `.0123456789abcdef.creating.${dead}`);
+    mkdirSync(abandoned);
+    writeFileSync(join(abandoned, 'spec.yaml'), 'version: 0');
+    const listed = () => new SessionStore(home).list({ write: false }).map((row) => [row.session_id, row.status]);
+    expect(listed()).toEqual([[first.record.session_id, 'completed']]);
+    const second = await runIntoStore(store, 2, cwd);
+    expect(existsSync(abandoned)).toBe(false);
+    expect(readdirSync(join(home, 'sessions')).sort()).toEqual([first.record.session_id, second.record.session_id].sort());
+    // Every session folder is whole from the moment it appears.
+    for (const handle of [first, second]) expect(existsSync(join(handle.dir, 'session.json'))).toBe(true);
+  });
+
   it('keeps the checkpoint the same size however long the chain', async () => {
     const cwd = tempDir();
     const store = new SessionStore(join(cwd, 'home'));

@@ -55,6 +55,8 @@ function attacks(marker: string): Record<string, string> {
     'via a variable': `{% set f = joiner %}{{ f.constructor(${code})() }}`,
     'via a variable key': `{% set k = 'construc' ~ 'tor' %}{% set f = joiner[k] %}{% set g = f(${code}) %}{{ g() }}`,
     'inside {% set %}': `{% set g = joiner.constructor(${code}) %}{{ g() }}`,
+    'a key built by ~': `{{ range['const' ~ 'ructor'](${code})() }}`,
+    'a key built by a filter': `{{ range['CONSTRUCTOR' | lower](${code})() }}`,
     'a data value called': `{{ steps[0].response.constructor }}{{ topic() }}`,
   };
 }

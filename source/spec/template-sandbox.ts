@@ -98,6 +98,26 @@ export function installSandboxGlobals(env: nunjucks.Environment): void {
   if (joiner) env.addGlobal('joiner', allow((...args: unknown[]) => allow(joiner(...args) as (...a: unknown[]) => unknown)));
 }
 
+/**
+ * Wraps every filter of the environment (nunjucks' own and ours; call it after the last addFilter)
+ * so that no filter is handed a function or a forbidden key: filters read attributes and call
+ * callbacks themselves (`sum('constructor')`, `groupby(fn)`, `replace(re, fn)`), out of the
+ * runtime's sight.
+ */
+export function guardFilters(env: nunjucks.Environment): void {
+  const filters = (env as unknown as { filters: Record<string, (...args: unknown[]) => unknown> }).filters;
+  for (const [name, filter] of Object.entries(filters)) {
+    filters[name] = function (this: unknown, ...args: unknown[]) {
+      args.forEach((arg, i) => {
+        if (typeof arg === 'function') throw new TemplateSandboxError(`the ${name} filter cannot be given a function in a template: pass it data`);
+        // The filtered value itself is data (a response may well read "constructor"); its parameters name attributes.
+        if (i > 0 && typeof arg === 'string') safeKey(arg);
+      });
+      return filter.apply(this, args);
+    };
+  }
+}
+
 /** Makes a compiled template render with the sandboxed runtime (its blocks and macros inherit it). */
 export function sandboxTemplate(template: nunjucks.Template): nunjucks.Template {
   const compiled = template as unknown as { rootRenderFunc: (env: unknown, context: unknown, frame: unknown, runtime: unknown, cb: unknown) => unknown };

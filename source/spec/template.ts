@@ -1,5 +1,5 @@
 import nunjucks from 'nunjucks';
-import { installSandboxGlobals, sandboxTemplate, TemplateSandboxError } from './template-sandbox.js';
+import { guardFilters, installSandboxGlobals, sandboxTemplate, TemplateSandboxError } from './template-sandbox.js';
 
 /**
  * Jinja-compatible templates, rendered the way strands-cli renders them: no autoescaping, an
@@ -19,6 +19,8 @@ env.addFilter('regex_search', (value: unknown, pattern: string) => {
   const match = new RegExp(pattern, 'i').exec(String(value ?? ''));
   return match ? (match[1] ?? match[0]) : '';
 });
+
+guardFilters(env);
 
 /** Names of the filters templates can apply (strands' own and nunjucks' Jinja builtins). */
 export function templateFilters(): ReadonlySet<string> {

@@ -75,6 +75,15 @@ describe('template sandbox: validation refuses code', () => {
 });
 
 describe('template sandbox: rendering refuses code the static walk never sees', () => {
+  it('hands no filter a function or a forbidden attribute name', () => {
+    const context = { topic: 't', steps: [{ response: 'constructor' }], last_response: 'constructor' };
+    expect(() => renderTemplate("{{ [range] | sum('constructor') }}", context)).toThrow(/'constructor' cannot be read/);
+    expect(() => renderTemplate('{{ [1, 2] | groupby(joiner) }}', context)).toThrow(/cannot be given a function/);
+    expect(() => renderTemplate('{{ range | string }}', context)).toThrow(/cannot be given a function/);
+    // Data that merely reads like a forbidden name is still data.
+    expect(renderTemplate('{{ last_response | upper }} {{ steps | join(",", "response") }}', context)).toBe('CONSTRUCTOR constructor');
+  });
+
   for (const [name, template] of Object.entries(attacks('MARKER'))) {
     it(`refuses ${name} at render time and runs nothing`, () => {
       const dir = tempDir();

@@ -92,8 +92,10 @@ function requireArg(value: string | undefined, what: string): string {
 }
 
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
-  const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response } = cli.flags;
-  return { json, dryRun, yes, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force, out } = cli.flags;
+  // A session keeps the output folder it was started with: its artifacts and resumes agree on it.
+  if (out !== undefined) usage(`--out is chosen when a session starts (acode run); a resume writes to the session's own output folder`);
+  return { json, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */

@@ -7,7 +7,7 @@
 const flagHelp = {
   var: `    --var k=v            set a template variable (repeatable); overrides inputs.values`,
   out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
-  force: `    --force              run: overwrite an artifact file this session did not write;
+  force: `    --force              run, resume: artifacts may overwrite a file this session did not write;
                          delete, unlock: without asking`,
   saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
   autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
@@ -32,7 +32,7 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
   return names.map((name) => flagHelp[name]).join('\n');
 }
 
-const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
+const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
 
 const idNote = `  <id> may be any unique prefix of at least 4 characters (see 'acode sessions list').`;
 

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { sha256 } from '../engine/blob-store.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents } from '../engine/session-progress.js';
@@ -27,8 +29,10 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const steps = spec.pattern.config.steps.length;
   const replayed = replayEvents(source.events(), steps);
   const done = replayed.results.filter(Boolean);
-  // The fork redoes its source's work, so the files its source wrote are its own to overwrite.
-  const wrote = Object.entries(replayed.files).filter(([, seen]) => seen.op === 'write').map(([path]) => path);
+  // The fork redoes its source's work, so the files its source wrote are its own to overwrite —
+  // as long as they still hold what it wrote: a file a person edited since needs --force like any other.
+  const unchanged = (path: string, hash: string | null) => !existsSync(path) || sha256(readFileSync(path)) === hash;
+  const wrote = Object.entries(replayed.files).filter(([path, seen]) => seen.op === 'write' && unchanged(path, seen.hash)).map(([path]) => path);
   const inherited = [...new Set([...(source.record.artifacts_inherited ?? []), ...wrote])];
   // Reuse only an unbroken run of completed steps from the start: later steps depend on earlier ones.
   let completed = 0;

@@ -31,6 +31,8 @@ function acceptedSnapshot(path: string, where: Confinement, blobs: BlobStore): s
 export interface ResumeFlags {
   json: boolean;
   dryRun: boolean;
+  /** --force: the artifacts may overwrite files this session did not write. */
+  force?: boolean;
   /** --yes: continue past changed files. */
   yes?: boolean;
   onChange?: OnChange;
@@ -152,7 +154,8 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     blobs,
     progress,
     cwd: record.cwd,
-    artifacts: recordedArtifactTarget(record),
+    // --force on a resume lets its artifacts overwrite files this session did not write (as on run).
+    artifacts: { ...recordedArtifactTarget(record), ...(flags.force ? { force: true } : {}) },
     autoResume: autoResumePolicy(config, flags.autoResume),
     approvals,
     saved: true,

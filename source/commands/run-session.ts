@@ -104,6 +104,9 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
     // removed its temp files or changed the session under it, and it must not write a pause.
     if (error instanceof JournalSealedError || lockLost || options.journal.stillOwned?.() === false) {
+      if (options.lease?.lock.sessionDeleted()) {
+        throw new AcodeError(`session ${options.sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');
+      }
       throw new AcodeError(`lost the lock of session ${options.sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${options.sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
     }
     const full = diskFull(error);

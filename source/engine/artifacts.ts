@@ -72,7 +72,7 @@ export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefo
     }
     if (stat.isSymbolicLink()) throw new ArtifactPathError(`artifact path ${at} is a symlink; symlinks are not allowed for artifacts — remove it or choose another --out folder`);
     if (i === safe.length - 1 && !target.force && !wroteBefore(file) && !target.inherited?.includes(file)) {
-      throw new ArtifactPathError(`artifact ${file} already exists and this session did not write it; move it away, or run with --force to overwrite it`);
+      throw new ArtifactPathError(`artifact ${file} already exists and this session did not write it; move it away, or pass --force (to acode run or acode resume) to overwrite it`);
     }
   }
   return file;

@@ -77,6 +77,16 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 }
 
 /** Knows the secrets in use and removes them, and anything shaped like a credential, from text. */
+/**
+ * The leading words of a key that name its kind rather than hide anything — `sk-proj-`,
+ * `sk-ant-api03-`, `ghp_` — lowercase groups each ending in `-` or `_`; none if fewer than
+ * minSecretLength characters would be left after them.
+ */
+export function publicPrefix(value: string): string {
+  const prefix = /^(?:[a-z][a-z0-9]*[-_])+/.exec(value)?.[0] ?? '';
+  return value.length - prefix.length >= minSecretLength ? prefix : '';
+}
+
 export class Redactor {
   /** Every `fragmentLength`-character window of every registered value (in each of its encodings). */
   private readonly fragments = new Set<string>();
@@ -90,7 +100,11 @@ export class Redactor {
     if (value === undefined || value.length < minSecretLength || this.registered.has(value)) return;
     this.registered.add(value);
     for (const form of encodings(value)) {
+      // Windows wholly inside the key's public prefix (`sk-proj-`, `sk-ant-api03-`) are no secret:
+      // every key of that kind starts so, and text about keys names it.
+      const open = publicPrefix(form).length;
       for (let i = 0; i + fragmentLength <= form.length; i++) {
+        if (i + fragmentLength <= open) continue;
         this.fragments.add(form.slice(i, i + fragmentLength));
         const h = windowHash(form, i);
         this.hashes.add(h);
@@ -114,6 +128,8 @@ export class Redactor {
    * value is marked; overlapping windows merge into one redaction.
    */
   redactKnown(text: string): string {
+    // A key seen whole goes whole, its public prefix too; pieces of it go by the windows below.
+    for (const value of this.registered) if (text.includes(value)) text = text.split(value).join(redactedMark);
     const last = text.length - fragmentLength;
     if (last < 0 || this.hashes.size === 0) return text;
     let out = '';

@@ -156,6 +156,11 @@ export class SessionLock {
     return this.owner.epoch ?? 0;
   }
 
+  /** Whether the session's folder is gone (`acode sessions delete --force` under a live run). */
+  sessionDeleted(): boolean {
+    return !existsSync(dirname(this.path));
+  }
+
   /**
    * True while the lock file still carries this process's token. A holder this one superseded can
    * finish a heartbeat it began before it froze, renaming its own lock file back over this one's:

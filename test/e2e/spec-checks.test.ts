@@ -180,6 +180,37 @@ describe('artifacts by strands-cli rules', () => {
     expect(readFileSync(join(ws.cwd, 'results', 'report.md'), 'utf8')).toBe(written);
   });
 
+  it('takes --force on resume for a file that appeared while the session ran, and refuses --out there', async () => {
+    const ws = workspace(chainSpec({ steps: 2, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 1, kind: crash }' }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    // Someone else's file where the artifact goes, made while the session was stopped.
+    mkdirSync(join(ws.cwd, 'artifacts', 'out'), { recursive: true });
+    writeFileSync(join(ws.cwd, 'artifacts', 'out', 'report.md'), 'theirs');
+    const paused = await runCli(['resume', '--json'], ws);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ status: 'paused' });
+    expect(paused.stderr).toContain('pass --force (to acode run or acode resume)');
+    expect(readFileSync(join(ws.cwd, 'artifacts', 'out', 'report.md'), 'utf8')).toBe('theirs');
+    const moved = await runCli(['resume', '--out', 'elsewhere'], ws);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain('--out is chosen when a session starts');
+    const forced = await runCli(['resume', '--force', '--json'], ws);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'artifacts', 'out', 'report.md'), 'utf8')).toContain('final: ');
+  });
+
+  it("lets a fork overwrite its source's artifacts, but not one a person edited since", async () => {
+    const ws = workspace(chainSpec({ steps: 2, provider: 'scripted' }));
+    const first = await runCli(['run', 'spec.yaml', '--json'], ws);
+    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const report = join(ws.cwd, 'artifacts', 'out', 'report.md');
+    const untouched = await runCli(['fork', id, '--from-step', '2', '--json'], ws);
+    expect(JSON.parse(untouched.stdout)).toMatchObject({ status: 'completed' });
+    writeFileSync(report, 'edited by hand');
+    const edited = await runCli(['fork', id, '--from-step', '2', '--json'], ws);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ status: 'paused' });
+    expect(readFileSync(report, 'utf8')).toBe('edited by hand');
+  });
+
   it('remembers --out across a crash: the resume writes to the same folder', async () => {
     const ws = workspace(chainSpec({ steps: 3, provider: 'scripted', scripted: '  scripted:\n    faults:\n      - { step: 1, kind: crash }' }));
     const crashed = await runCli(['run', 'spec.yaml', '--out', 'elsewhere'], ws);

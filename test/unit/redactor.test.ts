@@ -83,6 +83,15 @@ describe('the redactor', () => {
     for (const [text, expected] of cases) expect(redactor.redact(text)).toBe(expected);
   });
 
+  it("keeps a key's public prefix in text that only names the kind of key, and still removes the key itself", () => {
+    const project = 'sk-proj-Q7vX2mLp9RzT4wKd8NfB3hYc6JsE0aW1';
+    const redactor = redactorWith(project, 'sk-ant-api03-Z8M2nQ4rT6vX9bD1fH3jL5pR7');
+    const code = "assert key.startswith('sk-proj-')  # Anthropic keys start sk-ant-api03-";
+    expect(redactor.redactKnown(code)).toBe(code);
+    expect(redactor.redact(`the key ${project} was refused`)).toBe(`the key ${redactedMark} was refused`);
+    expect(redactor.redactKnown(`cut: ${project.slice(0, 14)}`)).not.toContain('Q7vX2m');
+  });
+
   it("redactKnown removes the registered values only: a model's code keeps credential-shaped text that is no key in use", () => {
     const redactor = redactorWith(key);
     const code = `API_KEY=changeme123\nheaders = {"Authorization": "Bearer abcdef0123456789abcdef"}\nreal = "${key}"`;

@@ -24,8 +24,19 @@ export interface ArtifactTarget {
 /** strands-cli's `--out` default. */
 export const defaultArtifactDir = './artifacts';
 
+/**
+ * An artifact path acode refuses. `brokenRule`: the rendered path itself breaks a rule (absolute,
+ * `..`, empty, outside the folder) — the session's spec and responses made it, so no resume can
+ * change it; otherwise something on disk is in the way (a file, a link), which a person can move.
+ */
 export class ArtifactPathError extends Error {
   override readonly name = 'ArtifactPathError';
+  constructor(
+    message: string,
+    readonly brokenRule = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -51,14 +62,14 @@ function errno(error: unknown): string | undefined {
  */
 export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefore: (path: string) => boolean): string {
   const shown = rendered.trim();
-  if (!shown) throw new ArtifactPathError('artifact path renders to an empty string; give it a relative file name such as report.md');
-  if (isAbsolute(shown)) throw new ArtifactPathError(`absolute paths are not allowed in artifacts: ${shown}; use a path relative to the output folder (--out, default ${defaultArtifactDir})`);
+  if (!shown) throw new ArtifactPathError('artifact path renders to an empty string; give it a relative file name such as report.md', true);
+  if (isAbsolute(shown)) throw new ArtifactPathError(`absolute paths are not allowed in artifacts: ${shown}; use a path relative to the output folder (--out, default ${defaultArtifactDir})`, true);
   const parts = shown.split('/').filter((part) => part !== '' && part !== '.');
-  if (parts.includes('..')) throw new ArtifactPathError(`path traversal is not allowed in artifacts: ${shown}; a path cannot contain '..' components`);
+  if (parts.includes('..')) throw new ArtifactPathError(`path traversal is not allowed in artifacts: ${shown}; a path cannot contain '..' components`, true);
   const safe = parts.map((part) => sanitizeComponent(part));
   const file = resolve(target.dir, ...safe);
   const inside = relative(target.dir, file);
-  if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new ArtifactPathError(`artifact path ${shown} escapes the output folder ${target.dir}`);
+  if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new ArtifactPathError(`artifact path ${shown} escapes the output folder ${target.dir}`, true);
   let at = target.dir;
   for (const [i, part] of safe.entries()) {
     at = join(at, part);

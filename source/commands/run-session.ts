@@ -104,6 +104,10 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
     // removed its temp files or changed the session under it, and it must not write a pause.
     if (error instanceof JournalSealedError || lockLost || options.journal.stillOwned?.() === false) {
+      if (lockLost && options.lease?.lock.stillOwned()) {
+        // Nobody took it: this process stalled past the lock timeout and let the lock go, as a frozen holder must.
+        throw new AcodeError(`this process stalled longer than the lock timeout (resume.lock_timeout_seconds, ${options.lease.timeoutMs / 1000} s) and stopped so that another could take session ${options.sessionId} over; nothing is lost: 'acode resume ${options.sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
+      }
       if (options.lease?.lock.sessionDeleted()) {
         throw new AcodeError(`session ${options.sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');
       }

@@ -69,9 +69,11 @@ describe('a lock holder that lost its lock', () => {
       if (round % 2 === 0) taker.signal('SIGKILL');
       await taker.run.done;
       checkReplayable(dir);
-      for (let tries = 0; tries < 3; tries++) {
+      // With a 0.5 s lock timeout, a resume stalled that long on a loaded machine gives its lock up
+      // (exit 16, as a frozen holder must): the next try goes on from there.
+      for (let tries = 0; tries < 5; tries++) {
         const resumed = await runCli(['resume', id, '--json'], ws);
-        expect([0, 15], `${where}: resume\n${resumed.stderr}`).toContain(resumed.code);
+        expect([0, 15, 16], `${where}: resume\n${resumed.stderr}`).toContain(resumed.code);
         if (resumed.code === 15) break;
       }
       const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];

@@ -1,11 +1,8 @@
 import { relative } from 'node:path';
-import type { BlobStore } from '../engine/blob-store.js';
-import { readFileBeneath, type Confinement } from '../engine/tools/beneath.js';
-import { ToolInputError } from '../engine/tools/confined-path.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
-import { describeRecovery, settlePendingWrites, writeFolders, type InProgressStrategy } from '../engine/write-recovery.js';
+import { describeRecovery, settlePendingWrites, snapshotNow, writeFolders, type InProgressStrategy } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
 import type { CommandContext } from './command-context.js';
@@ -16,17 +13,6 @@ import { runSession } from './run-session.js';
 import { importInk } from './import-ink.js';
 import { autoResumePolicy } from '../config/resume-config.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
-
-/** The snapshot of a changed file the person accepted, read through checked folders; none if its name now leads outside. */
-function acceptedSnapshot(path: string, where: Confinement, blobs: BlobStore): string | null {
-  try {
-    const content = readFileBeneath(path, where);
-    return content ? blobs.put(content) : null;
-  } catch (error) {
-    if (error instanceof ToolInputError) return null;
-    throw error;
-  }
-}
 
 export interface ResumeFlags {
   json: boolean;
@@ -133,7 +119,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     confirmUnchanged(prepared);
     journal = handle.openJournal();
     const accepted: EngineEventBody[] = environment.changes.length
-      ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash ? acceptedSnapshot(c.path, prepared.where, blobs) : null })) }]
+      ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash ? snapshotNow(c.path, prepared.where, blobs) : null })) }]
       : [];
     preamble = [...lease.preamble, ...accepted, ...settlePendingWrites(prepared.pendingWrites, strategy, blobs, prepared.where, record.session_id)];
     // Only now that the lock is ours: no other process of this session can be mid-write.

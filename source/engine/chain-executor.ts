@@ -282,11 +282,11 @@ export class ChainExecutor {
       }
     } catch (error) {
       if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `artifact: ${error.message}`);
-      // Every step's work is kept: the session pauses, and a resume writes the artifacts once the path or the disk is fixed.
       if (error instanceof ArtifactPathError && error.brokenRule) {
         // Rendered from the session's own spec and responses: a resume would render it again.
         throw new StopRun('failed', 'artifact_error', `artifact: ${error.message}. No resume can change a path made from this session's spec and responses: fix outputs.artifacts and run the workflow again; the responses stay readable with 'acode sessions history ${this.options.sessionId}'`);
       }
+      // Something on disk in the way: every step's work is kept, and a resume writes the artifacts once it is moved or the disk freed.
       if (error instanceof ArtifactPathError || isFsError(error)) throw new StopRun('paused', 'artifact_error', `artifact: ${error.message}; fix it, then resume`);
       throw error;
     }

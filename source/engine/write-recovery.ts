@@ -33,6 +33,15 @@ function contentNow(path: string, where: Confinement): Buffer | null | 'outside'
   }
 }
 
+/**
+ * A snapshot of what the file holds now (kept writes, accepted changes are journaled with it),
+ * read through checked folders; none when it is gone or its name now leads outside the roots.
+ */
+export function snapshotNow(path: string, where: Confinement, blobs: BlobStore): string | null {
+  const current = contentNow(path, where);
+  return current === null || current === 'outside' ? null : blobs.put(current);
+}
+
 /** A file that holds the start of the intended content was torn by a writer that died mid-write. */
 function isPrefixOfIntended(current: Buffer, write: PendingWrite, blobs: BlobStore): boolean {
   const intended = blobs.get(write.after_blob);
@@ -67,11 +76,6 @@ export function describeRecovery(write: PendingWriteState, strategy: Exclude<InP
  * to journal; the caller holds the session lock.
  */
 export function settlePendingWrites(writes: readonly PendingWriteState[], strategy: Exclude<InProgressStrategy, 'prompt'>, blobs: BlobStore, where: Confinement, sessionId?: string): EngineEventBody[] {
-  // What the file holds now, as a snapshot: kept writes are journaled with what they left.
-  const snapshot = (path: string) => {
-    const current = contentNow(path, where);
-    return current === null || current === 'outside' ? null : blobs.put(current);
-  };
   return writes.map((write) => {
     let outcome: WriteRecovery;
     let hash = write.current_hash;
@@ -85,7 +89,7 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
     } else if (write.state === 'changed') {
       // Not a torn write: someone edited the file. Never roll that back; the changed-file prompt asked.
       outcome = 'kept';
-      blob = snapshot(write.path);
+      blob = snapshotNow(write.path, where, blobs);
     } else if (strategy === 'rollback') {
       // Through checked folders, like the write it undoes: a swapped link cannot lead it outside.
       if (write.before_blob) writeFileBeneath(write.path, blobs.get(write.before_blob), where, (name) => tempFileName(name, sessionId));
@@ -95,7 +99,7 @@ export function settlePendingWrites(writes: readonly PendingWriteState[], strate
       blob = write.before_blob;
     } else {
       outcome = 'kept';
-      blob = snapshot(write.path);
+      blob = snapshotNow(write.path, where, blobs);
     }
     return { type: 'file_write_recovered', step: write.step, call_id: write.call_id, path: write.path, outcome, hash, blob };
   });

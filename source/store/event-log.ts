@@ -136,7 +136,6 @@ export class EventLogWriter {
     }
   }
 
-
   close(): void {
     closeSync(this.fd);
   }

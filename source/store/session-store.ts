@@ -107,6 +107,11 @@ export class SessionHandle {
 
 const idPattern = /^[0-9a-f]{16}$/;
 
+/** The session.json of the session folder `dir`: validated when read, redacted when written. */
+function sessionFileIn(dir: string, id: string): DurableJsonFileSync<SessionRecord> {
+  return new DurableJsonFileSync(join(dir, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (record) => JSON.stringify(redactSessionRecord(record)));
+}
+
 /** ACODE_HOME and its sessions folder, where they exist, must be folders: checked before any command reads or writes. */
 function requireFolders(...dirs: string[]): void {
   for (const dir of dirs) {
@@ -143,7 +148,7 @@ export class SessionStore {
   }
 
   private adapterFor(id: string): DurableJsonFileSync<SessionRecord> {
-    return new DurableJsonFileSync(join(this.sessionsDir, id, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (record) => JSON.stringify(redactSessionRecord(record)));
+    return sessionFileIn(join(this.sessionsDir, id), id);
   }
 
   private readRecord(id: string): SessionRecord {
@@ -176,21 +181,21 @@ export class SessionStore {
     this.removeAbandonedCreations();
     const dir = join(this.sessionsDir, id);
     const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
+    const now = new Date().toISOString();
+    const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
     mkdirSync(building, { recursive: true, mode: 0o700 });
     try {
       writeFileDurable(join(building, 'spec.yaml'), specText, 0o600, id);
       writeFileDurable(join(building, 'spec.json'), JSON.stringify(spec), 0o600, id);
       writeFileDurable(join(building, 'events.jsonl'), '', 0o600, id);
-      const now = new Date().toISOString();
-      const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
-      new DurableJsonFileSync(join(building, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (r: SessionRecord) => JSON.stringify(redactSessionRecord(r))).write(record);
+      sessionFileIn(building, id).write(record);
       renameSync(building, dir);
     } catch (error) {
       rmSync(building, { recursive: true, force: true });
       throw error;
     }
     fsyncDirectory(this.sessionsDir);
-    const db = new LowSync(this.adapterFor(id), this.adapterFor(id).read()!);
+    const db = new LowSync(this.adapterFor(id), record);
     this.index.upsert(summarize(db.data));
     return new SessionHandle(dir, db, this.index);
   }

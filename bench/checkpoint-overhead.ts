@@ -2,7 +2,7 @@ import { MemoryBlobStore } from '../source/engine/blob-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainExecutor } from '../source/engine/chain-executor.js';
+import { SessionExecutor } from '../source/engine/session-executor.js';
 import { nullJournal } from '../source/engine/journal.js';
 import { initialProgress } from '../source/engine/session-progress.js';
 import { mergeVariables } from '../source/engine/template-context.js';
@@ -40,13 +40,13 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
     journal = sessionJournal;
     close = () => sessionJournal.close();
   });
-  const executor = new ChainExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
+  const executor = new SessionExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
   let firstStep = 0;
   let lastStep = 0;
   // Listeners run after the journal has made the event durable.
   executor.subscribe((event) => {
-    if (event.type === 'step_started' && event.step === 0) firstStep = performance.now();
-    if (event.type === 'step_completed' && event.step === steps - 1) lastStep = performance.now();
+    if (event.type === 'step_started' && event.step === '0') firstStep = performance.now();
+    if (event.type === 'step_completed' && event.step === String(steps - 1)) lastStep = performance.now();
   });
   const runMs = await timeAsync(async () => {
     await executor.run();

@@ -24,7 +24,7 @@ export function environmentCheck(files = 1000, totalBytes = 1024 * 1024, runs = 
       const path = join(dir, `f${i}.txt`);
       const content = `${i}`.padEnd(size, 'x');
       writeFileSync(path, content);
-      progress.files[path] = { hash: sha256(content), blob: null, op: i % 2 ? 'read' : 'write', step: i, at: '' };
+      progress.files[path] = { hash: sha256(content), blob: null, op: i % 2 ? 'read' : 'write', step: String(i), at: '' };
     }
     writeFileSync(join(root, 'd0', 'f0.txt'), 'changed');
     writeFileSync(join(root, 'd1', 'f1.txt'), 'changed');

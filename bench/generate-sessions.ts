@@ -50,7 +50,7 @@ export function generateSessions(home: string, count: number, cwdOf: (i: number)
       stop_reason: status === 'paused' ? ('user_exit' as const) : status === 'failed' ? ('provider_error' as const) : null,
     };
     const record: SessionRecord = {
-      schemaVersion: 1, session_id: id, workflow_name: workflow, pattern_type: 'chain', spec_path: join(cwdOf(i), `${workflow}.yaml`), spec_hash: 'generated',
+      schemaVersion: 2, session_id: id, workflow_name: workflow, pattern_type: 'chain', spec_path: join(cwdOf(i), `${workflow}.yaml`), spec_hash: 'generated',
       cwd: cwdOf(i), variables: { topic: topics[i % topics.length]! }, runtime: { provider: 'scripted' }, created_at: at, updated_at: at, checkpoint,
     };
     const dir = join(home, 'sessions', id);

@@ -4,8 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ChainExecutor } from '../source/engine/chain-executor.js';
+import { SessionExecutor } from '../source/engine/session-executor.js';
 import { planContinuation } from '../source/engine/continuation-plan.js';
+import { patternFor } from '../source/engine/patterns/pattern-for.js';
 import { recoverProgress } from '../source/engine/replay-check.js';
 import { initialProgress } from '../source/engine/session-progress.js';
 import { mergeVariables } from '../source/engine/template-context.js';
@@ -33,8 +34,8 @@ async function stoppedSession(home: string, cwd: string, steps: number): Promise
     runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
   });
   const journal = handle.openJournal();
-  const executor = new ChainExecutor({ sessionId: handle.record.session_id, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
-  executor.subscribe((event) => event.type === 'step_completed' && event.step === steps - 3 && executor.cancel());
+  const executor = new SessionExecutor({ sessionId: handle.record.session_id, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
+  executor.subscribe((event) => event.type === 'step_completed' && event.step === String(steps - 3) && executor.cancel());
   await executor.run();
   journal.close();
   return handle.record.session_id;
@@ -51,7 +52,7 @@ export async function resumeRecovery(steps = 1000, runs = 11): Promise<RecoveryF
       const start = performance.now();
       const handle = new SessionStore(home).open(id);
       const progress = recoverProgress(handle.events(), handle.record.checkpoint);
-      planContinuation(handle.spec(), progress, handle.record.checkpoint);
+      planContinuation(patternFor(handle.spec()), progress, handle.record.checkpoint);
       if (i > 0) recover.push(performance.now() - start);
     }
     const dry: number[] = [];

@@ -65,7 +65,7 @@ function parseArguments() {
         resume: { type: 'string' },
         dryRun: { type: 'boolean', default: false },
         resumable: { type: 'boolean', default: false },
-        fromStep: { type: 'number' },
+        fromStep: { type: 'string' },
         yes: { type: 'boolean', default: false },
         onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
         strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },

@@ -100,10 +100,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       const { checkpoint: cp, agents } = peekSession(join(sessionsDir, id));
       const lock = lockOf(id);
       const steps = agents.map((agent, index): StepStatusView => {
-        let status: StepStatusView['status'] = index < cp.next_step ? 'done' : 'pending';
-        if (index === cp.next_step && cp.status === 'failed') status = 'failed';
-        if (index === cp.next_step && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
-        if (index === cp.next_step && cp.status === 'awaiting_approval') status = 'awaiting';
+        let status: StepStatusView['status'] = index < cp.steps_done ? 'done' : 'pending';
+        if (index === cp.steps_done && cp.status === 'failed') status = 'failed';
+        if (index === cp.steps_done && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
+        if (index === cp.steps_done && cp.status === 'awaiting_approval') status = 'awaiting';
         return { index, agent, status };
       });
       return {

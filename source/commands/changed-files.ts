@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { artifactsStep, stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { FileChange } from '../engine/environment-check.js';
 import { formatAgo, formatBytes } from '../human-units.js';
@@ -11,7 +12,7 @@ export type OnChange = 'prompt' | 'continue' | 'abort';
 export function viewChanges(changes: readonly FileChange[], cwd: string): ChangeView[] {
   return changes.map((change) => {
     const seen = change.seen;
-    const where = seen.step < 0 ? 'as an artifact' : `at step ${seen.step + 1}`;
+    const where = seen.step === artifactsStep ? 'as an artifact' : `at ${stepTitle(seen.step)}`;
     return {
       path: change.path,
       shown: relative(cwd, change.path) || change.path,

@@ -3,6 +3,8 @@ import { sha256 } from '../engine/blob-store.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents } from '../engine/session-progress.js';
+import { planFork } from '../engine/fork-plan.js';
+import { patternFor } from '../engine/patterns/pattern-for.js';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { createProvider } from '../providers/create-provider.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
@@ -11,8 +13,8 @@ import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
 
 export interface ForkFlags {
-  /** 1-based step to run again from; steps before it are reused. Default: after the last completed step. */
-  fromStep?: number;
+  /** The step to run again from: a chain's 1-based number, or a step id; what does not depend on it is reused. Default: the first unfinished step. */
+  fromStep?: string;
   json: boolean;
 }
 
@@ -26,21 +28,17 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const source = store.open(id);
   store.requireWritable(`fork session ${source.record.session_id}`);
   const spec = source.spec();
-  const steps = spec.pattern.config.steps.length;
-  const replayed = replayEvents(source.events(), steps);
-  const done = replayed.results.filter(Boolean);
+  const pattern = patternFor(spec);
+  const replayed = replayEvents(source.events(), pattern.shape(initialProgress(0)).length);
   // The fork redoes its source's work, so the files its source wrote are its own to overwrite —
   // as long as they still hold what it wrote: a file a person edited since needs --force like any other.
   const unchanged = (path: string, hash: string | null) => !existsSync(path) || sha256(readFileSync(path)) === hash;
   const wrote = Object.entries(replayed.files).filter(([path, seen]) => seen.op === 'write' && unchanged(path, seen.hash)).map(([path]) => path);
   const inherited = [...new Set([...(source.record.artifacts_inherited ?? []), ...wrote])];
-  // Reuse only an unbroken run of completed steps from the start: later steps depend on earlier ones.
-  let completed = 0;
-  while (completed < done.length && done[completed]?.index === completed) completed++;
-  const reuse = flags.fromStep === undefined ? completed : flags.fromStep - 1;
-  if (!Number.isInteger(reuse) || reuse < 0 || reuse > completed) {
-    throw new AcodeError(`--from-step must be between 1 and ${completed + 1}: session ${source.record.session_id} has ${completed} completed step${completed === 1 ? '' : 's'}`, ExitCode.usage);
-  }
+  const plan = planFork(pattern, replayed, flags.fromStep, source.record.session_id);
+  if (!plan.ok) throw new AcodeError(plan.message, ExitCode.usage);
+  const reuse = plan.reuse.length;
+  const steps = pattern.shape(initialProgress(0)).length;
 
   const provider = createProvider(spec, ctx.env);
   const { session_id: from, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, ...fields } = source.record;
@@ -49,7 +47,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const journal = handle.openJournal();
   const preamble: EngineEventBody[] = [
     { type: 'session_forked', from_session: from, steps_reused: reuse },
-    ...done.slice(0, reuse).map((r): EngineEventBody => ({ type: 'step_reused', step: r.index, agent: r.agent, response: r.response, from_session: from })),
+    ...plan.reuse.map((id): EngineEventBody => ({ type: 'step_reused', step: id, agent: replayed.completed[id]!.agent, response: replayed.completed[id]!.response, from_session: from })),
   ];
   ctx.stderr.write(`acode: forked session ${from} → ${handle.record.session_id}, reusing ${reuse} step${reuse === 1 ? '' : 's'}\n`);
   return runSession(ctx, {

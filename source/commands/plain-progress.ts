@@ -1,4 +1,5 @@
 import type { EngineEventBody } from '../engine/events.js';
+import { stepTitle, type StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
 
@@ -21,8 +22,7 @@ function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>
 }
 
 /** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */
-export function plainLine(event: EngineEventBody, stepsTotal: number, agents: readonly string[]): string | undefined {
-  const step = (index: number) => `step ${index + 1}/${stepsTotal} ${agents[index] ?? ''}`.trimEnd();
+export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id: StepId) => string): string | undefined {
   switch (event.type) {
     case 'session_started':
       return event.resumed
@@ -65,7 +65,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, agents: re
     case 'tool_result':
       return event.ok ? undefined : `  ✗ ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
-      return `  write to ${event.path} from step ${event.step + 1}: ${recoveryText[event.outcome]}`;
+      return `  write to ${event.path} from ${stepTitle(event.step)}: ${recoveryText[event.outcome]}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':

@@ -1,4 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
+import { patternFor } from '../engine/patterns/pattern-for.js';
+import { stepTitle } from '../engine/step-id.js';
 import { join } from 'node:path';
 import { loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -82,11 +84,12 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
 function requireSnapshots(handle: SessionHandle, progress: SessionProgress, changes: readonly FileChange[]): void {
   const needed: [hash: string, what: string][] = [];
   for (const write of Object.values(progress.pending_writes)) {
-    needed.push([write.after_blob, `the content step ${write.step + 1} was writing to ${write.path}`]);
-    if (write.before_blob) needed.push([write.before_blob, `the content ${write.path} had before step ${write.step + 1} wrote it`]);
+    needed.push([write.after_blob, `the content ${stepTitle(write.step)} was writing to ${write.path}`]);
+    if (write.before_blob) needed.push([write.before_blob, `the content ${write.path} had before ${stepTitle(write.step)} wrote it`]);
   }
-  const conversation = progress.conversation;
-  if (conversation && !progress.results[conversation.step]) needed.push([conversation.blob, `the saved conversation of step ${conversation.step + 1}`]);
+  for (const [step, blob] of Object.entries(progress.conversations)) {
+    if (!progress.completed[step]) needed.push([blob, `the saved conversation of ${stepTitle(step)}`]);
+  }
   for (const change of changes) if (change.seen.blob) needed.push([change.seen.blob, `the content of ${change.path} when the session last saw it`]);
   const blobs = handle.blobs();
   const missing = needed.find(([hash]) => !blobs.has(hash));
@@ -184,7 +187,7 @@ export function prepareResume(ctx: CommandContext, id: string | undefined): Prep
     handle,
     spec,
     progress,
-    plan: planContinuation(spec, progress, record.checkpoint),
+    plan: planContinuation(patternFor(spec), progress, record.checkpoint),
     config,
     logEvents: events.length,
     logEpoch: highestEpoch(events),

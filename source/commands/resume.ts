@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
@@ -29,7 +30,7 @@ export interface ResumeFlags {
 }
 
 function writeLines(prepared: PreparedResume, strategy: Exclude<InProgressStrategy, 'prompt'>, cwd: string): string[] {
-  return prepared.pendingWrites.map((w) => `write to ${relative(cwd, w.path) || w.path} (step ${w.step + 1}): ${describeRecovery(w, strategy)}`);
+  return prepared.pendingWrites.map((w) => `write to ${relative(cwd, w.path) || w.path} (${stepTitle(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
 /** How torn writes are settled: --strategy, else resume.in_progress_strategy; `prompt` asks on a terminal. */
@@ -153,8 +154,8 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
       {
         type: 'resume_planned',
         steps_skipped: plan.skip.length,
-        in_progress: plan.in_progress ? { step: plan.in_progress.step, attempt: plan.in_progress.attempt, action: plan.in_progress.action } : null,
-        steps_remaining: plan.remaining.length + (plan.in_progress ? 1 : 0),
+        in_progress: plan.in_progress.map((step) => ({ step: step.step, attempt: step.attempt, action: step.action })),
+        steps_remaining: plan.remaining.length + plan.in_progress.length,
       },
     ],
     close: () => sealed.close(),

@@ -1,5 +1,7 @@
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { ChainExecutor, type ChainRunOptions, type RunSummary } from '../engine/chain-executor.js';
+import { stepNamer } from '../engine/pattern.js';
+import { patternFor } from '../engine/patterns/pattern-for.js';
+import { SessionExecutor, type SessionRunOptions as ExecutorOptions, type RunSummary } from '../engine/session-executor.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
@@ -7,12 +9,11 @@ import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
 import { plainLine } from './plain-progress.js';
 import { importInk } from './import-ink.js';
-import { stepLabel } from '../spec/chain-steps.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import { approvalHint } from '../state/approval-hint.js';
 import { redact } from '../secrets/redactor.js';
 
-export interface SessionRunOptions extends ChainRunOptions {
+export interface SessionRunOptions extends ExecutorOptions {
   /** False for --no-save-session: nothing to resume, so no resume hint. */
   saved: boolean;
   json: boolean;
@@ -55,9 +56,11 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     answer: async (request, signal) => (await options.approvals?.answer(request, signal)) ?? desk.target?.answer(request, signal),
   };
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
-  const executor = new ChainExecutor({ ...options, approvals, epoch: options.lease?.lock.epoch ?? 0 });
-  const agents = options.spec.pattern.config.steps.map(stepLabel);
-  const total = agents.length;
+  const pattern = options.pattern ?? patternFor(options.spec);
+  const executor = new SessionExecutor({ ...options, pattern, approvals, epoch: options.lease?.lock.epoch ?? 0 });
+  const shape = pattern.shape(options.progress);
+  const total = shape.length;
+  const name = stepNamer(pattern, options.progress);
   const useInk = ctx.interactive && !options.json;
 
   let stopRequests = 0;
@@ -72,18 +75,18 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
   if (useInk) {
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.
     for (const event of options.preamble ?? []) {
-      const line = plainLine(event, total, agents);
+      const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`acode: ${redact(line)}\n`);
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store, approvals: viewDesk } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, agents });
+    const { store, approvals: viewDesk } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, steps: shape });
     desk.target = viewDesk;
     screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
   } else {
     ctx.stderr.write(`acode: session ${options.sessionId} · ${options.spec.name}\n`);
     executor.subscribe((event) => {
-      const line = plainLine(event, total, agents);
+      const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`${redact(line)}\n`);
     });
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { patternFor } from '../engine/patterns/pattern-for.js';
 import { realpathSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -80,7 +81,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const target = artifactTarget(ctx, flags);
   checkArtifactPaths(ctx, loaded, variables, target);
   const provider = createProvider(spec, ctx.env);
-  const stepsTotal = spec.pattern.config.steps.length;
+  const stepsTotal = patternFor(spec).shape(initialProgress(0)).length;
 
   if (!flags.saveSession) {
     return runSession(ctx, {

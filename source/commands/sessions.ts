@@ -1,4 +1,5 @@
 import { loadResumeConfig } from '../config/resume-config.js';
+import { stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
@@ -65,7 +66,7 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
     `status    ${paint(ctx, statusColor[cp.status], cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
-    `progress  ${cp.next_step}/${cp.steps_total} steps done${cp.in_progress ? `, step ${cp.in_progress.step + 1} in progress (attempt ${cp.in_progress.attempt})` : ''}`,
+    `progress  ${cp.steps_done}/${cp.steps_total} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
     `spec      ${record.spec_path}`,
     `cwd       ${record.cwd}`,

@@ -1,3 +1,4 @@
+import type { StepId } from './step-id.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { redactKnown } from '../secrets/redactor.js';
@@ -22,7 +23,7 @@ function summarizeArgs(args: Record<string, unknown>): Record<string, unknown> {
 
 export interface AgentTurn {
   agent: string;
-  step: number;
+  step: StepId;
   attempt: number;
   /** Where the conversation stands: the step's prompt, or a saved conversation to continue. */
   messages: ChatMessage[];

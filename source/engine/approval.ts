@@ -1,8 +1,9 @@
+import type { StepId } from './step-id.js';
 import type { ApprovalDecision } from './events.js';
 
 /** What an approval step asks: its rendered prompt, what to decide on, and the response an approval records. */
 export interface ApprovalRequest {
-  step: number;
+  step: StepId;
   prompt: string;
   context: string;
   defaultResponse: string;

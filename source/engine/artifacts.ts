@@ -3,8 +3,8 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { scanTemplate } from '../spec/template-scan.js';
-import type { SessionProgress, StepRecord } from './session-progress.js';
-import { artifactContext, type Variables } from './template-context.js';
+import type { SessionProgress } from './session-progress.js';
+import { preflightContext, type Variables } from './template-context.js';
 
 export interface RenderedArtifact {
   path: string;
@@ -95,8 +95,7 @@ export function sessionWrote(progress: Pick<SessionProgress, 'files' | 'pending_
 }
 
 /** Renders `outputs.artifacts` and places each by `artifactPath`. Writes nothing. */
-export function renderArtifacts(spec: WorkflowSpec, variables: Variables, results: readonly StepRecord[], target: ArtifactTarget, wroteBefore: (path: string) => boolean): RenderedArtifact[] {
-  const context = artifactContext(variables, results);
+export function renderArtifacts(spec: WorkflowSpec, context: Record<string, unknown>, target: ArtifactTarget, wroteBefore: (path: string) => boolean): RenderedArtifact[] {
   return (spec.outputs?.artifacts ?? []).map((artifact) => ({
     path: artifactPath(renderTemplate(artifact.path, context), target, wroteBefore),
     content: Buffer.from(renderTemplate(artifact.from, context)),
@@ -110,7 +109,7 @@ export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: st
 }
 
 /** Names an artifact path may read that exist only once steps have run. */
-const runNames = ['steps', 'last_response', 'TRACE'];
+const runNames = ['steps', 'tasks', 'branches', 'last_response', 'TRACE'];
 
 /**
  * Checks, before the first step, every artifact path that does not depend on a response: rendered
@@ -122,7 +121,7 @@ export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, tar
     const reads = scanTemplate(artifact.path).names;
     if (runNames.some((name) => reads.has(name))) continue;
     try {
-      artifactPath(renderTemplate(artifact.path, artifactContext(variables, [])), target, () => false);
+      artifactPath(renderTemplate(artifact.path, preflightContext(variables)), target, () => false);
     } catch (error) {
       if (!(error instanceof ArtifactPathError) && !(error instanceof TemplateError)) throw error;
       problems.push({ index, message: error.message });

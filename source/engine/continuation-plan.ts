@@ -1,12 +1,15 @@
-import type { WorkflowSpec } from '../spec/schema.js';
 import type { SessionStatus } from './events.js';
+import type { Pattern } from './pattern.js';
 import type { Checkpoint, SessionProgress } from './session-progress.js';
-import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
+import { chainIndex, type StepId } from './step-id.js';
 
 export interface PlannedStep {
-  step: number;
+  step: StepId;
   agent: string;
 }
+
+/** A step that was under way when the session stopped, and what the resume does with it. */
+export type InProgressPlan = PlannedStep & { attempt: number; next_attempt: number; action: string };
 
 /** What a resume will do, decided before anything runs (DESIGN.md §4 step 5). */
 export interface ContinuationPlan {
@@ -17,51 +20,58 @@ export interface ContinuationPlan {
   steps_total: number;
   /** Completed earlier: skipped. */
   skip: PlannedStep[];
-  /** Started but not finished when the session stopped: evaluated, then retried. */
-  in_progress: (PlannedStep & { attempt: number; next_attempt: number; action: string }) | null;
-  /** Not started: queued, in order (the in-progress step is not repeated here). */
+  /** Started but not finished when the session stopped (several when branches ran at once): evaluated, then retried. */
+  in_progress: InProgressPlan[];
+  /** Not started: queued, in order (in-progress steps are not repeated here). */
   remaining: PlannedStep[];
 }
 
 /**
- * Builds the plan from recovered progress and the stored checkpoint (which may trail the log by
- * the events of one unfinished step). Pure: it reads nothing and writes nothing.
+ * Builds the plan from recovered progress and the stored checkpoint (which may trail the log).
+ * Pure: it reads nothing and writes nothing.
  */
-export function planContinuation(spec: WorkflowSpec, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
-  const steps = spec.pattern.config.steps.map((s, step) => ({ step, agent: stepLabel(s) }));
-  const running = progress.in_progress && progress.in_progress.step >= progress.next_step ? progress.in_progress : null;
+export function planContinuation(pattern: Pattern, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
+  const shape = pattern.shape(progress);
+  const planned = (id: StepId): PlannedStep => ({ step: id, agent: shape.find((node) => node.id === id)?.label ?? pattern.step(id, progress)?.label ?? '' });
+  const running = Object.values(progress.in_progress).filter((step) => !progress.completed[step.step]);
   return {
     status: progress.status,
     last_checkpoint: { event_id: checkpoint.last_event_id, at: checkpoint.last_event_at },
     log_events: progress.last_event_id,
-    steps_total: steps.length,
-    skip: steps.filter((s) => progress.results[s.step] !== undefined),
-    in_progress: running
-      ? {
-          ...steps[running.step]!,
-          attempt: running.attempt,
-          next_attempt: running.attempt + 1,
-          // Chain steps only read (model calls); file writes are checked against their hashes (issue 4).
-          action: isApprovalStep(spec.pattern.config.steps[running.step]!)
-            ? 'ask for the approval again'
-            : `retry as attempt ${running.attempt + 1} (attempt ${running.attempt} left no result)`,
-        }
-      : null,
-    remaining: steps.filter((s) => progress.results[s.step] === undefined && s.step !== running?.step),
+    steps_total: shape.length,
+    skip: shape.filter((node) => progress.completed[node.id]).map((node) => planned(node.id)),
+    in_progress: running.map((step) => ({
+      ...planned(step.step),
+      attempt: step.attempt,
+      next_attempt: step.attempt + 1,
+      // Model calls only read; file writes are checked against their hashes (write-recovery.ts).
+      action: pattern.step(step.step, progress)?.work.kind === 'approval' ? 'ask for the approval again' : `retry as attempt ${step.attempt + 1} (attempt ${step.attempt} left no result)`,
+    })),
+    remaining: shape.filter((node) => !progress.completed[node.id] && !progress.in_progress[node.id]).map((node) => planned(node.id)),
   };
+}
+
+/** A planned step as a person reads it: "3 writer" for a chain step (1-based), "overview researcher" otherwise. */
+function plannedName(step: PlannedStep): string {
+  const index = chainIndex(step.step);
+  return `${index === undefined ? step.step : index + 1} ${step.agent}`.trimEnd();
 }
 
 /** The plan as lines a person reads (dry-run, plain mode and the event log agree on it). */
 export function describePlan(plan: ContinuationPlan): string[] {
   const range = (steps: PlannedStep[]) => {
     if (steps.length === 0) return 'none';
-    if (steps.length <= 6) return steps.map((s) => `${s.step + 1} ${s.agent}`).join(', ');
-    return `${steps[0]!.step + 1}–${steps.at(-1)!.step + 1} (${steps.length} steps)`;
+    if (steps.length <= 6) return steps.map(plannedName).join(', ');
+    const first = chainIndex(steps[0]!.step);
+    const last = chainIndex(steps.at(-1)!.step);
+    if (first !== undefined && last !== undefined && last - first + 1 === steps.length) return `${first + 1}–${last + 1} (${steps.length} steps)`;
+    return `${steps.slice(0, 5).map(plannedName).join(', ')} … (${steps.length} steps)`;
   };
+  const running = plan.in_progress.map((step) => `${plannedName(step)}, attempt ${step.attempt} → ${step.action}`);
   return [
     `state:           ${plan.status} · last checkpoint at event ${plan.last_checkpoint.event_id} of ${plan.log_events}${plan.last_checkpoint.at ? ` (${plan.last_checkpoint.at})` : ''}`,
     `skip (done):     ${range(plan.skip)}`,
-    `in progress:     ${plan.in_progress ? `${plan.in_progress.step + 1} ${plan.in_progress.agent}, attempt ${plan.in_progress.attempt} → ${plan.in_progress.action}` : 'none'}`,
+    `in progress:     ${running.length ? running.join('; ') : 'none'}`,
     `remaining:       ${range(plan.remaining)}`,
   ];
 }

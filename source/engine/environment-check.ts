@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { sha256 } from './blob-store.js';
+import { artifactsStep } from './step-id.js';
 import type { FileSeen, SessionProgress } from './session-progress.js';
 
 /** A file the session read or wrote that is not as the session last saw it. */
@@ -63,7 +64,7 @@ export function checkSpecFile(specPath: string, snapshotHash: string, snapshotTe
     kind: 'modified',
     size: content.length,
     mtime_ms: statSync(specPath).mtimeMs,
-    seen: { hash: snapshotHash, blob: null, op: 'read', step: -1, at: '' },
+    seen: { hash: snapshotHash, blob: null, op: 'read', step: artifactsStep, at: '' },
     hash,
     note: 'the workflow spec; the session keeps running its snapshot',
     seenText: snapshotText,

@@ -2,6 +2,8 @@
  * Everything the engine reports, as one discriminated union: the same objects go to the event log,
  * the zustand store and the plain-line printer.
  */
+import type { StepId } from './step-id.js';
+
 export type SessionStatus = 'created' | 'running' | 'awaiting_approval' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 export const terminalStatuses: readonly SessionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -21,7 +23,7 @@ export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhaust
 
 /** A file write announced but not yet known to be complete. */
 export interface PendingWrite {
-  step: number;
+  step: StepId;
   attempt: number;
   path: string;
   before_hash: string | null;
@@ -45,52 +47,52 @@ export type AttemptOutcome =
 export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 
 export type EngineEventBody =
-  | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; next_step: number; tokens: TokenUsage }
-  | { type: 'step_skipped'; step: number; agent: string }
-  | { type: 'step_started'; step: number; agent: string; attempt: number; idempotency_key: string }
-  | { type: 'step_completed'; step: number; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
+  | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
+  | { type: 'step_skipped'; step: StepId; agent: string }
+  | { type: 'step_started'; step: StepId; agent: string; attempt: number; idempotency_key: string }
+  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */
-  | { type: 'step_reused'; step: number; agent: string; response: string; from_session: string }
+  | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string }
   | { type: 'session_forked'; from_session: string; steps_reused: number }
-  | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: number; attempt: number; action: string } | null; steps_remaining: number }
+  | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: StepId; attempt: number; action: string }[]; steps_remaining: number }
   | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }
-  | { type: 'tool_called'; step: number; attempt: number; call_id: string; name: string; args: Record<string, unknown> }
+  | { type: 'tool_called'; step: StepId; attempt: number; call_id: string; name: string; args: Record<string, unknown> }
   /**
    * What a tool call answered: `output` is its start, for display; `output_blob` holds the whole
    * answer (JSON-encoded string) when it is longer, so a resume can give the model exactly the same.
    * Absent in logs written before it was recorded.
    */
-  | { type: 'tool_result'; step: number; attempt: number; call_id: string; name: string; ok: boolean; output: string; output_blob?: string | null }
+  | { type: 'tool_result'; step: StepId; attempt: number; call_id: string; name: string; ok: boolean; output: string; output_blob?: string | null }
   /** What the session saw of a file; hash and blob are null when the file did not exist. */
-  | { type: 'file_read'; step: number; call_id: string; path: string; hash: string | null; blob: string | null }
+  | { type: 'file_read'; step: StepId; call_id: string; path: string; hash: string | null; blob: string | null }
   /** Write-ahead: journaled (with a snapshot of the prior content) before the file is touched. */
   | ({ type: 'file_write_intended'; call_id: string } & PendingWrite)
-  | { type: 'file_write_applied'; step: number; call_id: string; path: string; hash: string; blob: string; already: boolean }
+  | { type: 'file_write_applied'; step: StepId; call_id: string; path: string; hash: string; blob: string; already: boolean }
   /** How resume settled a write that was under way when the session stopped. */
-  | { type: 'file_write_recovered'; step: number; call_id: string; path: string; outcome: WriteRecovery; hash: string | null; blob: string | null }
+  | { type: 'file_write_recovered'; step: StepId; call_id: string; path: string; outcome: WriteRecovery; hash: string | null; blob: string | null }
   /** The person chose to continue despite changed files: their current state becomes what the session has seen. */
   | { type: 'environment_accepted'; files: { path: string; hash: string | null; blob: string | null }[] }
   /** Written by acode before 0.2; replaced by resume_attempt. Kept so older logs replay. */
-  | { type: 'step_retry_scheduled'; step: number; attempt: number; reason: StopReason; message: string; delay_ms: number }
+  | { type: 'step_retry_scheduled'; step: StepId; attempt: number; reason: StopReason; message: string; delay_ms: number }
   /** An automatic continuation: its context (why the step stopped, which try, when) and outcome. */
-  | { type: 'resume_attempt'; step: number; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
+  | { type: 'resume_attempt'; step: StepId; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
   /**
    * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).
    */
-  | { type: 'conversation_saved'; step: number; attempt: number; blob: string; messages: number; usage: TokenUsage }
+  | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage }
   /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
-  | { type: 'conversation_reset'; step: number; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
-  | { type: 'step_failed'; step: number; attempt: number; reason: StopReason; message: string; retryable: boolean }
+  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
+  | { type: 'step_failed'; step: StepId; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string }
-  | { type: 'session_paused'; reason: StopReason; message: string; step: number | null }
+  | { type: 'session_paused'; reason: StopReason; message: string; step: StepId | null }
   /** An approval step asks a person; the session is AWAITING_APPROVAL until they answer. */
-  | { type: 'approval_requested'; step: number; attempt: number; prompt: string; context: string; default_response: string }
-  | { type: 'approval_answered'; step: number; attempt: number; decision: ApprovalDecision; response: string }
+  | { type: 'approval_requested'; step: StepId; attempt: number; prompt: string; context: string; default_response: string }
+  | { type: 'approval_answered'; step: StepId; attempt: number; decision: ApprovalDecision; response: string }
   /** The person rejected an approval step: the session ends (fork it to try again). */
-  | { type: 'session_cancelled'; reason: StopReason; message: string; step: number | null }
+  | { type: 'session_cancelled'; reason: StopReason; message: string; step: StepId | null }
   | { type: 'session_completed'; tokens: TokenUsage }
-  | { type: 'session_failed'; reason: StopReason; message: string; step: number | null };
+  | { type: 'session_failed'; reason: StopReason; message: string; step: StepId | null };
 
 /**
  * An event as recorded: ordered by (ts, event_id) for replay. `epoch` is the session-lock epoch of

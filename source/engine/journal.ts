@@ -9,6 +9,11 @@ export interface Journal {
   /** Called after `progress` has absorbed `event`; returns once the event is durable. */
   record(event: EngineEvent, progress: SessionProgress): void;
   /**
+   * Resolves once every event recorded so far is on disk (fdatasync'ed). Steps starting together
+   * share one sync. Absent: `record` itself made the event durable.
+   */
+  flush?(): Promise<void>;
+  /**
    * False once another process has taken the session over: a side effect outside the journal (a
    * file write in the working directory) checks it right before it happens. Absent: always owned.
    */

@@ -1,3 +1,4 @@
+import type { StepId } from './step-id.js';
 import type { TokenUsage } from './events.js';
 
 /** A tool the model may call, described as OpenAI function tools are (JSON Schema parameters). */
@@ -20,8 +21,8 @@ export type ChatMessage =
 
 export interface CompletionRequest {
   agent: string;
-  /** 0-based index of the step in the chain. */
-  step: number;
+  /** The step's id ("0" for a chain's first step, a task id, `branch/n` …). */
+  step: StepId;
   /** 1-based attempt number of this step, counted across resumes. */
   attempt: number;
   messages: ChatMessage[];
@@ -50,7 +51,7 @@ export interface Provider {
    * Test and demo hook (scripted provider only): how a file_write of this step and attempt dies,
    * simulating a writer killed mid-write.
    */
-  writeCrash?(step: number, attempt: number): WriteCrash | undefined;
+  writeCrash?(step: StepId, attempt: number): WriteCrash | undefined;
 }
 
 /**

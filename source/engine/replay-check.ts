@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { epochOf, fenceEvents } from './epoch-fence.js';
 import type { EngineEvent } from './events.js';
 import { applyEvent, compareEvents, initialProgress, toCheckpoint, type Checkpoint, type SessionProgress } from './session-progress.js';
+import { stepTitle, type StepId } from './step-id.js';
 
 /** Why a session's history cannot be trusted to resume from. */
 export class ReplayError extends Error {
@@ -25,7 +26,7 @@ function firstDifference(a: Checkpoint, b: Checkpoint): string {
 /** Idempotency keys must be unique per attempt, and a step completes once. */
 function checkIdempotency(ordered: readonly EngineEvent[]): void {
   const started = new Set<string>();
-  const completed = new Map<number, string>();
+  const completed = new Map<StepId, string>();
   for (const event of ordered) {
     if (event.type === 'step_started') {
       if (started.has(event.idempotency_key)) throw new ReplayError(`attempt ${event.idempotency_key} was started twice (event ${event.event_id}): two processes drove this session`, 'idempotency_conflict');
@@ -33,7 +34,7 @@ function checkIdempotency(ordered: readonly EngineEvent[]): void {
     } else if (event.type === 'step_completed' || event.type === 'step_reused') {
       const key = event.type === 'step_completed' ? event.idempotency_key : `reused from ${event.from_session}`;
       const earlier = completed.get(event.step);
-      if (earlier !== undefined) throw new ReplayError(`step ${event.step + 1} completed twice (${earlier}, then ${key} at event ${event.event_id})`, 'idempotency_conflict');
+      if (earlier !== undefined) throw new ReplayError(`${stepTitle(event.step)} completed twice (${earlier}, then ${key} at event ${event.event_id})`, 'idempotency_conflict');
       completed.set(event.step, key);
     }
   }

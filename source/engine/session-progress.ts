@@ -1,4 +1,5 @@
 import { epochOf, fenceEvents } from './epoch-fence.js';
+import type { StepId } from './step-id.js';
 import { addUsage, type ApprovalDecision, type EngineEvent, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
 
 /** The last state of a file the session read or wrote. */
@@ -6,13 +7,13 @@ export interface FileSeen {
   hash: string | null;
   blob: string | null;
   op: 'read' | 'write';
-  step: number;
+  step: StepId;
   at: string;
 }
 
-/** One finished step, as chain templates see it (`steps[n].response` …), strands-cli's record shape. */
+/** One finished step: its id, and what templates see of it (strands-cli's record shape). */
 export interface StepRecord {
-  index: number;
+  id: StepId;
   agent: string;
   response: string;
   tokens_estimated: number;
@@ -28,23 +29,33 @@ export type RecordedToolOutcome =
   | { kind: 'result'; ok: boolean; output: string; output_blob: string | null }
   | { kind: 'write'; path: string; already: boolean };
 
-/** The in-progress step: its idempotency key was persisted before it ran. */
+/** A started step: its idempotency key was persisted before it ran. */
 export interface InProgressStep {
-  step: number;
+  step: StepId;
   attempt: number;
   idempotency_key: string;
 }
 
+/** An approval answered but not yet applied (the process died in between). */
+export interface AnsweredApproval {
+  decision: ApprovalDecision;
+  response: string;
+}
+
 /**
- * A session's progress: what the checkpoint stores (minus `results`) and what replaying the event
- * log rebuilds. One reducer serves both, so the two agree by construction.
+ * A session's progress: what the checkpoint stores (minus what is replayed) and what replaying the
+ * event log rebuilds. One reducer serves both, so the two agree by construction. Every per-step
+ * field is keyed by step id, so steps of any pattern — several at once — each keep their own.
  */
 export interface SessionProgress {
   status: SessionStatus;
   steps_total: number;
-  /** Index of the next chain step to run; equals the number of completed steps. */
-  next_step: number;
-  in_progress: InProgressStep | null;
+  /** How many steps have completed (or were reused by a fork). */
+  steps_done: number;
+  /** Steps started and not finished, by id: several at once when branches run concurrently. */
+  in_progress: Record<StepId, InProgressStep>;
+  /** Approval steps asked and not answered yet, in the order asked: the session is AWAITING_APPROVAL while any is. */
+  awaiting: StepId[];
   tokens: TokenUsage;
   stop_reason: StopReason | null;
   error: string | null;
@@ -56,31 +67,37 @@ export interface SessionProgress {
   last_event_at: string | null;
   /** The start of the latest step response, for listings (constant size). */
   last_response_preview: string;
-  /** Finished steps' outputs; kept out of the checkpoint so its size never grows with the chain. */
-  results: StepRecord[];
+  /** Finished steps, by id, in the order they finished (replayed, not checkpointed). */
+  completed: Record<StepId, StepRecord>;
+  /** The id of the step that finished last: `last_response` of artifacts (replayed, not checkpointed). */
+  last_completed: StepId | null;
   /** Every file the session read or wrote, as it last saw it (replayed, not checkpointed). */
   files: Record<string, FileSeen>;
   /** Writes journaled but not yet known to be applied, by tool call id (replayed, not checkpointed). */
   pending_writes: Record<string, PendingWrite>;
-  /** The unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
-  conversation: { step: number; blob: string } | null;
-  /** An approval answered but not yet applied (the process died in between): a resume applies it without asking again. */
-  answered: { step: number; decision: ApprovalDecision; response: string } | null;
+  /** Each unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
+  conversations: Record<StepId, string>;
+  /** Approvals answered but not yet applied: a resume applies them without asking again (replayed, not checkpointed). */
+  answered: Record<StepId, AnsweredApproval>;
   /**
-   * Outcomes journaled for the in-progress step's tool calls since its conversation was last saved,
-   * by call id: the round a resume must finish (replayed, not checkpointed).
+   * Outcomes journaled for each in-progress step's tool calls since its conversation was last
+   * saved, by step and call id: the round a resume must finish (replayed, not checkpointed).
    */
-  tool_outcomes: Record<string, RecordedToolOutcome>;
+  tool_outcomes: Record<StepId, Record<string, RecordedToolOutcome>>;
 }
 
-export type Checkpoint = Omit<SessionProgress, 'results' | 'files' | 'pending_writes' | 'conversation' | 'answered' | 'tool_outcomes'>;
+/** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
+type Replayed = 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
+
+export type Checkpoint = Omit<SessionProgress, Replayed>;
 
 export function initialProgress(stepsTotal: number): SessionProgress {
   return {
     status: 'created',
     steps_total: stepsTotal,
-    next_step: 0,
-    in_progress: null,
+    steps_done: 0,
+    in_progress: {},
+    awaiting: [],
     tokens: { input: 0, output: 0 },
     stop_reason: null,
     error: null,
@@ -89,11 +106,12 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     epoch: 0,
     last_event_at: null,
     last_response_preview: '',
-    results: [],
+    completed: {},
+    last_completed: null,
     files: {},
     pending_writes: {},
-    conversation: null,
-    answered: null,
+    conversations: {},
+    answered: {},
     tool_outcomes: {},
   };
 }
@@ -101,9 +119,22 @@ export function initialProgress(stepsTotal: number): SessionProgress {
 /** Outputs longer than this were cut in tool_result events written before `output_blob` existed. */
 const legacyOutputChars = 2000;
 
-/** Records a tool call's outcome if it belongs to the in-progress step (artifacts, step -1, never do). */
-function recordOutcome(progress: SessionProgress, step: number, callId: string, outcome: RecordedToolOutcome): void {
-  if (progress.in_progress?.step === step) progress.tool_outcomes[callId] = outcome;
+/** Records a tool call's outcome if it belongs to an in-progress step (artifacts' writes never do). */
+function recordOutcome(progress: SessionProgress, step: StepId, callId: string, outcome: RecordedToolOutcome): void {
+  if (progress.in_progress[step]) (progress.tool_outcomes[step] ??= {})[callId] = outcome;
+}
+
+/** A step finished (by this session, or reused by a fork): nothing of its attempt is needed any more. */
+function finishStep(progress: SessionProgress, record: StepRecord): void {
+  if (!progress.completed[record.id]) progress.steps_done++;
+  progress.completed[record.id] = record;
+  progress.last_completed = record.id;
+  delete progress.in_progress[record.id];
+  delete progress.conversations[record.id];
+  delete progress.answered[record.id];
+  delete progress.tool_outcomes[record.id];
+  if (progress.awaiting.includes(record.id)) progress.awaiting = progress.awaiting.filter((step) => step !== record.id);
+  progress.last_response_preview = preview(record.response);
 }
 
 function preview(response: string): string {
@@ -118,32 +149,21 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
   switch (event.type) {
     case 'session_started':
       progress.status = 'running';
+      // A run asks its open approvals again.
+      progress.awaiting = [];
       progress.steps_total = event.steps_total;
       progress.stop_reason = null;
       progress.error = null;
       break;
     case 'step_started':
-      progress.in_progress = { step: event.step, attempt: event.attempt, idempotency_key: event.idempotency_key };
+      progress.in_progress[event.step] = { step: event.step, attempt: event.attempt, idempotency_key: event.idempotency_key };
       break;
     case 'step_completed':
-      progress.results[event.step] = {
-        index: event.step,
-        agent: event.agent,
-        response: event.response,
-        tokens_estimated: event.usage.input + event.usage.output,
-      };
-      progress.next_step = event.step + 1;
-      progress.in_progress = null;
-      progress.conversation = null;
-      progress.answered = null;
-      progress.tool_outcomes = {};
-      progress.last_response_preview = preview(event.response);
+      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: event.usage.input + event.usage.output });
       progress.tokens = addUsage(progress.tokens, event.usage);
       break;
     case 'step_reused':
-      progress.results[event.step] = { index: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 };
-      progress.next_step = event.step + 1;
-      progress.last_response_preview = preview(event.response);
+      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 });
       break;
     case 'artifact_written':
       if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);
@@ -156,17 +176,20 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.error = event.message;
       break;
     case 'approval_requested':
+      if (!progress.awaiting.includes(event.step)) progress.awaiting.push(event.step);
       progress.status = 'awaiting_approval';
       progress.stop_reason = null;
       progress.error = null;
       break;
     case 'approval_answered':
-      progress.status = 'running';
-      progress.answered = { step: event.step, decision: event.decision, response: event.response };
+      progress.awaiting = progress.awaiting.filter((step) => step !== event.step);
+      // Another branch's question may still be open.
+      progress.status = progress.awaiting.length ? 'awaiting_approval' : 'running';
+      progress.answered[event.step] = { decision: event.decision, response: event.response };
       break;
     case 'session_completed':
       progress.status = 'completed';
-      progress.in_progress = null;
+      progress.in_progress = {};
       break;
     case 'file_read':
       progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'read', step: event.step, at: event.ts };
@@ -200,10 +223,10 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'conversation_saved':
     case 'conversation_reset':
-      progress.conversation = { step: event.step, blob: event.blob };
+      progress.conversations[event.step] = event.blob;
       progress.tokens = addUsage(progress.tokens, event.usage);
       // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
-      progress.tool_outcomes = {};
+      delete progress.tool_outcomes[event.step];
       break;
     case 'step_skipped':
     case 'step_retry_scheduled':
@@ -219,8 +242,8 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
 }
 
 /** The attempt number a step's next try gets: one past the attempt left in progress, else 1. */
-export function nextAttempt(progress: SessionProgress, step: number): number {
-  return (progress.in_progress?.step === step ? progress.in_progress.attempt : 0) + 1;
+export function nextAttempt(progress: SessionProgress, step: StepId): number {
+  return (progress.in_progress[step]?.attempt ?? 0) + 1;
 }
 
 /** Replay order: (timestamp, event_id), as DESIGN.md §4 fixes it. */
@@ -236,6 +259,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { results: _results, files: _files, pending_writes: _pending, conversation: _conversation, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
-  return checkpoint;
+  const { completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
+  return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { chainIndex, stepTitle, type StepId } from '../engine/step-id.js';
 import { abortableSleep } from '../engine/abortable-sleep.js';
 import type { CompletionRequest, CompletionResult, Provider, ToolCall, WriteCrash } from '../engine/provider.js';
 import { ContextExhaustedError, ProviderError, RateLimitError } from '../engine/stop-errors.js';
@@ -24,6 +25,11 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** A fault's `step`: a chain index (number), or a step id ("overview", "web/0"). */
+function faultMatches(fault: ScriptedFault, step: StepId): boolean {
+  return typeof fault.step === 'number' ? fault.step === chainIndex(step) : fault.step === step;
+}
+
 /**
  * An offline, deterministic model for demos, tests and benchmarks: the same input always gives
  * the same answer, so an interrupted-and-resumed run can be compared byte for byte with a clean one.
@@ -32,13 +38,13 @@ export class ScriptedProvider implements Provider {
   readonly name = 'scripted';
   private readonly settings: ScriptedSpec;
 
-  constructor(settings: ScriptedSpec | undefined, private readonly stepIds: readonly string[] = []) {
+  constructor(settings: ScriptedSpec | undefined) {
     this.settings = settings ?? { latency_ms: 0, response_bytes: 0, responses: {}, faults: [] };
   }
 
   private faultFor(request: CompletionRequest): ScriptedFault | undefined {
     return this.settings.faults.find((fault) => {
-      const matches = typeof fault.step === 'number' ? fault.step === request.step : fault.step === this.stepIds[request.step];
+      const matches = faultMatches(fault, request.step);
       // A crash fires on the first attempt only, so a resume gets past it.
       const limit = fault.kind === 'crash' ? 1 : fault.times;
       const round = 1 + request.messages.filter((m) => m.role === 'assistant').length;
@@ -53,8 +59,8 @@ export class ScriptedProvider implements Provider {
     return { text, usage: { input: estimateTokens(input), output: estimateTokens(text) } };
   }
 
-  writeCrash(step: number, attempt: number): WriteCrash | undefined {
-    const fault = this.settings.faults.find((f) => f.kind === 'crash' && (f.during === 'file_write' || f.during === 'file_write_rename') && attempt === 1 && (typeof f.step === 'number' ? f.step === step : f.step === this.stepIds[step]));
+  writeCrash(step: StepId, attempt: number): WriteCrash | undefined {
+    const fault = this.settings.faults.find((f) => f.kind === 'crash' && (f.during === 'file_write' || f.during === 'file_write_rename') && attempt === 1 && faultMatches(f, step));
     if (!fault) return undefined;
     return fault.during === 'file_write_rename' ? { at: 'before_rename' } : { at: 'torn', after_bytes: fault.after_bytes ?? Number.MAX_SAFE_INTEGER };
   }
@@ -87,7 +93,7 @@ export class ScriptedProvider implements Provider {
     const scripted = this.settings.responses[request.agent];
     const template = typeof scripted === 'string' ? scripted : scripted?.then;
     const head = template === undefined
-      ? `${request.agent} answered step ${request.step + 1} (input ${createHash('sha256').update(input).digest('hex').slice(0, 12)}).`
+      ? `${request.agent} answered ${stepTitle(request.step)} (input ${createHash('sha256').update(input).digest('hex').slice(0, 12)}).`
       : renderTemplate(template, request.context);
     const pad = this.settings.response_bytes - Buffer.byteLength(head) - 1;
     const text = pad > 0 ? `${head}\n${filler(`${request.agent}:${request.step}:${input}`, pad)}` : head;

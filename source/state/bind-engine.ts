@@ -1,16 +1,17 @@
-import type { ApprovalAnswer, ApprovalDesk } from '../engine/approval.js';
-import type { ChainExecutor } from '../engine/chain-executor.js';
-import { createRunStore, type RunStore } from './run-store.js';
+import type { ApprovalAnswer, ApprovalDesk, ApprovalRequest } from '../engine/approval.js';
+import type { SessionExecutor } from '../engine/session-executor.js';
+import { createRunStore, type RunStore, type RunStoreInit } from './run-store.js';
 
 /**
  * The only bridge from engine events to store actions, and from store actions to the engine —
  * including the approval desk through which the engine asks the person at the run view.
  */
-export function bindEngine(executor: ChainExecutor, init: { sessionId: string; workflowName: string; agents: readonly string[] }): { store: RunStore; approvals: ApprovalDesk; unbind: () => void } {
-  let pending: ((answer: ApprovalAnswer | undefined) => void) | undefined;
+export function bindEngine(executor: SessionExecutor, init: Omit<RunStoreInit, 'controls'>): { store: RunStore; approvals: ApprovalDesk; unbind: () => void } {
+  // Branches running at once may each ask: the person answers one question at a time, in the order asked.
+  const queue: { request: ApprovalRequest; resolve: (answer: ApprovalAnswer | undefined) => void }[] = [];
   const settle = (answer: ApprovalAnswer | undefined) => {
-    pending?.(answer);
-    pending = undefined;
+    queue.shift()?.resolve(answer);
+    store.getState().askApproval(queue[0]?.request ?? null);
   };
   const store = createRunStore({
     ...init,
@@ -19,11 +20,13 @@ export function bindEngine(executor: ChainExecutor, init: { sessionId: string; w
   const approvals: ApprovalDesk = {
     answer: (request, signal) =>
       new Promise((resolve) => {
-        pending = resolve;
-        store.getState().askApproval(request);
+        const entry = { request, resolve };
+        queue.push(entry);
+        if (queue.length === 1) store.getState().askApproval(request);
         signal.addEventListener('abort', () => {
-          store.getState().askApproval(null);
-          settle(undefined);
+          const at = queue.indexOf(entry);
+          if (at === 0) settle(undefined);
+          else if (at > 0) queue.splice(at, 1)[0]!.resolve(undefined);
         }, { once: true });
       }),
   };

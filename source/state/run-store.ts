@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { stepTitle, type StepId } from '../engine/step-id.js';
 import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
@@ -7,8 +8,14 @@ import { stopReasonText } from './stop-reason-text.js';
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
 export interface StepView {
+  id: StepId;
+  /** Position in the pattern's shape (steps a pattern creates while it runs come last). */
   index: number;
   agent: string;
+  /** How a person names it ("step 2", "task overview", "branch web step 1"). */
+  title: string;
+  /** Its lane: a parallel branch, a DAG level; null in a chain. */
+  group: string | null;
   status: StepStatus;
   attempt: number;
   tokens?: TokenUsage;
@@ -20,7 +27,7 @@ export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paus
 
 /** A wait before an automatic retry, for the countdown. */
 export interface RetryCountdown {
-  step: number;
+  step: StepId;
   reason: string;
   message: string;
   /** When the retry happens (ms since the epoch). */
@@ -72,15 +79,18 @@ export interface RunControls {
 export interface RunStoreInit {
   sessionId: string;
   workflowName: string;
-  agents: readonly string[];
+  /** The pattern's steps as known when the run starts. */
+  steps: readonly { id: StepId; label: string; title: string; group: string | null }[];
   controls: RunControls;
   now?: () => number;
 }
 
 export type RunStore = StoreApi<RunState>;
 
-function updateStep(steps: StepView[], index: number, patch: Partial<StepView>): StepView[] {
-  return steps.map((step) => (step.index === index ? { ...step, ...patch } : step));
+/** The steps with one changed; a step the pattern created while running is added at the end. */
+function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): StepView[] {
+  if (!steps.some((step) => step.id === id)) return [...steps, { id, index: steps.length, agent: patch.agent ?? '', title: stepTitle(id), group: null, status: 'pending', attempt: 0, ...patch }];
+  return steps.map((step) => (step.id === id ? { ...step, ...patch } : step));
 }
 
 /** One store per run view; the engine writes through `apply`, the view reads with selectors. */
@@ -89,7 +99,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
   return createStore<RunState>()((set, get) => ({
     sessionId: init.sessionId,
     workflowName: init.workflowName,
-    steps: init.agents.map((agent, index) => ({ index, agent, status: 'pending', attempt: 0 })),
+    steps: init.steps.map((step, index) => ({ id: step.id, index, agent: step.label, title: step.title, group: step.group, status: 'pending', attempt: 0 })),
     phase: 'starting',
     skipped: 0,
     resumed: false,
@@ -132,13 +142,14 @@ export function createRunStore(init: RunStoreInit): RunStore {
             skipped: event.steps_skipped,
             resumed: event.resumed,
             tokens: event.tokens,
-            steps: steps.map((step) => (step.index < event.steps_skipped ? { ...step, status: 'skipped' } : step)),
           });
+          return;
+        case 'step_skipped':
+          set({ steps: updateStep(steps, event.step, { status: 'skipped' }) });
           return;
         case 'tool_called':
           set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
           return;
-        case 'step_skipped':
         case 'step_reused':
         case 'session_forked':
         case 'resume_planned':
@@ -151,7 +162,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started':
-          set({ retry: null, steps: updateStep(steps, event.step, { status: 'running', attempt: event.attempt, note: undefined }) });
+          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined }) });
           return;
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
@@ -202,7 +213,11 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({ phase: get().phase === 'stopping' ? 'stopping' : 'awaiting_approval', steps: updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' }) });
           return;
         case 'approval_answered':
-          set({ phase: 'running', approval: null, steps: updateStep(steps, event.step, { note: event.decision }) });
+        {
+          // The next branch's question may already be up: only this step's answer closes the panel.
+          const next = get().approval?.step === event.step ? null : get().approval;
+          set({ phase: next ? 'awaiting_approval' : 'running', approval: next, steps: updateStep(steps, event.step, { note: event.decision }) });
+        }
           return;
         case 'session_cancelled':
           set({ phase: 'cancelled', finishedAt: now(), message: event.message, approval: null });

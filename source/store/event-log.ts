@@ -2,6 +2,7 @@ import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileS
 import { basename, dirname } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent } from '../engine/events.js';
+import { upgradeEvent } from '../engine/event-upgrade.js';
 import { redactEvent } from '../secrets/event-redaction.js';
 import { namingFile } from './durable-file.js';
 
@@ -61,7 +62,7 @@ export function readEventLog(path: string): EngineEvent[] {
     const line = lines[i]!;
     if (line.length === 0) continue;
     try {
-      events.push(JSON.parse(line) as EngineEvent);
+      events.push(upgradeEvent(JSON.parse(line) as EngineEvent));
     } catch {
       throw damagedLog(path, `${path}: line ${i + 1} is not valid JSON (the event log is damaged)`);
     }

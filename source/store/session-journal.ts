@@ -118,7 +118,7 @@ export class SessionJournal implements Journal {
       // The holder's first event in the log says what it built on, so strays of older holders stay fenced.
       const first = this.writer !== undefined && progress.epoch !== epoch;
       const event: EngineEvent = {
-        type: 'session_paused', reason, message, step: progress.in_progress?.step ?? null, event_id: progress.last_event_id + 1, ts: last && last > now ? last : now, epoch,
+        type: 'session_paused', reason, message, step: Object.keys(progress.in_progress)[0] ?? null, event_id: progress.last_event_id + 1, ts: last && last > now ? last : now, epoch,
         ...(first ? { based_on: this.writer!.basedOn } : {}),
       };
       this.record(event, applyEvent(progress, event));

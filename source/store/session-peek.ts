@@ -4,7 +4,7 @@ import type { Checkpoint } from '../engine/session-progress.js';
 
 /** The part of a session the browser's details pane shows. */
 export interface SessionPeek {
-  checkpoint: Pick<Checkpoint, 'status' | 'next_step' | 'stop_reason' | 'error' | 'last_response_preview'>;
+  checkpoint: Pick<Checkpoint, 'status' | 'steps_done' | 'stop_reason' | 'error' | 'last_response_preview'>;
   /** The agent of each step, in order. */
   agents: string[];
 }
@@ -28,7 +28,7 @@ export const isObject = (value: unknown): value is Record<string, unknown> => ty
 export function peekSession(dir: string): SessionPeek {
   const record = readJson(join(dir, 'session.json'));
   const cp = isObject(record) ? record.checkpoint : undefined;
-  if (!isObject(cp) || typeof cp.status !== 'string' || typeof cp.next_step !== 'number' || typeof cp.last_response_preview !== 'string') {
+  if (!isObject(cp) || typeof cp.status !== 'string' || typeof (cp.steps_done ?? cp.next_step) !== 'number' || typeof cp.last_response_preview !== 'string') {
     throw new Error(`${join(dir, 'session.json')} does not match the session format`);
   }
   const spec = readJson(join(dir, 'spec.json'));
@@ -42,7 +42,8 @@ export function peekSession(dir: string): SessionPeek {
   return {
     checkpoint: {
       status: cp.status as Checkpoint['status'],
-      next_step: cp.next_step,
+      // `next_step`: written before step ids (session schema 1), the completed chain steps.
+      steps_done: (cp.steps_done ?? cp.next_step) as number,
       stop_reason: typeof cp.stop_reason === 'string' ? (cp.stop_reason as Checkpoint['stop_reason']) : null,
       error: typeof cp.error === 'string' ? cp.error : null,
       last_response_preview: cp.last_response_preview,

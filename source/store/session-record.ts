@@ -4,11 +4,31 @@ import type { Checkpoint } from '../engine/session-progress.js';
 const statusSchema = z.enum(['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled']);
 const tokensSchema = z.object({ input: z.number(), output: z.number() });
 
-const checkpointSchema = z.object({
+const inProgressSchema = z.object({ step: z.string(), attempt: z.number().int(), idempotency_key: z.string() });
+
+/**
+ * A checkpoint as acode wrote it before step ids (session schema 1): a chain position `next_step`
+ * and one in-progress step by index. Read as today's shape, exactly as replaying its log gives it.
+ */
+function upgradeCheckpoint(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || !('next_step' in raw)) return raw;
+  const { next_step, in_progress, ...rest } = raw as Record<string, unknown> & { in_progress?: { step?: unknown } | null };
+  const running = in_progress && typeof in_progress.step === 'number' ? { ...in_progress, step: String(in_progress.step) } : null;
+  return {
+    ...rest,
+    steps_done: next_step,
+    in_progress: running ? { [running.step]: running } : {},
+    // Before step ids one approval could be open: the in-progress step's.
+    awaiting: rest.status === 'awaiting_approval' && running ? [running.step] : [],
+  };
+}
+
+const checkpointSchema = z.preprocess(upgradeCheckpoint, z.object({
   status: statusSchema,
   steps_total: z.number().int(),
-  next_step: z.number().int(),
-  in_progress: z.object({ step: z.number().int(), attempt: z.number().int(), idempotency_key: z.string() }).nullable(),
+  steps_done: z.number().int(),
+  in_progress: z.record(z.string(), inProgressSchema),
+  awaiting: z.array(z.string()),
   tokens: tokensSchema,
   stop_reason: z
     .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected', 'disk_full'])
@@ -20,11 +40,17 @@ const checkpointSchema = z.object({
   epoch: z.number().int().default(0),
   last_event_at: z.string().nullable(),
   last_response_preview: z.string(),
-}) satisfies z.ZodType<Checkpoint>;
+})) satisfies z.ZodType<Checkpoint>;
 
 /** session.json: who the session is, what it runs, and its latest checkpoint. Never holds secrets. */
+/**
+ * 2: progress keyed by step id (any pattern). Sessions written as 1 (chain positions) are read and
+ * upgraded in memory, and written back as 2 by the next run that holds them.
+ */
+export const sessionSchemaVersion = 2;
+
 export const sessionRecordSchema = z.object({
-  schemaVersion: z.literal(1),
+  schemaVersion: z.union([z.literal(1), z.literal(2)]).transform((): 2 => 2),
   session_id: z.string(),
   workflow_name: z.string(),
   pattern_type: z.string(),
@@ -75,7 +101,7 @@ export function summarize(record: SessionRecord): SessionSummary {
     pattern_type: record.pattern_type,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    steps_done: record.checkpoint.next_step,
+    steps_done: record.checkpoint.steps_done,
     steps_total: record.checkpoint.steps_total,
     tokens: record.checkpoint.tokens,
     cwd: record.cwd,

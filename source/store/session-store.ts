@@ -18,7 +18,7 @@ import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
 import { removeLeftoverTempFiles } from './temp-files.js';
 import { requireWritable } from './write-access.js';
-import { damagedSummary, sessionRecordSchema, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
+import { damagedSummary, sessionRecordSchema, sessionSchemaVersion, summarize, type SessionRecord, type SessionSummary } from './session-record.js';
 
 export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'created_at' | 'updated_at' | 'checkpoint'> & {
   specText: string;
@@ -182,7 +182,7 @@ export class SessionStore {
     const dir = join(this.sessionsDir, id);
     const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
     const now = new Date().toISOString();
-    const record: SessionRecord = { schemaVersion: 1, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
+    const record: SessionRecord = { schemaVersion: sessionSchemaVersion, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
     mkdirSync(building, { recursive: true, mode: 0o700 });
     try {
       writeFileDurable(join(building, 'spec.yaml'), specText, 0o600, id);

@@ -46,7 +46,7 @@ async function awaitingSession(ws: ReturnType<typeof workspace>) {
   const run = await runCli(['run', 'gate.yaml'], ws);
   expect(run.code).toBe(1);
   const [record] = parseAllSessionFiles(ws.home);
-  expect(record!.checkpoint).toMatchObject({ status: 'awaiting_approval', next_step: 1 });
+  expect(record!.checkpoint).toMatchObject({ status: 'awaiting_approval', steps_done: 1 });
   return { run, id: record!.session_id };
 }
 
@@ -82,8 +82,8 @@ describe('an approval step', () => {
     const edited = workspace();
     const second = await awaitingSession(edited);
     expect((await runCli(['resume', second.id, '--response', 'focus on costs'], edited)).code).toBe(0);
-    const history = JSON.parse((await runCli(['sessions', 'history', second.id, '--json'], edited)).stdout) as { type: string; step?: number; response?: string }[];
-    expect(history.find((e) => e.type === 'step_completed' && e.step === 2)?.response).toBe('analysed with review: focus on costs');
+    const history = JSON.parse((await runCli(['sessions', 'history', second.id, '--json'], edited)).stdout) as { type: string; step?: string; response?: string }[];
+    expect(history.find((e) => e.type === 'step_completed' && e.step === '2')?.response).toBe('analysed with review: focus on costs');
   });
 
   it('is rejected by --reject: the session is cancelled and cannot be resumed', async () => {

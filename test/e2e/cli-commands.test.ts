@@ -21,10 +21,10 @@ describe('acode run and resume with the scripted provider', () => {
     const crashed = await runCli(['run', 'spec.yaml'], ws);
     expect(crashed.signal).toBe('SIGKILL');
     const [before] = parseAllSessionFiles(ws.home);
-    expect(before!.checkpoint).toMatchObject({ status: 'running', next_step: 2 });
+    expect(before!.checkpoint).toMatchObject({ status: 'running', steps_done: 2 });
     // The attempt was journaled (write-ahead) before the provider was called.
     const log = readFileSync(join(ws.home, 'sessions', before!.session_id, 'events.jsonl'), 'utf8').trim().split('\n');
-    expect(JSON.parse(log.at(-1)!)).toMatchObject({ type: 'step_started', step: 2, attempt: 1, idempotency_key: `${before!.session_id}:2:1` });
+    expect(JSON.parse(log.at(-1)!)).toMatchObject({ type: 'step_started', step: '2', attempt: 1, idempotency_key: `${before!.session_id}:2:1` });
 
     const resumed = await runCli(['resume', before!.session_id.slice(0, 6), '--json'], ws);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -102,7 +102,7 @@ describe('acode run and resume with the scripted provider', () => {
     expect(result.stderr).toContain('automatic resume is off');
     expect(result.stderr).not.toContain('◷');
     const [record] = parseAllSessionFiles(ws.home);
-    expect(record!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'rate_limit', next_step: 1 });
+    expect(record!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'rate_limit', steps_done: 1 });
     const resumed = await runCli(['resume', record!.session_id], ws);
     expect(resumed.code).toBe(0);
   });

@@ -54,6 +54,6 @@ describe('the rate-limit countdown in a real terminal', () => {
     const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(done).toContain('EXIT=1');
     expect(done).toMatch(/⏸ paused: step 1: .*the automatic retry was abandoned/);
-    expect(parseAllSessionFiles(home)[0]!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'rate_limit', next_step: 0 });
+    expect(parseAllSessionFiles(home)[0]!.checkpoint).toMatchObject({ status: 'paused', stop_reason: 'rate_limit', steps_done: 0 });
   });
 });

@@ -55,7 +55,7 @@ describe('kill -9 during a step, then resume', () => {
     expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(expected)).toBe(true);
 
     const [record] = parseAllSessionFiles(ws.home);
-    expect(record!.checkpoint).toMatchObject({ status: 'completed', next_step: steps });
+    expect(record!.checkpoint).toMatchObject({ status: 'completed', steps_done: steps });
   });
 
   it('sums token usage across the crash and the resume', async () => {

@@ -13,7 +13,7 @@ import { checkReplayable, lockGoesStale, pause, Proc, random, steps, workspace, 
  * would — tool call, step result, next step — and rewrites session.json, never checking again.
  */
 const frozenHolder = `
-import { ChainExecutor } from './source/engine/chain-executor.ts';
+import { SessionExecutor } from './source/engine/session-executor.ts';
 import { highestEpoch } from './source/engine/epoch-fence.ts';
 import { recoverProgress } from './source/engine/replay-check.ts';
 import { nextAttempt } from './source/engine/session-progress.ts';
@@ -28,8 +28,9 @@ if (!taken.acquired) process.exit(3);
 const progress = recoverProgress(events, handle.record.checkpoint);
 const spec = handle.spec();
 const journal = handle.openJournal();
-const run = new ChainExecutor({ sessionId: id, spec, variables: handle.record.variables, provider: createProvider(spec, {}), journal, blobs: handle.blobs(), progress, cwd: handle.record.cwd, epoch: taken.lock.epoch });
-const step = progress.next_step;
+const run = new SessionExecutor({ sessionId: id, spec, variables: handle.record.variables, provider: createProvider(spec, {}), journal, blobs: handle.blobs(), progress, cwd: handle.record.cwd, epoch: taken.lock.epoch });
+const n = progress.steps_done;
+const step = String(n);
 const attempt = nextAttempt(progress, step);
 const key = id + ':' + step + ':' + attempt;
 run.emit({ type: 'step_started', step, agent: 'worker', attempt, idempotency_key: key });
@@ -37,7 +38,7 @@ process.stdout.write('frozen\\n', () => {
   process.kill(process.pid, 'SIGSTOP');
   run.emit({ type: 'tool_called', step, attempt, call_id: 'call_' + step + '_0', name: 'file_write', args: { path: 'f' + step + '.txt', content: 'step ' + step } });
   run.emit({ type: 'step_completed', step, agent: 'worker', attempt, idempotency_key: key, response: 'step ' + step + ' done', usage: { input: 1, output: 1 }, duration_ms: 1 });
-  run.emit({ type: 'step_started', step: step + 1, agent: 'worker', attempt: 1, idempotency_key: id + ':' + (step + 1) + ':1' });
+  run.emit({ type: 'step_started', step: String(n + 1), agent: 'worker', attempt: 1, idempotency_key: id + ':' + (n + 1) + ':1' });
   journal.close();
 });
 `;
@@ -78,7 +79,7 @@ describe('a lock holder that lost its lock', () => {
       }
       const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
       expect(new Set(history.map((e) => e.event_id)).size, where).toBe(history.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), where).toEqual(Array.from({ length: steps }, (_, n) => n));
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), where).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
       expect(history.at(-1)?.type).toBe('session_completed');
       fenced += readEventLog(join(dir, 'events.jsonl')).length - history.length;
     }
@@ -103,6 +104,6 @@ describe('a lock holder that lost its lock', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
     expect(new Set(history.map((e) => e.event_id)).size).toBe(history.length);
-    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => n));
+    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
   });
 });

@@ -73,7 +73,7 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
       const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
       const ids = history.map((e) => e.event_id);
       expect(new Set(ids).size, `${where}: repeated event ids in ${id}`).toBe(ids.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), `${where}: steps of ${id}`).toEqual(Array.from({ length: steps }, (_, n) => n));
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), `${where}: steps of ${id}`).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
       const raw = readEventLog(join(ws.home, 'sessions', id, 'events.jsonl'));
       expect(fenceEvents(raw)).toHaveLength(history.length);
     }

@@ -35,13 +35,13 @@ describe('replay after random kills', () => {
         const [record] = parseAllSessionFiles(env.ACODE_HOME);
         const events = readEventLog(join(env.ACODE_HOME, 'sessions', record!.session_id, 'events.jsonl'));
         const progress = recoverProgress(events, record!.checkpoint); // throws if replay ≠ checkpoint
-        expect(progress.next_step).toBeGreaterThanOrEqual(record!.checkpoint.next_step);
+        expect(progress.steps_done).toBeGreaterThanOrEqual(record!.checkpoint.steps_done);
         if (progress.last_event_id === record!.checkpoint.last_event_id) expect(toCheckpoint(progress)).toEqual(record!.checkpoint);
 
         if (progress.status !== 'completed') {
           const resumed = await runCli(['resume', record!.session_id, '--json'], { cwd, env });
           expect(resumed.code, resumed.stderr).toBe(0);
-          expect(JSON.parse(resumed.stdout)).toMatchObject({ steps_skipped: progress.next_step, steps_executed: steps - progress.next_step });
+          expect(JSON.parse(resumed.stdout)).toMatchObject({ steps_skipped: progress.steps_done, steps_executed: steps - progress.steps_done });
         }
         expect(readFileSync(join(cwd, 'artifacts/out/report.md')).equals(expected)).toBe(true);
       }),

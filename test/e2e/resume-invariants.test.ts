@@ -129,7 +129,7 @@ describe('the session lock', () => {
     // The replay check passes: no attempt of the first process was interleaved with the second's.
     expect((await runCli(['resume', record!.session_id, '--dry-run'], ws)).stderr).toContain('ACODE-RESUME-002');
     const events = JSON.parse((await runCli(['sessions', 'history', record!.session_id, '--json'], ws)).stdout) as { type: string; step?: number }[];
-    expect(events.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual([0, 1, 2]);
+    expect(events.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(['0', '1', '2']);
   });
 
   it('unlocks a held lock only with --force when there is no terminal', async () => {
@@ -187,7 +187,7 @@ describe('states, fork and the continuation plan', () => {
     expect(dry.stdout).toMatch(/in progress: +3 worker, attempt 1 → retry as attempt 2/);
     expect(dry.stdout).toMatch(/remaining: +4 worker/);
     const json = JSON.parse((await runCli(['resume', id, '--dry-run', '--json'], ws)).stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ session_id: id, status: 'running', skip: [{ step: 0 }, { step: 1 }], in_progress: { step: 2, attempt: 1, next_attempt: 2 }, remaining: [{ step: 3 }] });
+    expect(json).toMatchObject({ session_id: id, status: 'running', skip: [{ step: '0' }, { step: '1' }], in_progress: [{ step: '2', attempt: 1, next_attempt: 2 }], remaining: [{ step: '3' }] });
     expect(hashFolder(ws.home)).toEqual(before);
   });
 
@@ -196,7 +196,7 @@ describe('states, fork and the continuation plan', () => {
     expect((await runCli(['resume', id], ws)).code).toBe(0);
     const events = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { type: string }[];
     const planned = events.find((e) => e.type === 'resume_planned');
-    expect(planned).toMatchObject({ steps_skipped: 2, in_progress: { step: 2, attempt: 1 }, steps_remaining: 2 });
+    expect(planned).toMatchObject({ steps_skipped: 2, in_progress: [{ step: '2', attempt: 1 }], steps_remaining: 2 });
     expect(events.indexOf(planned!)).toBeLessThan(events.findIndex((e) => e.type === 'session_started' && events.indexOf(e) > events.indexOf(planned!)));
   });
 });
@@ -230,7 +230,7 @@ describe('replay checks and error codes', () => {
     const log = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     // Step 2 (index 1) ran again as attempt 2 and completed again: what a second driver would leave.
     const again = ['step_started', 'step_completed'].map((type, i) => {
-      const first = log.find((e) => e.type === type && e.step === 1)!;
+      const first = log.find((e) => e.type === type && e.step === '1')!;
       return { ...first, attempt: 2, idempotency_key: `${id}:1:2`, event_id: log.length + 1 + i, ts: new Date().toISOString() };
     });
     appendFileSync(path, again.map((e) => `${JSON.stringify(e)}\n`).join(''));

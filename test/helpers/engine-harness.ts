@@ -1,5 +1,5 @@
 import { MemoryBlobStore } from '../../source/engine/blob-store.js';
-import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { SessionExecutor } from '../../source/engine/session-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import type { Journal } from '../../source/engine/journal.js';
 import type { AutoResumePolicy } from '../../source/engine/resume-strategy.js';
@@ -22,7 +22,7 @@ export function executorFor(specText: string, options: { cwd: string; journal?: 
   const { spec } = loadSpecText(specText, 'spec.yaml');
   const journal = options.journal ?? new MemoryJournal();
   const blobs = options.blobs ?? new MemoryBlobStore();
-  const executor = new ChainExecutor({
+  const executor = new SessionExecutor({
     sessionId: 'test-session',
     spec,
     variables: mergeVariables(spec, {}),

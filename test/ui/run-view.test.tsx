@@ -13,23 +13,28 @@ function setup(agents = ['researcher', 'analyst', 'writer']) {
   const retryNow = vi.fn();
   const abandonRetry = vi.fn();
   const answerApproval = vi.fn();
-  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', agents, controls: { cancel, retryNow, abandonRetry, answerApproval }, now: () => 0 });
+  const steps = agents.map((label, i) => ({ id: String(i), label, title: `step ${i + 1}`, group: null }));
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls: { cancel, retryNow, abandonRetry, answerApproval }, now: () => 0 });
   const onForceQuit = vi.fn();
   const ui = renderInk(<RunView store={store} onForceQuit={onForceQuit} />);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
-  return { store, ui, apply, cancel, retryNow, abandonRetry, answerApproval, onForceQuit };
+  /** The executor names each step completed earlier right after session_started. */
+  const skip = (count: number, names: string[] = []) => {
+    for (let i = 0; i < count; i++) apply({ type: 'step_skipped', step: String(i), agent: names[i] ?? agents[i] ?? 'worker' });
+  };
+  return { store, ui, apply, skip, cancel, retryNow, abandonRetry, answerApproval, onForceQuit };
 }
 
 const started = (skipped = 0, total = 3) =>
-  ({ type: 'session_started', workflow_name: 'demo', steps_total: total, resumed: skipped > 0, steps_skipped: skipped, next_step: skipped, tokens: { input: 0, output: 0 } }) as const;
+  ({ type: 'session_started', workflow_name: 'demo', steps_total: total, resumed: skipped > 0, steps_skipped: skipped, tokens: { input: 0, output: 0 } }) as const;
 
 describe('the run view', () => {
   it('shows the session id, done, running and pending steps, and the totals', async () => {
     const { ui, apply } = setup();
     apply(started());
-    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
-    apply({ type: 'step_completed', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0', response: 'r', usage, duration_ms: 1500 });
-    apply({ type: 'step_started', step: 1, agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    apply({ type: 'step_completed', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0', response: 'r', usage, duration_ms: 1500 });
+    apply({ type: 'step_started', step: '1', agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
     const frame = await ui.waitForFrame((f) => f.includes('1/3 done'));
     expect(frame).toContain('acode demo · 3 steps · session abcd1234abcd1234');
     expect(frame).toMatch(/✓ +1 researcher 1\.5s · 1\.2k in \/ 3\.4k out/);
@@ -40,9 +45,10 @@ describe('the run view', () => {
   });
 
   it('marks steps completed before the crash as skipped and counts them', async () => {
-    const { ui, apply } = setup();
+    const { ui, apply, skip } = setup();
     apply({ ...started(2), tokens: { input: 500, output: 700 } });
-    apply({ type: 'step_started', step: 2, agent: 'writer', attempt: 2, idempotency_key: 'k2' });
+    skip(2, ['researcher', 'analyst']);
+    apply({ type: 'step_started', step: '2', agent: 'writer', attempt: 2, idempotency_key: 'k2' });
     const frame = await ui.waitForFrame((f) => f.includes('attempt 2'));
     expect(frame).toContain('(resumed)');
     expect(frame).toMatch(/↷ +1 researcher completed earlier/);
@@ -51,8 +57,9 @@ describe('the run view', () => {
   });
 
   it('collapses many skipped steps into one line', async () => {
-    const { ui, apply } = setup(Array.from({ length: 100 }, (_, i) => `agent${i}`));
+    const { ui, apply, skip } = setup(Array.from({ length: 100 }, (_, i) => `agent${i}`));
     apply(started(98, 100));
+    skip(98);
     const frame = await ui.waitForFrame((f) => f.includes('98 skipped'));
     expect(frame).toContain('↷ steps 1–98 skipped (completed earlier)');
     expect(frame).not.toContain('agent5 ');
@@ -72,7 +79,7 @@ describe('the run view', () => {
   it('shows the exact resume command once paused', async () => {
     const { ui, apply } = setup();
     apply(started());
-    apply({ type: 'session_paused', reason: 'user_exit', message: 'stopped by the user', step: 0 });
+    apply({ type: 'session_paused', reason: 'user_exit', message: 'stopped by the user', step: '0' });
     const frame = await ui.waitForFrame((f) => f.includes('paused'));
     expect(frame).toContain('⏸ paused: stopped by the user');
     expect(frame).toContain('Resume with: acode resume abcd1234abcd1234');
@@ -81,8 +88,8 @@ describe('the run view', () => {
   it('lists written artifacts on completion', async () => {
     const { ui, apply } = setup(['writer']);
     apply(started(0, 1));
-    apply({ type: 'step_started', step: 0, agent: 'writer', attempt: 1, idempotency_key: 'k' });
-    apply({ type: 'step_completed', step: 0, agent: 'writer', attempt: 1, idempotency_key: 'k', response: 'r', usage, duration_ms: 10 });
+    apply({ type: 'step_started', step: '0', agent: 'writer', attempt: 1, idempotency_key: 'k' });
+    apply({ type: 'step_completed', step: '0', agent: 'writer', attempt: 1, idempotency_key: 'k', response: 'r', usage, duration_ms: 10 });
     apply({ type: 'artifact_written', path: '/tmp/out/report.md', bytes: 3, sha256: 'x' });
     apply({ type: 'session_completed', tokens: usage });
     const frame = await ui.waitForFrame((f) => f.includes('✓ completed'));
@@ -92,9 +99,9 @@ describe('the run view', () => {
   it('counts down to an automatic retry, and r retries now while a aborts', async () => {
     const { ui, apply, retryNow, abandonRetry } = setup();
     apply(started());
-    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
     const next = new Date(Date.now() + 41_000).toISOString();
-    apply({ type: 'resume_attempt', step: 0, attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
+    apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
     let frame = await ui.waitForFrame((f) => f.includes('retrying in'));
     expect(frame).toMatch(/rate limited — retrying in 41 s, attempt 2\/5; r retry now · a abort/);
     // It counts down.
@@ -103,7 +110,7 @@ describe('the run view', () => {
     expect(retryNow).toHaveBeenCalledTimes(1);
     ui.stdin.write('a');
     expect(abandonRetry).toHaveBeenCalledTimes(1);
-    apply({ type: 'step_started', step: 0, agent: 'researcher', attempt: 2, idempotency_key: 'k0b' });
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 2, idempotency_key: 'k0b' });
     frame = await ui.waitForFrame((f) => !f.includes('retrying in'));
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
@@ -112,9 +119,9 @@ describe('the run view', () => {
   it('asks for an approval: a approves, r rejects, e takes a typed response', async () => {
     const { ui, apply, store, answerApproval } = setup();
     apply(started());
-    apply({ type: 'step_started', step: 1, agent: 'approval', attempt: 1, idempotency_key: 'k1' });
-    apply({ type: 'approval_requested', step: 1, attempt: 1, prompt: 'Approve the research?', context: '### Research\nfindings', default_response: 'approved' });
-    const ask = () => store.getState().askApproval({ step: 1, prompt: 'Approve the research?', context: '### Research\nfindings', defaultResponse: 'approved' });
+    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'approval_requested', step: '1', attempt: 1, prompt: 'Approve the research?', context: '### Research\nfindings', default_response: 'approved' });
+    const ask = () => store.getState().askApproval({ step: '1', prompt: 'Approve the research?', context: '### Research\nfindings', defaultResponse: 'approved' });
     ask();
     const frame = await ui.waitForFrame((f) => f.includes('approval needed · step 2'));
     expect(frame).toContain('Approve the research?');

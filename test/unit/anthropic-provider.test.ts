@@ -18,7 +18,7 @@ const apiKey = 'sk-ant-api03-secret-value';
 function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest {
   return {
     agent: 'worker',
-    step: 0,
+    step: '0',
     attempt: 1,
     messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'Step 0: hello' }],
     context: {},

@@ -31,8 +31,8 @@ describe('an approval step in the engine', () => {
     const summary = await first.executor.run();
     expect(summary).toMatchObject({ status: 'awaiting_approval', steps_executed: 1 });
     const progress = replayed(journal, 3);
-    expect(toCheckpoint(progress)).toMatchObject({ status: 'awaiting_approval', next_step: 1, in_progress: { step: 1, attempt: 1 } });
-    expect(journal.events.find((e) => e.type === 'approval_requested')).toMatchObject({ step: 1, prompt: expect.stringMatching(/^Go on after /), default_response: 'yes' });
+    expect(toCheckpoint(progress)).toMatchObject({ status: 'awaiting_approval', steps_done: 1, in_progress: { '1': { step: '1', attempt: 1 } }, awaiting: ['1'] });
+    expect(journal.events.find((e) => e.type === 'approval_requested')).toMatchObject({ step: '1', prompt: expect.stringMatching(/^Go on after /), default_response: 'yes' });
 
     const resumed = executorFor(spec, { cwd: tempDir(), journal, progress, approvals: presetAnswer({ decision: 'approved' }) });
     expect(await resumed.executor.run()).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 1 });
@@ -44,11 +44,11 @@ describe('an approval step in the engine', () => {
   it('records an edited response as the step result, and a rejection cancels the session', async () => {
     const edited = executorFor(spec, { cwd: tempDir(), approvals: presetAnswer({ decision: 'edited', response: 'only the summary' }) });
     expect((await edited.executor.run()).status).toBe('completed');
-    expect(edited.journal.events.find((e) => e.type === 'step_completed' && e.step === 1)).toMatchObject({ response: 'only the summary' });
+    expect(edited.journal.events.find((e) => e.type === 'step_completed' && e.step === '1')).toMatchObject({ response: 'only the summary' });
 
     const rejected = executorFor(spec, { cwd: tempDir(), approvals: presetAnswer({ decision: 'rejected' }) });
     expect((await rejected.executor.run()).status).toBe('cancelled');
-    expect(rejected.journal.events.at(-1)).toMatchObject({ type: 'session_cancelled', reason: 'approval_rejected', step: 1 });
+    expect(rejected.journal.events.at(-1)).toMatchObject({ type: 'session_cancelled', reason: 'approval_rejected', step: '1' });
     expect(rejected.journal.events.filter((e) => e.type === 'step_started')).toHaveLength(2); // step 3 never ran
   });
 
@@ -59,13 +59,13 @@ describe('an approval step in the engine', () => {
     // As if killed right after the answer was journaled: the log ends there.
     journal.events.splice(journal.events.findIndex((e) => e.type === 'approval_answered') + 1);
     const progress = replayed(journal, 3);
-    expect(progress).toMatchObject({ status: 'running', next_step: 1, answered: { step: 1, decision: 'edited', response: 'keep it short' } });
+    expect(progress).toMatchObject({ status: 'running', steps_done: 1, answered: { '1': { decision: 'edited', response: 'keep it short' } } });
 
     const before = journal.events.length;
     const resumed = executorFor(spec, { cwd: tempDir(), journal, progress }); // nobody to answer
     expect((await resumed.executor.run()).status).toBe('completed');
     const after = journal.events.slice(before);
     expect(after.some((e) => e.type === 'approval_requested')).toBe(false);
-    expect(after.find((e) => e.type === 'step_completed' && e.step === 1)).toMatchObject({ response: 'keep it short' });
+    expect(after.find((e) => e.type === 'step_completed' && e.step === '1')).toMatchObject({ response: 'keep it short' });
   });
 });

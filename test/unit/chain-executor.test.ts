@@ -40,14 +40,14 @@ describe('the chain executor', () => {
 
     // Cut the log after step 1 completed (as a crash would), then resume from the replay.
     const journal = new MemoryJournal();
-    const cut = full.journal.events.findIndex((e) => e.type === 'step_completed' && e.step === 1);
+    const cut = full.journal.events.findIndex((e) => e.type === 'step_completed' && e.step === '1');
     journal.events.push(...full.journal.events.slice(0, cut + 1));
     const resumed = executorFor(spec(4), { cwd, journal, progress: replayed(journal, 4) });
     const summary = await resumed.executor.run();
 
     expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 2 });
     const started = journal.events.slice(cut + 1).filter((e) => e.type === 'step_started').map((e) => e.type === 'step_started' && e.step);
-    expect(started).toEqual([2, 3]);
+    expect(started).toEqual(['2', '3']);
     expect(journal.events.slice(cut + 1).filter((e) => e.type === 'step_skipped')).toHaveLength(2);
     expect(readFileSync(join(cwd, 'out/report.md'), 'utf8')).toBe(fullArtifact);
   });
@@ -57,12 +57,12 @@ describe('the chain executor', () => {
     const first = executorFor(spec(2), { cwd: tempDir(), journal });
     await first.executor.run();
     // Keep the log up to "step 1 started": the process died during step 1.
-    const cut = journal.events.findIndex((e) => e.type === 'step_started' && e.step === 1);
+    const cut = journal.events.findIndex((e) => e.type === 'step_started' && e.step === '1');
     journal.events.splice(cut + 1);
     const resumed = executorFor(spec(2), { cwd: tempDir(), journal, progress: replayed(journal, 2) });
     await resumed.executor.run();
     const retry = journal.events.slice(cut + 1).find((e) => e.type === 'step_started');
-    expect(retry).toMatchObject({ step: 1, attempt: 2, idempotency_key: 'test-session:1:2' });
+    expect(retry).toMatchObject({ step: '1', attempt: 2, idempotency_key: 'test-session:1:2' });
   });
 
   it('waits out a rate limit for its retry-after and retries the same step, recording each attempt', async () => {
@@ -71,11 +71,11 @@ describe('the chain executor', () => {
     expect(summary.status).toBe('completed');
     const attempts = journal.events.filter((e) => e.type === 'resume_attempt');
     expect(attempts).toEqual([
-      expect.objectContaining({ step: 1, attempt: 1, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: expect.any(String) } }),
-      expect.objectContaining({ step: 1, attempt: 2, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: expect.objectContaining({ kind: 'delayed' }) }),
-      expect.objectContaining({ step: 1, attempt: 2, outcome: { kind: 'success' } }),
+      expect.objectContaining({ step: '1', attempt: 1, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: expect.any(String) } }),
+      expect.objectContaining({ step: '1', attempt: 2, stop_reason: 'rate_limit', retry_after_ms: 10, strategy: 'same_session', outcome: expect.objectContaining({ kind: 'delayed' }) }),
+      expect.objectContaining({ step: '1', attempt: 2, outcome: { kind: 'success' } }),
     ]);
-    expect(journal.events.filter((e) => e.type === 'step_started' && e.step === 1).map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
+    expect(journal.events.filter((e) => e.type === 'step_started' && e.step === '1').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
   });
 
   it('waits as long as the retry-after says before the retry, measured, not the default backoff', async () => {
@@ -110,7 +110,7 @@ describe('the chain executor', () => {
     expect(summary.status).toBe('paused');
     expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(4); // the first try and 3 automatic ones
     expect(journal.events.filter((e) => e.type === 'resume_attempt').at(-1)).toMatchObject({ attempt: 3, outcome: { kind: 'skipped', why: expect.stringContaining('gave up after 3 automatic attempts') } });
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', step: 0 });
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', step: '0' });
   });
 
   it('pauses at the first rate limit when automatic resume is off', async () => {
@@ -141,7 +141,7 @@ describe('the chain executor', () => {
     executor.subscribe((e) => e.type === 'step_started' && executor.cancel());
     const summary = await executor.run();
     expect(summary.status).toBe('paused');
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'user_exit', step: 0 });
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'user_exit', step: '0' });
   });
 
   it('enforces the token budget across resumes', async () => {

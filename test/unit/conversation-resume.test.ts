@@ -49,13 +49,13 @@ describe("an agent's conversation", () => {
     expect((await first.executor.run()).status).toBe('paused');
 
     const progress = replayed(journal, 1);
-    expect(progress.conversation).toMatchObject({ step: 0, blob: expect.any(String) });
+    expect(progress.conversations).toMatchObject({ '0': expect.any(String) });
     const before = journal.events.length;
     const resumed = executorFor(text, { cwd, journal, progress, blobs: first.blobs });
     expect((await resumed.executor.run()).status).toBe('completed');
     const after = journal.events.slice(before);
     expect(after.filter((e) => e.type === 'tool_called')).toHaveLength(0); // round 1 is not redone
-    expect(after.find((e) => e.type === 'step_completed')).toMatchObject({ step: 0, attempt: 2, response: 'read the notes' });
+    expect(after.find((e) => e.type === 'step_completed')).toMatchObject({ step: '0', attempt: 2, response: 'read the notes' });
   });
 
   it('counts the tokens of every round, including rounds of an attempt that failed', async () => {
@@ -76,7 +76,7 @@ describe("an agent's conversation", () => {
     expect((await executor.run()).status).toBe('completed');
     expect(journal.events.find((e) => e.type === 'resume_attempt')).toMatchObject({ stop_reason: 'context_exhausted', strategy: 'new_session' });
     const reset = journal.events.find((e) => e.type === 'conversation_reset');
-    expect(reset).toMatchObject({ step: 0, attempt: 1, summary_source: 'model', dropped_messages: 4, usage: { input: expect.any(Number), output: expect.any(Number) } });
+    expect(reset).toMatchObject({ step: '0', attempt: 1, summary_source: 'model', dropped_messages: 4, usage: { input: expect.any(Number), output: expect.any(Number) } });
     // The summary's tokens are counted with the session's.
     const spent = journal.events.flatMap((e) => (e.type === 'conversation_saved' || e.type === 'conversation_reset' || e.type === 'step_completed' ? [e.usage] : [])).filter((u) => u.input + u.output > 0);
     expect(spent.length).toBe(4); // a tool round, the summary, the fresh conversation's tool round, the answer

@@ -19,7 +19,7 @@ for (let seq = 1; ; seq++) {
 `;
 
 function event(id: number): EngineEvent {
-  return { type: 'step_skipped', step: id, agent: 'a', event_id: id, ts: new Date(1000 * id).toISOString() };
+  return { type: 'step_skipped', step: String(id), agent: 'a', event_id: id, ts: new Date(1000 * id).toISOString() };
 }
 
 describe('durable checkpoint writes', () => {

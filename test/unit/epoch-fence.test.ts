@@ -11,10 +11,10 @@ let clock = 0;
 function ev(id: number, epoch: number | undefined, body: EngineEventBody, basedOn?: number): EngineEvent {
   return { ...body, event_id: id, ts: new Date(1000 + clock++).toISOString(), ...(epoch === undefined ? {} : { epoch }), ...(basedOn === undefined ? {} : { based_on: basedOn }) } as EngineEvent;
 }
-const started = (step: number, attempt = 1): EngineEventBody => ({ type: 'step_started', step, agent: 'a', attempt, idempotency_key: `s:${step}:${attempt}` });
-const completed = (step: number, attempt = 1): EngineEventBody => ({ type: 'step_completed', step, agent: 'a', attempt, idempotency_key: `s:${step}:${attempt}`, response: `r${step}`, usage, duration_ms: 1 });
-const toolCalled = (step: number, attempt = 1): EngineEventBody => ({ type: 'tool_called', step, attempt, call_id: `c${step}`, name: 'file_write', args: {} });
-const sessionStarted: EngineEventBody = { type: 'session_started', workflow_name: 'w', steps_total: 4, resumed: false, steps_skipped: 0, next_step: 0, tokens: { input: 0, output: 0 } };
+const started = (step: number, attempt = 1): EngineEventBody => ({ type: 'step_started', step: String(step), agent: 'a', attempt, idempotency_key: `s:${step}:${attempt}` });
+const completed = (step: number, attempt = 1): EngineEventBody => ({ type: 'step_completed', step: String(step), agent: 'a', attempt, idempotency_key: `s:${step}:${attempt}`, response: `r${step}`, usage, duration_ms: 1 });
+const toolCalled = (step: number, attempt = 1): EngineEventBody => ({ type: 'tool_called', step: String(step), attempt, call_id: `c${step}`, name: 'file_write', args: {} });
+const sessionStarted: EngineEventBody = { type: 'session_started', workflow_name: 'w', steps_total: 4, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } };
 const takenOver: EngineEventBody = { type: 'lock_taken_over', previous_pid: 1, previous_host: 'h', why: 'its heartbeat stopped' };
 
 function checkpointOf(events: EngineEvent[]) {
@@ -41,7 +41,7 @@ describe('fencing out a superseded lock holder', () => {
   it('keeps a log written before epochs as it is', () => {
     const old = [ev(1, undefined, sessionStarted), ev(2, undefined, started(0)), ev(3, undefined, completed(0))];
     expect(fenceEvents(old)).toEqual(old);
-    expect(replayEvents(old, 4).next_step).toBe(1);
+    expect(replayEvents(old, 4).steps_done).toBe(1);
   });
 
   it("drops the old holder's events after what the new holder read, even those that reached the file first", () => {
@@ -58,18 +58,18 @@ describe('fencing out a superseded lock holder', () => {
   it('replays to the new holder\'s state: no step completed twice, no repeated event id', () => {
     const { file, kept } = takeoverLog();
     const progress = recoverProgress(file, checkpointOf(kept));
-    expect(progress.results.map((r) => r.response)).toEqual(['r0', 'r1']);
-    expect(progress).toMatchObject({ next_step: 2, last_event_id: 8, epoch: 2 });
+    expect(Object.values(progress.completed).map((r) => r.response)).toEqual(['r0', 'r1']);
+    expect(progress).toMatchObject({ steps_done: 2, last_event_id: 8, epoch: 2 });
   });
 
   it('rebuilds from the log a checkpoint the old holder wrote after losing the lock', () => {
     const { file, kept, strayLate } = takeoverLog();
     // The old holder's checkpoint after its fenced step_completed (event 6 of epoch 1).
     const stale = checkpointOf([...kept.slice(0, 4), strayLate]);
-    expect(stale).toMatchObject({ last_event_id: 6, epoch: 1, next_step: 2 });
+    expect(stale).toMatchObject({ last_event_id: 6, epoch: 1, steps_done: 2 });
     const progress = recoverProgress(file, stale);
-    expect(progress).toMatchObject({ next_step: 2, last_event_id: 8, epoch: 2 });
-    expect(progress.results[1]).toMatchObject({ response: 'r1' });
+    expect(progress).toMatchObject({ steps_done: 2, last_event_id: 8, epoch: 2 });
+    expect(progress.completed['1']).toMatchObject({ response: 'r1' });
   });
 
   it('still refuses a checkpoint of the latest epoch that the log does not reach (lost events)', () => {

@@ -15,7 +15,7 @@ beforeEach(() => ({ server, baseUrl } = fixture.current()));
 function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest {
   return {
     agent: 'worker',
-    step: 0,
+    step: '0',
     attempt: 1,
     messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'Step 0: hello' }],
     context: {},

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planContinuation, describePlan } from '../../source/engine/continuation-plan.js';
+import { patternFor } from '../../source/engine/patterns/pattern-for.js';
 import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
 import { recoverProgress, ReplayError } from '../../source/engine/replay-check.js';
 import { applyEvent, initialProgress, toCheckpoint } from '../../source/engine/session-progress.js';
@@ -10,12 +11,12 @@ const usage = { input: 3, output: 5 };
 
 /** A log of `done` completed steps out of 3, plus `started` attempts of the next one. */
 function log(done: number, started = 0): EngineEvent[] {
-  const bodies: EngineEventBody[] = [{ type: 'session_started', workflow_name: 'w', steps_total: 3, resumed: false, steps_skipped: 0, next_step: 0, tokens: { input: 0, output: 0 } }];
+  const bodies: EngineEventBody[] = [{ type: 'session_started', workflow_name: 'w', steps_total: 3, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } }];
   for (let step = 0; step < done; step++) {
-    bodies.push({ type: 'step_started', step, agent: 'a', attempt: 1, idempotency_key: `s:${step}:1` });
-    bodies.push({ type: 'step_completed', step, agent: 'a', attempt: 1, idempotency_key: `s:${step}:1`, response: `r${step}`, usage, duration_ms: 1 });
+    bodies.push({ type: 'step_started', step: String(step), agent: 'a', attempt: 1, idempotency_key: `s:${step}:1` });
+    bodies.push({ type: 'step_completed', step: String(step), agent: 'a', attempt: 1, idempotency_key: `s:${step}:1`, response: `r${step}`, usage, duration_ms: 1 });
   }
-  for (let attempt = 1; attempt <= started; attempt++) bodies.push({ type: 'step_started', step: done, agent: 'a', attempt, idempotency_key: `s:${done}:${attempt}` });
+  for (let attempt = 1; attempt <= started; attempt++) bodies.push({ type: 'step_started', step: String(done), agent: 'a', attempt, idempotency_key: `s:${done}:${attempt}` });
   return bodies.map((body, i) => ({ ...body, event_id: i + 1, ts: new Date(1000 + i).toISOString() }) as EngineEvent);
 }
 
@@ -29,28 +30,28 @@ describe('recovering progress from the event log', () => {
   it('returns the replayed progress when it equals the checkpoint', () => {
     const events = log(2);
     const progress = recoverProgress(events, checkpointAt(events, events.length));
-    expect(progress.next_step).toBe(2);
-    expect(progress.results.map((r) => r.response)).toEqual(['r0', 'r1']);
+    expect(progress.steps_done).toBe(2);
+    expect(Object.values(progress.completed).map((r) => r.response)).toEqual(['r0', 'r1']);
   });
 
   it('rolls forward events written after the last checkpoint (a crash between log and checkpoint)', () => {
     const events = log(2, 1);
     const checkpoint = checkpointAt(events, 3); // written after step 0 completed
     const progress = recoverProgress(events, checkpoint);
-    expect(progress.next_step).toBe(2);
-    expect(progress.in_progress).toEqual({ step: 2, attempt: 1, idempotency_key: 's:2:1' });
+    expect(progress.steps_done).toBe(2);
+    expect(progress.in_progress).toEqual({ '2': { step: '2', attempt: 1, idempotency_key: 's:2:1' } });
   });
 
   it('orders events by (timestamp, event_id), not by position in the file', () => {
     const events = log(2);
     const shuffled = [events[3]!, events[0]!, events[4]!, events[2]!, events[1]!];
-    expect(recoverProgress(shuffled, checkpointAt(events, events.length)).next_step).toBe(2);
+    expect(recoverProgress(shuffled, checkpointAt(events, events.length)).steps_done).toBe(2);
   });
 
   it('refuses a checkpoint the replay does not reproduce', () => {
     const events = log(2);
-    const checkpoint = { ...checkpointAt(events, events.length), next_step: 1 };
-    expect(() => recoverProgress(events, checkpoint)).toThrowError(expect.objectContaining({ kind: 'nondeterministic', message: expect.stringContaining('next_step') }));
+    const checkpoint = { ...checkpointAt(events, events.length), steps_done: 1 };
+    expect(() => recoverProgress(events, checkpoint)).toThrowError(expect.objectContaining({ kind: 'nondeterministic', message: expect.stringContaining('steps_done') }));
   });
 
   it('refuses a log that ends before its checkpoint', () => {
@@ -70,8 +71,8 @@ describe('recovering progress from the event log', () => {
     // Step 0 completes under attempt 1, is started again as attempt 2 (fresh key) and completes again.
     const events = log(1);
     const again: EngineEventBody[] = [
-      { type: 'step_started', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2' },
-      { type: 'step_completed', step: 0, agent: 'a', attempt: 2, idempotency_key: 's:0:2', response: 'r0 again', usage, duration_ms: 1 },
+      { type: 'step_started', step: '0', agent: 'a', attempt: 2, idempotency_key: 's:0:2' },
+      { type: 'step_completed', step: '0', agent: 'a', attempt: 2, idempotency_key: 's:0:2', response: 'r0 again', usage, duration_ms: 1 },
     ];
     const twice = [...events, ...again.map((body, i) => ({ ...body, event_id: events.length + 1 + i, ts: new Date(2000 + i).toISOString() }) as EngineEvent)];
     // The checkpoint was written after the second completion: only the idempotency check can object.
@@ -87,10 +88,10 @@ describe('the continuation plan', () => {
 
   it('skips completed steps, retries the in-progress one and queues the rest', () => {
     const events = log(1, 2);
-    const plan = planContinuation(spec, recoverProgress(events, checkpointAt(events, 3)), checkpointAt(events, 3));
-    expect(plan.skip).toEqual([{ step: 0, agent: 'worker' }]);
-    expect(plan.in_progress).toMatchObject({ step: 1, attempt: 2, next_attempt: 3 });
-    expect(plan.remaining).toEqual([{ step: 2, agent: 'worker' }]);
+    const plan = planContinuation(patternFor(spec), recoverProgress(events, checkpointAt(events, 3)), checkpointAt(events, 3));
+    expect(plan.skip).toEqual([{ step: '0', agent: 'worker' }]);
+    expect(plan.in_progress).toMatchObject([{ step: '1', attempt: 2, next_attempt: 3 }]);
+    expect(plan.remaining).toEqual([{ step: '2', agent: 'worker' }]);
     expect(plan.last_checkpoint.event_id).toBe(3);
     expect(plan.log_events).toBe(5);
     expect(describePlan(plan)).toEqual([
@@ -103,8 +104,8 @@ describe('the continuation plan', () => {
 
   it('has nothing in progress when the session stopped between steps', () => {
     const events = log(2);
-    const plan = planContinuation(spec, recoverProgress(events, checkpointAt(events, events.length)), checkpointAt(events, events.length));
-    expect(plan.in_progress).toBeNull();
-    expect(plan.remaining).toEqual([{ step: 2, agent: 'worker' }]);
+    const plan = planContinuation(patternFor(spec), recoverProgress(events, checkpointAt(events, events.length)), checkpointAt(events, events.length));
+    expect(plan.in_progress).toEqual([]);
+    expect(plan.remaining).toEqual([{ step: '2', agent: 'worker' }]);
   });
 });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryBlobStore } from '../../source/engine/blob-store.js';
-import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { SessionExecutor } from '../../source/engine/session-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import { applyEvent, initialProgress } from '../../source/engine/session-progress.js';
 import { mergeVariables } from '../../source/engine/template-context.js';
@@ -38,7 +38,7 @@ describe('every sink redacts on its own, whatever its caller passes', () => {
   it('the event log: an event carrying the key is appended without it, and reads back redacted', () => {
     const path = join(tempDir(), 'events.jsonl');
     const log = new EventLogWriter(path);
-    log.append({ type: 'session_paused', reason: 'rate_limit', message: `HTTP 429: {"authorization":"Bearer ${canary}"}`, step: 0, event_id: 1, ts: '2026-01-01T00:00:00.000Z' }, true);
+    log.append({ type: 'session_paused', reason: 'rate_limit', message: `HTTP 429: {"authorization":"Bearer ${canary}"}`, step: '0', event_id: 1, ts: '2026-01-01T00:00:00.000Z' }, true);
     log.close();
     expect(leakedPieces(readFileSync(path, 'utf8'), canary)).toEqual([]);
     expect(readEventLog(path)[0]).toMatchObject({ message: 'HTTP 429: {"authorization":"Bearer [REDACTED]"}' });
@@ -56,7 +56,7 @@ describe('every sink redacts on its own, whatever its caller passes', () => {
     });
     const journal = handle.openJournal();
     const progress = initialProgress(1);
-    const event: EngineEvent = { type: 'session_paused', reason: 'rate_limit', message: `key ${canary} rate limited`, step: 0, event_id: 1, ts: new Date().toISOString() };
+    const event: EngineEvent = { type: 'session_paused', reason: 'rate_limit', message: `key ${canary} rate limited`, step: '0', event_id: 1, ts: new Date().toISOString() };
     applyEvent(progress, event);
     journal.record(event, progress);
     journal.close();
@@ -74,13 +74,13 @@ describe('every sink redacts on its own, whatever its caller passes', () => {
       server.handler = (r) => headerEcho(429, r.headers, 'openai', { 'retry-after': '1' });
       const { spec } = loadSpecText(chainSpec({ steps: 1, provider: 'openai', host: fixture.current().baseUrl }), 'spec.yaml');
       const journal = new MemoryJournal();
-      const executor = new ChainExecutor({
+      const executor = new SessionExecutor({
         sessionId: 'sinks', spec, variables: mergeVariables(spec, {}), provider: createProvider(spec, { OPENAI_API_KEY: canary }),
         journal, blobs: new MemoryBlobStore(), progress: initialProgress(1), cwd: tempDir(), autoResume: { enabled: false, maxAttempts: 1, onUnknown: 'pause' },
       });
       const heard: EngineEvent[] = [];
       executor.subscribe((e) => heard.push(e));
-      const { store, unbind } = bindEngine(executor, { sessionId: 'sinks', workflowName: spec.name, agents: ['worker'] });
+      const { store, unbind } = bindEngine(executor, { sessionId: 'sinks', workflowName: spec.name, steps: [{ id: '0', label: 'worker', title: 'step 1', group: null }] });
       const summary = await executor.run();
       unbind();
       expect(summary.status).toBe('paused');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { SessionExecutor } from '../../source/engine/session-executor.js';
 import { initialProgress, replayEvents, toCheckpoint } from '../../source/engine/session-progress.js';
 import { createProvider } from '../../source/providers/create-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
@@ -20,7 +20,7 @@ async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
     variables: {}, runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
   });
   const journal = handle.openJournal();
-  const executor = new ChainExecutor({
+  const executor = new SessionExecutor({
     sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, {}), journal, blobs: handle.blobs(),
     progress: initialProgress(steps), cwd,
   });

@@ -1,7 +1,7 @@
 import { fdatasyncSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { SessionExecutor } from '../../source/engine/session-executor.js';
 import type { EngineEvent } from '../../source/engine/events.js';
 import { initialProgress } from '../../source/engine/session-progress.js';
 import { createProvider } from '../../source/providers/create-provider.js';
@@ -40,7 +40,7 @@ describe('the durability of a step before its model call', () => {
       return { kind: 'answer' };
     };
     const journal = handle.openJournal({ fileSync: recordingSync });
-    const executor = new ChainExecutor({
+    const executor = new SessionExecutor({
       sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, { OPENAI_API_KEY: 'k' }), journal,
       blobs: handle.blobs(), progress: initialProgress(3), cwd,
     });

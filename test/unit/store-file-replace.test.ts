@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChainExecutor } from '../../source/engine/chain-executor.js';
+import { SessionExecutor } from '../../source/engine/session-executor.js';
 import { initialProgress } from '../../source/engine/session-progress.js';
 import { createProvider } from '../../source/providers/create-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
@@ -52,7 +52,7 @@ describe('session.json and index.json written through the store', () => {
     try {
       // A real run writes the checkpoint after each step and the index when the status changes.
       const journal = handle.openJournal();
-      await new ChainExecutor({
+      await new SessionExecutor({
         sessionId: handle.record.session_id, spec, variables: { topic: 't' }, provider: createProvider(spec, {}), journal, blobs: handle.blobs(), progress: initialProgress(2), cwd,
       }).run();
       journal.close();

@@ -89,7 +89,7 @@ describe('tools under a symlink-swapping loop', () => {
 
     const events: EngineEventBody[] = [];
     const blobs = new MemoryBlobStore();
-    const ctx: ToolRunContext = { step: 0, attempt: 1, cwd, extraRoots: [], blobs, emit: (e) => events.push(e) };
+    const ctx: ToolRunContext = { step: '0', attempt: 1, cwd, extraRoots: [], blobs, emit: (e) => events.push(e) };
     const written = new Map<string, string>();
     const ok = new Map<string, number>();
     type Call = (n: number) => [ToolCall, (output: string) => void];
@@ -153,7 +153,7 @@ describe('checked opens', () => {
     const cwd = tempDir();
     const mount = tempDir();
     writeFileSync(join(mount, 'm.txt'), 'mounted LINE\n');
-    const ctx: ToolRunContext = { step: 0, attempt: 1, cwd, extraRoots: [mount], blobs: new MemoryBlobStore(), emit: () => undefined };
+    const ctx: ToolRunContext = { step: '0', attempt: 1, cwd, extraRoots: [mount], blobs: new MemoryBlobStore(), emit: () => undefined };
     expect(await runTool({ id: '1', name: 'file_read', args: { path: join(mount, 'm.txt') } }, ctx)).toEqual({ ok: true, output: 'mounted LINE\n' });
     expect(await runTool({ id: '2', name: 'grep', args: { pattern: 'LINE', path: mount, context_lines: 0 } }, ctx)).toEqual({ ok: true, output: `${relative(cwd, mount)}/m.txt:1: mounted LINE` });
     expect(await runTool({ id: '3', name: 'file_write', args: { path: join(mount, 'new', 'n.txt'), content: 'n', create_dirs: true } }, ctx)).toMatchObject({ ok: true });
@@ -168,7 +168,7 @@ describe('checked opens', () => {
     writeFileSync(join(cwd, 'docs', 'a.txt'), 'plain\n');
     symlinkSync(outside, join(cwd, 'docs', 'out'));
     symlinkSync(join(outside, 'secret.txt'), join(cwd, 'docs', 'secret.txt'));
-    const ctx: ToolRunContext = { step: 0, attempt: 1, cwd, extraRoots: [], blobs: new MemoryBlobStore(), emit: () => undefined };
+    const ctx: ToolRunContext = { step: '0', attempt: 1, cwd, extraRoots: [], blobs: new MemoryBlobStore(), emit: () => undefined };
     expect(await runTool({ id: '1', name: 'grep', args: { pattern: '.', path: 'docs', context_lines: 0 } }, ctx)).toEqual({ ok: true, output: 'docs/a.txt:1: plain' });
     expect(spawnSync('mkfifo', [join(cwd, 'pipe')]).status).toBe(0);
     // A writer waits on the pipe, so that a reader that does open it gets an answer instead of hanging the test.

@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 function context(cwd: string) {
   const events: EngineEventBody[] = [];
-  return { events, ctx: { step: 0, attempt: 1, cwd, extraRoots: [], blobs: new MemoryBlobStore(), emit: (e: EngineEventBody) => events.push(e) } };
+  return { events, ctx: { step: '0', attempt: 1, cwd, extraRoots: [], blobs: new MemoryBlobStore(), emit: (e: EngineEventBody) => events.push(e) } };
 }
 
 describe('built-in tools', () => {

@@ -25,7 +25,7 @@ function tornWrite(options: { existedBefore: boolean; tornBytes: number; folder?
   const path = join(cwd, options.folder ?? '', 'notes.md');
   const progress = initialProgress(2);
   progress.pending_writes.call_0_0 = {
-    step: 0,
+    step: '0',
     attempt: 1,
     path,
     before_hash: options.existedBefore ? sha256(before) : null,
@@ -45,7 +45,7 @@ describe('settling a write torn by a crash, before any retry', () => {
     expect(writes.map((w) => w.state)).toEqual(['torn']);
     const events = settlePendingWrites(writes, 'rollback', blobs, where);
     expect(readFileSync(path).equals(before)).toBe(true);
-    expect(events).toEqual([{ type: 'file_write_recovered', step: 0, call_id: 'call_0_0', path, outcome: 'rolled_back', hash: sha256(before), blob: sha256(before) }]);
+    expect(events).toEqual([{ type: 'file_write_recovered', step: '0', call_id: 'call_0_0', path, outcome: 'rolled_back', hash: sha256(before), blob: sha256(before) }]);
   });
 
   it('removes a torn file that did not exist before the write', () => {

@@ -1,3 +1,4 @@
+import type { StepId } from '../step-id.js';
 import { existsSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { sha256, type BlobStore } from '../blob-store.js';
@@ -9,7 +10,7 @@ import { writeWithIntent } from './write-ahead.js';
 import { diskFull } from '../disk-full.js';
 
 export interface ToolRunContext {
-  step: number;
+  step: StepId;
   attempt: number;
   cwd: string;
   /** Folders outside cwd the spec allows (env.mounts). */

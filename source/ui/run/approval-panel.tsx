@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink';
+import { stepTitle } from '../../engine/step-id.js';
 import TextInput from 'ink-text-input';
 import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
@@ -45,7 +46,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">
-        approval needed · step {approval.step + 1}
+        approval needed · {stepTitle(approval.step)}
       </Text>
       <Text>{approval.prompt}</Text>
       {lines.slice(0, contextLines).map((line, i) => (

@@ -1,0 +1,24 @@
+import type { EngineEvent } from './events.js';
+import { artifactsStep, chainStepId } from './step-id.js';
+
+/** A step as logs before step ids wrote it: the chain index, -1 for artifacts. */
+function upgradeStep(step: unknown): unknown {
+  if (typeof step !== 'number') return step;
+  return step < 0 ? artifactsStep : chainStepId(step);
+}
+
+/**
+ * Reads an event written by any acode version as today's shape: logs from before step ids (schema
+ * 1) named steps by chain index, and planned one in-progress step. Logs are never rewritten — an
+ * old session's files stay as they were, so an older acode can still read them — each read
+ * upgrades in memory. Idempotent: an event already in today's shape comes back unchanged.
+ */
+export function upgradeEvent(event: EngineEvent): EngineEvent {
+  const raw = event as unknown as Record<string, unknown>;
+  if (typeof raw.step === 'number') raw.step = upgradeStep(raw.step);
+  if (raw.type === 'resume_planned' && !Array.isArray(raw.in_progress)) {
+    const running = raw.in_progress as Record<string, unknown> | null;
+    raw.in_progress = running ? [{ ...running, step: upgradeStep(running.step) }] : [];
+  }
+  return event;
+}

@@ -1,0 +1,81 @@
+import type { ApprovalStep } from '../spec/schema.js';
+import type { SessionProgress } from './session-progress.js';
+import { stepTitle, type StepId } from './step-id.js';
+import type { Variables } from './template-context.js';
+
+/** What one step does: ask an agent (its input a template), or ask a person. */
+export type StepWork =
+  | { kind: 'agent'; agent: string; input: string; vars?: Variables }
+  | { kind: 'approval'; approval: ApprovalStep };
+
+/** A step a pattern can run: its id, the label views show (agent name or "approval"), its work. */
+export interface PatternStep {
+  id: StepId;
+  label: string;
+  work: StepWork;
+}
+
+/**
+ * One step as views and plans draw it. `group` is the lane it belongs to (a parallel branch, a DAG
+ * level, an iteration), `after` the steps it waits for.
+ */
+export interface ShapeNode {
+  id: StepId;
+  label: string;
+  /** How a person names it: "step 2", "task overview", "web_research step 1", "reduce". */
+  title: string;
+  group: string | null;
+  after: StepId[];
+  approval: boolean;
+}
+
+/**
+ * A workflow pattern as a plug-in of the one step scheduler. Pure: it reads the spec and the
+ * progress, never the disk, and answers the same for the same progress — so a resume (progress
+ * replayed from the log) sees exactly the steps the interrupted run saw. Patterns that create steps
+ * while they run (a route chosen, iteration n of a loop, a graph node visited again) derive them from
+ * the recorded responses of completed steps: a model's choice is an event replayed, never asked again.
+ */
+export interface Pattern {
+  readonly type: string;
+  /** Every step known now, in the order views list them; steps created at run time appear once known. */
+  shape(progress: SessionProgress): ShapeNode[];
+  /** The steps that can start now: not completed, everything they wait for completed, in shape order. */
+  ready(progress: SessionProgress): PatternStep[];
+  /** A step by id (also one not ready yet), or undefined when the pattern has no such step. */
+  step(id: StepId, progress: SessionProgress): PatternStep | undefined;
+  /** True once no step is left to run: the session's artifacts are written and it completes. */
+  finished(progress: SessionProgress): boolean;
+  /** What a step's templates (agent prompt, input, approval prompt) see. */
+  context(id: StepId, progress: SessionProgress, variables: Variables): Record<string, unknown>;
+  /** What artifact paths and contents see once the pattern has finished. */
+  artifactContext(progress: SessionProgress, variables: Variables): Record<string, unknown>;
+  /**
+   * The completed steps a fork that runs `from` again may reuse: none of them depends on `from`.
+   * Undefined when `from` is not a step of this pattern.
+   */
+  reusableBefore(from: StepId, progress: SessionProgress): StepId[] | undefined;
+  /** The step a fork runs again by default: the first not completed, in shape order. */
+  firstUnfinished(progress: SessionProgress): StepId | undefined;
+}
+
+/** Steps in shape order that completed. */
+export function completedInOrder(pattern: Pattern, progress: SessionProgress): StepId[] {
+  return pattern.shape(progress).filter((node) => progress.completed[node.id]).map((node) => node.id);
+}
+
+/**
+ * How lines and views name a step: "step 2/5 writer" in a chain (as acode always has), "task
+ * overview (researcher)", "branch web step 1 (scraper)" elsewhere. Steps a pattern creates later are
+ * named from their id.
+ */
+export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: StepId) => string {
+  const shape = pattern.shape(progress);
+  const nodes = new Map(shape.map((node, index) => [node.id, { node, index }]));
+  return (id) => {
+    const known = nodes.get(id);
+    if (!known) return stepTitle(id);
+    if (pattern.type === 'chain') return `step ${known.index + 1}/${shape.length} ${known.node.label}`.trimEnd();
+    return `${known.node.title} (${known.node.label})`;
+  };
+}

@@ -9,6 +9,7 @@ import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { openStore, type CommandContext } from './command-context.js';
 import { guardJournal, leaseSession } from './session-lease.js';
 import { runSession } from './run-session.js';
+import { chainSteps } from '../spec/chain-steps.js';
 
 export interface ForkFlags {
   /** 1-based step to run again from; steps before it are reused. Default: after the last completed step. */
@@ -26,7 +27,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
   const source = store.open(id);
   store.requireWritable(`fork session ${source.record.session_id}`);
   const spec = source.spec();
-  const steps = spec.pattern.config.steps.length;
+  const steps = chainSteps(spec).length;
   const replayed = replayEvents(source.events(), steps);
   const done = replayed.results.filter(Boolean);
   // The fork redoes its source's work, so the files its source wrote are its own to overwrite —

@@ -7,7 +7,7 @@ import type { SessionLease } from './session-lease.js';
 import { paint, type CommandContext } from './command-context.js';
 import { plainLine } from './plain-progress.js';
 import { importInk } from './import-ink.js';
-import { stepLabel } from '../spec/chain-steps.js';
+import { chainSteps, stepLabel } from '../spec/chain-steps.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import { approvalHint } from '../state/approval-hint.js';
 import { redact } from '../secrets/redactor.js';
@@ -56,7 +56,7 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
   };
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
   const executor = new ChainExecutor({ ...options, approvals, epoch: options.lease?.lock.epoch ?? 0 });
-  const agents = options.spec.pattern.config.steps.map(stepLabel);
+  const agents = chainSteps(options.spec).map(stepLabel);
   const total = agents.length;
   const useInk = ctx.interactive && !options.json;
 

@@ -9,6 +9,7 @@ import { mergeVariables, missingRequiredInputs } from '../engine/template-contex
 import { createProvider } from '../providers/create-provider.js';
 import { loadSpecFile, templateFields, type LoadedSpec } from '../spec/load-spec.js';
 import { formatProblem } from '../spec/spec-problem.js';
+import { chainSteps } from '../spec/chain-steps.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
 import { unusedVariables } from '../spec/template-scopes.js';
 import { defaultArtifactDir, preflightArtifacts, type ArtifactTarget } from '../engine/artifacts.js';
@@ -69,6 +70,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const loaded = loadSpecFile(specPath, { variables: Object.keys(overrides) });
   for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
   const { spec } = loaded;
+  const stepsTotal = chainSteps(spec).length;
   for (const { name, closest } of unusedVariables(spec, Object.keys(overrides), [...templateFields(spec)].map(([, source]) => source))) {
     ctx.stderr.write(`acode: warning: --var ${name} is not declared under inputs and no template uses it; it is ignored${closest ? ` (did you mean '${closest}'?)` : ''}\n`);
   }
@@ -80,7 +82,6 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const target = artifactTarget(ctx, flags);
   checkArtifactPaths(ctx, loaded, variables, target);
   const provider = createProvider(spec, ctx.env);
-  const stepsTotal = spec.pattern.config.steps.length;
 
   if (!flags.saveSession) {
     return runSession(ctx, {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { runnablePatternTypes } from '../spec/chain-steps.js';
 import { checkSpecText } from '../spec/load-spec.js';
+import { describePattern } from '../spec/pattern-summary.js';
 import { formatProblem } from '../spec/spec-problem.js';
 import type { CommandContext } from './command-context.js';
 
@@ -19,6 +21,9 @@ export function validateCommand(ctx: CommandContext, file: string): ExitCode {
     ctx.stderr.write(`${file}: ${errors} error${errors === 1 ? '' : 's'}; fix them and validate again\n`);
     return ExitCode.usage;
   }
-  ctx.stdout.write(`${file}: valid (${spec.pattern.type}, ${spec.pattern.config.steps.length} steps, provider ${spec.runtime.provider})${problems.length ? `, ${problems.length} warning${problems.length === 1 ? '' : 's'}` : ''}\n`);
+  ctx.stdout.write(`${file}: valid (${describePattern(spec)}, provider ${spec.runtime.provider})${problems.length ? `, ${problems.length} warning${problems.length === 1 ? '' : 's'}` : ''}\n`);
+  if (!runnablePatternTypes.includes(spec.pattern.type)) {
+    ctx.stderr.write(`acode: note: the ${spec.pattern.type} pattern validates but does not run in this build yet (runs: ${runnablePatternTypes.join(', ')})\n`);
+  }
   return ExitCode.ok;
 }

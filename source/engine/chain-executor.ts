@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { AgentStep, WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
-import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
+import { chainSteps, isApprovalStep, stepLabel } from '../spec/chain-steps.js';
 import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
 import { runApprovalStep } from './approval-step.js';
@@ -129,7 +129,7 @@ export class ChainExecutor {
 
   async run(): Promise<RunSummary> {
     const { spec } = this.options;
-    const steps = spec.pattern.config.steps;
+    const steps = chainSteps(spec);
     const skipped = this.progress.next_step;
     this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: steps.length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, next_step: skipped, tokens: { ...this.progress.tokens } });
     for (let step = 0; step < skipped; step++) this.emit({ type: 'step_skipped', step, agent: stepLabel(steps[step]) });
@@ -166,7 +166,7 @@ export class ChainExecutor {
 
   private messagesFor(step: number): { messages: ChatMessage[]; context: Record<string, unknown> } {
     const { spec, variables } = this.options;
-    const config = spec.pattern.config.steps[step] as AgentStep;
+    const config = chainSteps(spec)[step] as AgentStep;
     const context = stepContext(spec, variables, this.progress.results, step);
     try {
       const system = renderTemplate(spec.agents[config.agent]?.prompt ?? '', context);
@@ -180,7 +180,7 @@ export class ChainExecutor {
 
   private async runStep(step: number): Promise<void> {
     const { sessionId } = this.options;
-    const config = this.options.spec.pattern.config.steps[step]!;
+    const config = chainSteps(this.options.spec)[step]!;
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.results[step]) return;
     if (isApprovalStep(config)) {
@@ -245,7 +245,7 @@ export class ChainExecutor {
       this.recordAttempt({ step, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
       let summary: Summary;
       try {
-        summary = await summarize(this.options.provider, { agent: stepLabel(this.options.spec.pattern.config.steps[step]), step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+        summary = await summarize(this.options.provider, { agent: stepLabel(chainSteps(this.options.spec)[step]), step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
       } catch {
         throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
       }

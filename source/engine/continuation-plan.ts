@@ -1,7 +1,7 @@
 import type { WorkflowSpec } from '../spec/schema.js';
 import type { SessionStatus } from './events.js';
 import type { Checkpoint, SessionProgress } from './session-progress.js';
-import { isApprovalStep, stepLabel } from '../spec/chain-steps.js';
+import { chainSteps, isApprovalStep, stepLabel } from '../spec/chain-steps.js';
 
 export interface PlannedStep {
   step: number;
@@ -28,7 +28,7 @@ export interface ContinuationPlan {
  * the events of one unfinished step). Pure: it reads nothing and writes nothing.
  */
 export function planContinuation(spec: WorkflowSpec, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
-  const steps = spec.pattern.config.steps.map((s, step) => ({ step, agent: stepLabel(s) }));
+  const steps = chainSteps(spec).map((s, step) => ({ step, agent: stepLabel(s) }));
   const running = progress.in_progress && progress.in_progress.step >= progress.next_step ? progress.in_progress : null;
   return {
     status: progress.status,
@@ -42,7 +42,7 @@ export function planContinuation(spec: WorkflowSpec, progress: SessionProgress, 
           attempt: running.attempt,
           next_attempt: running.attempt + 1,
           // Chain steps only read (model calls); file writes are checked against their hashes (issue 4).
-          action: isApprovalStep(spec.pattern.config.steps[running.step]!)
+          action: isApprovalStep(chainSteps(spec)[running.step]!)
             ? 'ask for the approval again'
             : `retry as attempt ${running.attempt + 1} (attempt ${running.attempt} left no result)`,
         }

@@ -1,6 +1,6 @@
 import type { ChainStep, WorkflowSpec } from '../spec/schema.js';
 import type { StepRecord } from './session-progress.js';
-import { isApprovalStep } from '../spec/chain-steps.js';
+import { chainSteps, isApprovalStep } from '../spec/chain-steps.js';
 
 export type Variables = Record<string, string | number | boolean>;
 
@@ -34,7 +34,7 @@ export function stepContext(spec: WorkflowSpec, variables: Variables, results: r
     ...variables,
     steps: results,
     last_response: results.at(-1)?.response ?? '',
-    ...stepVars(spec.pattern.config.steps[step]),
+    ...stepVars(chainSteps(spec)[step]),
   };
 }
 

@@ -70,6 +70,7 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const loaded = loadSpecFile(specPath, { variables: Object.keys(overrides) });
   for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
   const { spec } = loaded;
+  const stepsTotal = patternFor(spec).shape(initialProgress(0)).length;
   for (const { name, closest } of unusedVariables(spec, Object.keys(overrides), [...templateFields(spec)].map(([, source]) => source))) {
     ctx.stderr.write(`acode: warning: --var ${name} is not declared under inputs and no template uses it; it is ignored${closest ? ` (did you mean '${closest}'?)` : ''}\n`);
   }
@@ -81,7 +82,6 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const target = artifactTarget(ctx, flags);
   checkArtifactPaths(ctx, loaded, variables, target);
   const provider = createProvider(spec, ctx.env);
-  const stepsTotal = patternFor(spec).shape(initialProgress(0)).length;
 
   if (!flags.saveSession) {
     return runSession(ctx, {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { checkSpecText } from '../spec/load-spec.js';
+import { describePattern } from '../spec/pattern-summary.js';
 import { formatProblem } from '../spec/spec-problem.js';
 import type { CommandContext } from './command-context.js';
 
@@ -19,6 +20,6 @@ export function validateCommand(ctx: CommandContext, file: string): ExitCode {
     ctx.stderr.write(`${file}: ${errors} error${errors === 1 ? '' : 's'}; fix them and validate again\n`);
     return ExitCode.usage;
   }
-  ctx.stdout.write(`${file}: valid (${spec.pattern.type}, ${spec.pattern.config.steps.length} steps, provider ${spec.runtime.provider})${problems.length ? `, ${problems.length} warning${problems.length === 1 ? '' : 's'}` : ''}\n`);
+  ctx.stdout.write(`${file}: valid (${describePattern(spec)}, provider ${spec.runtime.provider})${problems.length ? `, ${problems.length} warning${problems.length === 1 ? '' : 's'}` : ''}\n`);
   return ExitCode.ok;
 }

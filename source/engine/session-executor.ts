@@ -19,6 +19,7 @@ import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { artifactsStep, stepTitle, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
+import { maxParallel } from '../spec/max-parallel.js';
 import { redactEvent } from '../secrets/event-redaction.js';
 
 export interface SessionRunOptions {
@@ -61,12 +62,6 @@ function isFsError(error: unknown): error is NodeJS.ErrnoException {
 }
 
 export type EngineListener = (event: EngineEvent) => void;
-
-/** How many steps run at once: `runtime.max_parallel`, unlimited when absent (as strands-cli). */
-export function maxParallel(spec: WorkflowSpec): number {
-  const limit = (spec.runtime as { max_parallel?: number }).max_parallel;
-  return limit !== undefined && limit >= 1 ? limit : Number.POSITIVE_INFINITY;
-}
 
 /** How a stop ranks when several steps stop at once: the session ends the way the gravest says. */
 const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, failed: 2, cancelled: 3 };

@@ -1,6 +1,7 @@
 import type { ApprovalStep, ChainStep } from './schema.js';
 
-export function isApprovalStep(step: ChainStep): step is ApprovalStep {
+/** A step, task or reduce that a person answers (`type: approval` / `hitl`) rather than a model. */
+export function isApprovalStep<T extends object>(step: T): step is Extract<T, Pick<ApprovalStep, 'type'>> {
   return 'type' in step;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { knownPatternTypes, specSchema, type WorkflowSpec } from './schema.js';
+import { knownPatternTypes, specSchema, supportedPatternTypes, type ChainStep, type WorkflowSpec, type WorkflowTask } from './schema.js';
 import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
 import { scanTemplate } from './template-scan.js';
@@ -9,6 +9,8 @@ import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
+import { checkPattern } from './pattern-checks.js';
+import { resolveAgentRefs } from './agent-refs.js';
 
 export interface LoadedSpec {
   spec: WorkflowSpec;
@@ -31,20 +33,50 @@ function deleteAt(root: unknown, path: readonly PropertyKey[], keys: readonly st
   if (node && typeof node === 'object') for (const key of keys) delete node[key];
 }
 
-function describeIssue(issue: Issue): string {
-  const where = issue.path.length ? `${issue.path.map(String).join('.')}: ` : '';
-  return `${where}${issue.message}`;
+/**
+ * An issue's path and message. A value that fits no member of a union (a step that is neither an
+ * agent step nor an approval) is explained by the member it came closest to — the one with the
+ * fewest problems — beside the union's own description.
+ */
+function describeIssue(issue: Issue): { path: (string | number)[]; message: string } {
+  const path = issue.path as (string | number)[];
+  const nested = issue.code === 'invalid_union' ? issue.errors.map((option) => option.filter((i) => i.code !== 'unrecognized_keys')).filter((option) => option.length) : [];
+  const closest = nested.sort((a, b) => a.length - b.length)[0]?.[0];
+  if (!closest) return { path, message: `${path.length ? `${path.join('.')}: ` : ''}${issue.message}` };
+  const inner = describeIssue({ ...closest, path: [...path, ...closest.path] } as Issue);
+  return { path: inner.path, message: `${inner.message}${issue.message === 'Invalid input' ? '' : ` (${issue.message})`}` };
+}
+
+type FieldPath = PropertyKey[];
+
+/** The template fields of one step or task: an agent's input, or an approval's prompt and context. */
+function* stepFields(step: ChainStep | WorkflowTask, at: FieldPath): Generator<[FieldPath, string]> {
+  if (!isApprovalStep(step)) {
+    yield [[...at, 'input'], step.input];
+    return;
+  }
+  yield [[...at, 'prompt'], step.prompt];
+  if (step.context_display !== undefined) yield [[...at, 'context_display'], step.context_display];
 }
 
 /** Template fields to compile, with the path of each for error positions. */
-export function* templateFields(spec: WorkflowSpec): Generator<[PropertyKey[], string]> {
+export function* templateFields(spec: WorkflowSpec): Generator<[FieldPath, string]> {
   for (const [id, agent] of Object.entries(spec.agents)) yield [['agents', id, 'prompt'], agent.prompt];
-  for (const [i, step] of spec.pattern.config.steps.entries()) {
-    if (!isApprovalStep(step)) yield [['pattern', 'config', 'steps', i, 'input'], step.input];
-    else {
-      yield [['pattern', 'config', 'steps', i, 'prompt'], step.prompt];
-      if (step.context_display !== undefined) yield [['pattern', 'config', 'steps', i, 'context_display'], step.context_display];
-    }
+  const pattern = spec.pattern;
+  const at = ['pattern', 'config'];
+  switch (pattern.type) {
+    case 'chain':
+      for (const [i, step] of pattern.config.steps.entries()) yield* stepFields(step, [...at, 'steps', i]);
+      break;
+    case 'workflow':
+      for (const [i, task] of pattern.config.tasks.entries()) yield* stepFields(task, [...at, 'tasks', i]);
+      break;
+    case 'parallel':
+      for (const [b, branch] of pattern.config.branches.entries()) {
+        for (const [i, step] of branch.steps.entries()) yield* stepFields(step, [...at, 'branches', b, 'steps', i]);
+      }
+      if (pattern.config.reduce) yield* stepFields(pattern.config.reduce, [...at, 'reduce']);
+      break;
   }
   for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     yield [['outputs', 'artifacts', i, 'path'], artifact.path];
@@ -76,8 +108,7 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
   // findings warn; `acode run`, which knows the variables, refuses them before the first step.
   const atValidation = context.variables === undefined;
   const declares = spec.inputs !== undefined;
-  const problem = (path: PropertyKey[], message: string) => report(yaml.locate(path as (string | number)[]), message);
-  const agentIds = Object.keys(spec.agents);
+  const at = (path: (string | number)[]) => yaml.locate(path);
   for (const [i, entry] of (spec.tools?.python ?? []).entries()) {
     const name = typeof entry === 'string' ? entry : entry.callable;
     if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['tools', 'python', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agents run without it`);
@@ -87,11 +118,7 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
       if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['agents', id, 'tools', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agent '${id}' runs without it`);
     }
   }
-  for (const [i, step] of spec.pattern.config.steps.entries()) {
-    if (!isApprovalStep(step) && !spec.agents[step.agent]) {
-      problem(['pattern', 'config', 'steps', i, 'agent'], `step ${i} uses agent '${step.agent}', which is not defined under agents (defined: ${agentIds.join(', ') || 'none'})`);
-    }
-  }
+  checkPattern(spec, (path, message) => report(at(path), message), (path, message) => warn(at(path), message));
   for (const [path, source] of templateFields(spec)) {
     try {
       checkTemplate(source);
@@ -141,23 +168,30 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
     return { problems };
   }
 
+  const refs = resolveAgentRefs(raw, yaml, file);
+  problems.push(...refs.problems);
+  const unresolvedAgent = (path: readonly PropertyKey[]) => path[0] === 'agents' && refs.unresolved.includes(String(path[1]));
   const patternType = (raw as { pattern?: { type?: unknown } }).pattern?.type;
-  const unsupportedPattern = typeof patternType === 'string' && patternType !== 'chain' && knownPatternTypes.includes(patternType);
+  const unsupportedPattern = typeof patternType === 'string' && !(supportedPatternTypes as string[]).includes(patternType) && knownPatternTypes.includes(patternType);
   if (unsupportedPattern) {
-    push('error', yaml.locate(['pattern', 'type']), `pattern type '${patternType}' is not supported by acode yet; supported: chain`);
+    push('error', yaml.locate(['pattern', 'type']), `pattern type '${patternType}' is not supported by acode yet; supported: ${supportedPatternTypes.join(', ')}`);
   }
 
   let result = specSchema.safeParse(raw);
   if (!result.success) {
     const unknownKeys = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
-    const errors = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys' && !(unsupportedPattern && issue.path[0] === 'pattern'));
+    const errors = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys' && !(unsupportedPattern && issue.path[0] === 'pattern') && !unresolvedAgent(issue.path));
     for (const issue of unknownKeys) {
       for (const key of issue.keys) {
         const where = [...issue.path.map(String), key].join('.');
-        push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}' is not supported by acode yet and is ignored`);
+        const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1])) : undefined;
+        push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not supported by acode yet and is ignored`);
       }
     }
-    for (const issue of errors) push('error', yaml.locate(issue.path as (string | number)[]), describeIssue(issue));
+    for (const issue of errors) {
+      const { path, message } = describeIssue(issue);
+      push('error', yaml.locate(path), message);
+    }
     if (errors.length === 0 && !unsupportedPattern) {
       // Only unknown keys: drop them (after warning) and validate what remains.
       const copy = structuredClone(raw);
@@ -165,7 +199,7 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
       result = specSchema.safeParse(copy);
     }
   }
-  if (!result.success || unsupportedPattern) return { problems };
+  if (!result.success || unsupportedPattern || problems.some((p) => p.severity === 'error')) return { problems };
 
   semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };

@@ -48,6 +48,8 @@ const runtimeSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().min(0).max(1).optional(),
   max_tokens: z.number().int().min(1).optional(),
+  /** How many steps may run at once (workflow tasks, parallel branches); maxParallel() gives the default. */
+  max_parallel: z.number().int().min(1).optional(),
   budgets: z.strictObject({ max_tokens: z.number().int().min(1).optional() }).optional(),
   scripted: scriptedSchema.optional(),
 });
@@ -67,7 +69,7 @@ const agentStepSchema = z.strictObject({
 });
 
 /** A person's answer instead of a model's: `type: approval`, or strands-cli's `type: hitl`. */
-const approvalStepSchema = z.strictObject({
+const approvalFields = {
   type: z.enum(['approval', 'hitl']),
   /** What the person is asked (a template). */
   prompt: z.string(),
@@ -77,19 +79,64 @@ const approvalStepSchema = z.strictObject({
   default: z.string().optional(),
   /** Accepted for strands-cli compatibility; acode waits as long as it takes. */
   timeout_seconds: z.number().optional(),
+};
+const approvalStepSchema = z.strictObject(approvalFields);
+
+const chainStepSchema = z.union([agentStepSchema, approvalStepSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'a step is an agent step (agent, input) or an approval (type: hitl, prompt)' : undefined),
 });
 
-const chainStepSchema = z.union([agentStepSchema, approvalStepSchema]);
+/** A list the pattern cannot do without; `missing` says what belongs there when it is absent. */
+const listOf = <T extends z.ZodType>(item: T, missing: string) => z.array(item, { error: (issue) => (issue.input === undefined ? missing : undefined) });
 
 const chainPatternSchema = z.strictObject({
   type: z.literal('chain'),
-  config: z.strictObject({ steps: z.array(chainStepSchema).min(1) }),
+  config: z.strictObject({ steps: listOf(chainStepSchema, 'a chain needs its steps here: a list of agent steps (agent, input) and approvals (type: hitl, prompt)').min(1) }),
 });
+
+/** strands-cli's identifier: task and branch ids, used in templates as `tasks.<id>` / `branches.<id>`. */
+const identifier = z.string().regex(/^[A-Za-z0-9._:-]+$/, 'an id is letters, digits, dots, underscores, colons and hyphens (strands-cli identifier)');
+
+/** Ids of the tasks that must finish first; checked against the task list after parsing. */
+const depsSchema = z.array(z.string()).optional();
+
+const agentTaskSchema = z.strictObject({
+  id: identifier,
+  agent: z.string(),
+  input: z.string().default(''),
+  deps: depsSchema,
+  /** For people reading the spec and the views; never sent to the model. */
+  description: z.string().optional(),
+});
+
+const approvalTaskSchema = z.strictObject({ id: identifier, deps: depsSchema, ...approvalFields });
+
+const workflowTaskSchema = z.union([agentTaskSchema, approvalTaskSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'a task is an agent task (id, agent, input, deps) or an approval (id, type: hitl, prompt, deps)' : undefined),
+});
+
+/** A DAG of tasks: a task starts once every task in its `deps` has finished. */
+const workflowPatternSchema = z.strictObject({
+  type: z.literal('workflow'),
+  config: z.strictObject({ tasks: listOf(workflowTaskSchema, 'a workflow needs its tasks here: a list of tasks (id, agent, input, deps)').min(1) }),
+});
+
+/** Steps of one branch run in order, like a chain; branches run side by side. */
+const branchSchema = z.strictObject({ id: identifier, steps: z.array(chainStepSchema) });
+
+/** Branches (at least two, checked after parsing), then an optional `reduce` that sees every branch's result. */
+const parallelPatternSchema = z.strictObject({
+  type: z.literal('parallel'),
+  config: z.strictObject({ branches: listOf(branchSchema, 'a parallel pattern needs its branches here: a list of branches (id, steps)'), reduce: chainStepSchema.optional() }),
+});
+
+const patternSchema = z.discriminatedUnion('type', [chainPatternSchema, workflowPatternSchema, parallelPatternSchema]);
 
 const inputTypeSchema = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
 export const specSchema = z.strictObject({
-  version: z.union([z.literal(0), z.literal('0')]),
+  /** strands-cli accepts any integer or string (its examples say 0, 1 and 1.0.0) and does not act on it. */
+  version: z.union([z.number().int(), z.string()]),
   name: z.string().min(1),
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
@@ -116,7 +163,7 @@ export const specSchema = z.strictObject({
     })
     .optional(),
   agents: z.record(z.string(), agentSchema),
-  pattern: chainPatternSchema,
+  pattern: patternSchema,
   outputs: z
     .strictObject({
       artifacts: z.array(z.strictObject({ path: z.string(), from: z.string() })).default([]),
@@ -132,6 +179,16 @@ export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
 export type ChainStep = z.infer<typeof chainStepSchema>;
 export type AgentStep = z.infer<typeof agentStepSchema>;
 export type ApprovalStep = z.infer<typeof approvalStepSchema>;
+export type PatternSpec = WorkflowSpec['pattern'];
+export type ChainPattern = z.infer<typeof chainPatternSchema>;
+export type WorkflowPattern = z.infer<typeof workflowPatternSchema>;
+export type ParallelPattern = z.infer<typeof parallelPatternSchema>;
+export type WorkflowTask = z.infer<typeof workflowTaskSchema>;
+export type AgentTask = z.infer<typeof agentTaskSchema>;
+export type ApprovalTask = z.infer<typeof approvalTaskSchema>;
+export type ParallelBranch = z.infer<typeof branchSchema>;
 
-/** Pattern types strands-cli knows but acode cannot run yet: named in the error, not "invalid". */
+/** Pattern types strands-cli knows: one acode does not support is named in the error, not "invalid". */
 export const knownPatternTypes = ['chain', 'routing', 'parallel', 'orchestrator_workers', 'evaluator_optimizer', 'graph', 'workflow'];
+/** Pattern types the schema above accepts. */
+export const supportedPatternTypes: readonly PatternSpec['type'][] = ['chain', 'workflow', 'parallel'];

@@ -5,8 +5,21 @@ import { forbiddenKeys } from './template-sandbox.js';
  * The static half of the template checks: walks a template's nunjucks syntax tree and finds what
  * would fail or misbehave at run time, before any step runs — a reach for a constructor or a
  * call of anything but range/cycler/joiner/macros (defect: templates could run code), names no
- * input, `--var` or step provides, `steps[n]` for a step that has not run yet, unknown filters.
+ * input, `--var` or step provides, `steps[n]` for a step that has not run yet, `tasks.<id>` /
+ * `branches.<id>` naming no task or branch or one that may not have run yet, unknown filters.
  */
+
+/** A root name whose entries are read by id (`tasks.research`, `branches['web']`). */
+export interface KeyedScope {
+  /** What an entry is, for messages: "task", "branch". */
+  noun: string;
+  /** Every id the spec defines. */
+  known: ReadonlySet<string>;
+  /** The ids that have finished by the time this template renders. */
+  available: ReadonlySet<string>;
+  /** Why a known id is not available here, and what to do. */
+  unavailable(id: string): string;
+}
 
 /** What a template can see where it renders. */
 export interface TemplateScope {
@@ -18,6 +31,10 @@ export interface TemplateScope {
   stepsNote: string;
   /** Filters the environment defines. */
   filters: ReadonlySet<string>;
+  /** Root names read by id, checked id by id. */
+  keyed?: ReadonlyMap<string, KeyedScope>;
+  /** Names other patterns or places provide but this one does not, each with what to use here instead. */
+  elsewhere?: ReadonlyMap<string, string>;
 }
 
 export type FindingKind = 'unsafe' | 'undefined' | 'step';
@@ -73,13 +90,23 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 
-/** Names a condition proves defined: `x is defined`, alone or joined with `and`. */
+/** `tasks.x` / `tasks['x']` as one name, `tasks.x`, for guards on ids; undefined for anything else. */
+function keyedName(node: TemplateNode | undefined): string | undefined {
+  if (node?.typename !== 'LookupVal') return undefined;
+  const target = node.target as TemplateNode;
+  const key = node.val as TemplateNode;
+  return target.typename === 'Symbol' && key.typename === 'Literal' && typeof key.value === 'string' ? `${String(target.value)}.${key.value}` : undefined;
+}
+
+/** Names a condition proves defined: `x is defined` (or `tasks.x is defined`), alone or joined with `and`. */
 function definedBy(cond: TemplateNode | undefined): string[] {
   if (!cond) return [];
   if (cond.typename === 'And') return [...definedBy(cond.left as TemplateNode), ...definedBy(cond.right as TemplateNode)];
   const left = cond.left as TemplateNode | undefined;
   const right = cond.right as TemplateNode | undefined;
-  return cond.typename === 'Is' && left?.typename === 'Symbol' && right?.typename === 'Symbol' && right.value === 'defined' ? [String(left.value)] : [];
+  if (cond.typename !== 'Is' || right?.typename !== 'Symbol' || right.value !== 'defined') return [];
+  const name = left?.typename === 'Symbol' ? String(left.value) : keyedName(left);
+  return name === undefined ? [] : [name];
 }
 
 class Walker {
@@ -240,6 +267,11 @@ class Walker {
     if (locals.has(name) || globalFunctions.has(name)) return;
     this.names.add(name);
     if (!this.scope || guarded || this.scope.names.has(name)) return;
+    const instead = this.scope.elsewhere?.get(name);
+    if (instead !== undefined) {
+      this.report('step', n, `'${name}' is not available here: ${instead}`);
+      return;
+    }
     const known = [...this.scope.names, ...locals.keys()];
     this.report('undefined', n, `undefined variable '${name}'${this.suggest(name, known)}; declare it under inputs (required, optional or values) or pass --var ${name}=…`);
   }
@@ -253,13 +285,25 @@ class Walker {
     // here; the sandbox would refuse it only at render time, after the steps were paid for.
     if (builtString(key)) this.report('unsafe', key, `an attribute name built from strings cannot be checked: write the name literally (x.name or x['name'])`);
     const target = n.target as TemplateNode;
-    if (this.scope && !guarded && target.typename === 'Symbol' && target.value === 'steps' && !locals.has('steps') && key.typename === 'Literal' && typeof key.value === 'number') {
+    const keyed = this.scope && !guarded && target.typename === 'Symbol' && !locals.has(String(target.value)) ? this.scope.keyed?.get(String(target.value)) : undefined;
+    if (keyed && key.typename === 'Literal' && typeof key.value === 'string' && !locals.has(keyedName(n)!)) this.keyedLookup(String(target.value), keyed, key);
+    if (this.scope && !guarded && this.scope.names.has('steps') && target.typename === 'Symbol' && target.value === 'steps' && !locals.has('steps') && key.typename === 'Literal' && typeof key.value === 'number') {
       const index = key.value;
       if (index < 0) this.report('step', key, `steps[${index}]: negative step indexes are not supported; use last_response for the latest step, or steps[n] with n counted from 0`);
       else if (index >= this.scope.stepsAvailable) this.report('step', key, `steps[${index}] does not exist here: ${this.scope.stepsNote}`);
     }
     this.walk(target, locals, guarded);
     this.walk(key, locals, guarded);
+  }
+
+  private keyedLookup(root: string, keyed: KeyedScope, key: TemplateNode): void {
+    const id = String(key.value);
+    if (!keyed.known.has(id)) {
+      const ids = [...keyed.known];
+      this.report('step', key, `${root}.${id}: there is no ${keyed.noun} '${id}'${this.suggest(id, ids)} (${keyed.noun} ids: ${ids.join(', ') || 'none'})`);
+    } else if (!keyed.available.has(id)) {
+      this.report('step', key, `${root}.${id}: ${keyed.unavailable(id)}`);
+    }
   }
 
   /** Whether a `{% set %}` value is something the sandbox lets templates call. */

@@ -8,6 +8,7 @@ import { initialProgress, replayEvents, type SessionProgress } from '../../sourc
 import { mergeVariables } from '../../source/engine/template-context.js';
 import { createProvider } from '../../source/providers/create-provider.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
+import { patternFor } from '../../source/engine/patterns/pattern-for.js';
 
 /** A journal that keeps events in order, as the event log would. */
 export class MemoryJournal implements Journal {
@@ -29,7 +30,7 @@ export function executorFor(specText: string, options: { cwd: string; journal?: 
     provider: createProvider(spec, {}),
     journal,
     blobs,
-    progress: options.progress ?? initialProgress(spec.pattern.config.steps.length),
+    progress: options.progress ?? initialProgress(patternFor(spec).shape(initialProgress(0)).length),
     cwd: options.cwd,
     autoResume: options.autoResume,
     approvals: options.approvals,

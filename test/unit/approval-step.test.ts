@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { presetAnswer } from '../../source/engine/approval.js';
 import { toCheckpoint } from '../../source/engine/session-progress.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
+import type { ChainPattern } from '../../source/spec/schema.js';
 import { executorFor, MemoryJournal, replayed } from '../helpers/engine-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -21,7 +22,7 @@ pattern:
 
 describe('an approval step in the engine', () => {
   it('validates as strands-cli spells it (hitl) and as approval, with its templates checked', () => {
-    expect(loadSpecText(spec.replace('type: approval', 'type: hitl'), 'gate.yaml').spec.pattern.config.steps).toHaveLength(3);
+    expect(((loadSpecText(spec.replace('type: approval', 'type: hitl'), 'gate.yaml').spec).pattern as ChainPattern).config.steps).toHaveLength(3);
     expect(() => loadSpecText(spec.replace('{{ steps[0].response | truncate(10) }}', '{% if steps %}unclosed'), 'gate.yaml')).toThrow(/steps\.1\.prompt/);
   });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpecText, loadSpecText } from '../../source/spec/load-spec.js';
+import type { ChainPattern } from '../../source/spec/schema.js';
 import { formatProblem } from '../../source/spec/spec-problem.js';
 
 const valid = `version: 0
@@ -25,7 +26,7 @@ function problems(text: string) {
 describe('spec loading', () => {
   it('loads a valid chain spec', () => {
     const { spec, warnings } = loadSpecText(valid, 'spec.yaml');
-    expect(spec.pattern.config.steps).toEqual([{ agent: 'writer', input: 'Write about {{ topic }}' }]);
+    expect(((spec).pattern as ChainPattern).config.steps).toEqual([{ agent: 'writer', input: 'Write about {{ topic }}' }]);
     expect(warnings).toEqual([]);
   });
 
@@ -72,8 +73,15 @@ describe('spec loading', () => {
   });
 
   it('names unsupported pattern types', () => {
+    expect(problems(valid.replace('type: chain', 'type: routing'))).toEqual([
+      "spec.yaml:9:9: error: pattern type 'routing' is not supported by acode yet; supported: chain, workflow, parallel",
+    ]);
+  });
+
+  it("says where a pattern's list goes when the config holds another pattern's", () => {
     expect(problems(valid.replace('type: chain', 'type: workflow'))).toEqual([
-      "spec.yaml:9:9: error: pattern type 'workflow' is not supported by acode yet; supported: chain",
+      "spec.yaml:11:5: warning: 'pattern.config.steps' is not supported by acode yet and is ignored",
+      'spec.yaml:11:5: error: pattern.config.tasks: a workflow needs its tasks here: a list of tasks (id, agent, input, deps)',
     ]);
   });
 

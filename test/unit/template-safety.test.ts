@@ -178,6 +178,10 @@ describe("strands-cli's example specs", () => {
     'test-notes-simple-openai.yaml', 'weather-api-metadata-example.yaml',
   ];
 
+  // Its artifact reads name, runtime and context_policy, which no render context has (strands-cli's
+  // neither): refused for its templates since `version: 1` is accepted.
+  const readsSpecFields = ['compaction-test-openai.yaml'];
+
   it('validates every spec acode accepted before, and rejects the others for none of the new reasons', () => {
     const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
     expect(files).toHaveLength(88);
@@ -185,8 +189,9 @@ describe("strands-cli's example specs", () => {
     for (const file of files) {
       const check = checkSpecText(readFileSync(join(dir, file), 'utf8'), file);
       if (check.spec) valid.push(file);
-      else expect(check.problems.filter((p) => p.severity === 'error' && /template|YAML/.test(p.message)).map(formatProblem), file).toEqual([]);
+      else if (!readsSpecFields.includes(file)) expect(check.problems.filter((p) => p.severity === 'error' && /template|YAML/.test(p.message)).map(formatProblem), file).toEqual([]);
     }
-    expect(valid).toEqual(accepted);
+    // The exact lists per pattern are strands-example-specs.test.ts's: here, none of these is lost.
+    expect(valid).toEqual(expect.arrayContaining(accepted));
   });
 });

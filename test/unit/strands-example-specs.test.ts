@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { isApprovalStep } from '../../source/spec/chain-steps.js';
+import { checkSpecText, templateFields } from '../../source/spec/load-spec.js';
+import type { WorkflowSpec } from '../../source/spec/schema.js';
+import { formatProblem } from '../../source/spec/spec-problem.js';
+import { scanTemplate } from '../../source/spec/template-scan.js';
+import { declaredInputs, runtimeNames } from '../../source/spec/template-scopes.js';
+
+/**
+ * strands-cli's 88 example specs (test/fixtures/strands-examples, a copy of ../shared/strands-examples,
+ * with the two atomic agents two of them `$ref` in test/fixtures/agents), read unchanged.
+ */
+const dir = 'test/fixtures/strands-examples';
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const examples = files.map((file) => {
+  const text = readFileSync(join(dir, file), 'utf8');
+  const pattern = String((parse(text) as { pattern?: { type?: unknown } }).pattern?.type);
+  // The real path: a `$ref` resolves relative to the spec.
+  return { file, pattern, check: checkSpecText(text, join(dir, file)) };
+});
+
+/** The chain examples acode accepted before workflow and parallel were added (template-safety.test.ts). */
+const chainBefore = [
+  'chain-3-step-research-openai.yaml', 'chain-3-step-research.yaml', 'chain-3-step-resume-demo.yaml', 'chain-calculator-openai.yaml',
+  'chain-hitl-approval-demo.yaml', 'chain-hitl-business-proposal-openai.yaml', 'context-notes-demo-openai.yaml', 'github-api-example-openai.yaml',
+  'inference-overrides-openai.yaml', 'jit-codebase-analysis-openai.yaml', 'jit-config-audit-openai.yaml', 'jit-log-analysis-openai.yaml',
+  'jit-tools-test-openai.yaml', 'mcp-filesystem-openai.yaml', 'mcp-multi-server-openai.yaml', 'mcp-simple-openai.yaml',
+  'mermaid-diagram-generator-anthropic.yaml', 'multi-agent-unsupported.yaml', 'multi-step-unsupported.yaml', 'presets-balanced-openai.yaml',
+  'presets-interactive-chat-openai.yaml', 'presets-long-run-research-openai.yaml', 'presets-minimal-openai.yaml', 'python-exec-demo-openai.yaml',
+  'research-workflow-notes-openai.yaml', 'simple-file-read-openai.yaml', 'single-agent-chain-anthropic.yaml', 'single-agent-chain-ollama.yaml',
+  'single-agent-chain-openai.yaml', 'spec-generator-agent.yaml', 'spec-verification-workflow-openai.yaml', 'test-notes-openai.yaml',
+  'test-notes-simple-openai.yaml', 'weather-api-metadata-example.yaml',
+];
+
+/** Chain examples accepted now: `version: 1` / `1.0.0` is read as strands-cli reads it, and `$ref` agents resolve. */
+const chainNow = [
+  ...chainBefore,
+  'atomic-ref-demo-openai.yaml', 'chain-interactive-prompts-openai.yaml', 'compaction-auto-reduce-test.yaml', 'compaction-test-ollama.yaml',
+  'debug-demo-openai.yaml', 'duckduckgo-search-demo.yaml', 'skills-demo.yaml', 'strands-spec-builder-demo.yaml', 'tavily-deep-research-demo.yaml',
+  'tavily-search-demo.yaml', 'telemetry-redaction-demo-openai.yaml', 'telemetry-simple-openai.yaml',
+].sort();
+
+/** Chain examples refused, each for a reason strands-cli's own run would meet or acode does not offer. */
+const chainRefused: Record<string, RegExp> = {
+  // Its artifact reads name, runtime and context_policy: no render context has them, strands-cli's neither.
+  'compaction-test-openai.yaml': /undefined variable 'name'/,
+  'mermaid-diagram-generator.yaml': /runtime\.provider: Invalid option/, // bedrock
+  'single-agent-chain-bedrock.yaml': /runtime\.provider: Invalid option/,
+  'single-agent-chain-gemini.yaml': /runtime\.provider: Invalid option/,
+};
+
+const accepted = (pattern: string) => examples.filter((e) => e.pattern === pattern && e.check.spec).map((e) => e.file);
+const refused = (pattern: string) => examples.filter((e) => e.pattern === pattern && !e.check.spec).map((e) => e.file);
+
+/** What a run of an example needs beyond the spec: `--var`s, approvals, tools, providers. */
+function needs(spec: WorkflowSpec) {
+  const read = new Set([...templateFields(spec)].flatMap(([, source]) => [...scanTemplate(source).names]));
+  const declared = declaredInputs(spec);
+  const required = Object.entries(spec.inputs?.required ?? {}).filter(([, type]) => typeof type !== 'object' || type.default === undefined).map(([name]) => name);
+  const vars = [...new Set([...required, ...[...read].filter((name) => !declared.includes(name) && !runtimeNames.includes(name))])].sort();
+  const pattern = spec.pattern;
+  const steps = pattern.type === 'workflow' ? pattern.config.tasks : pattern.type === 'parallel' ? [...pattern.config.branches.flatMap((b) => b.steps), ...(pattern.config.reduce ? [pattern.config.reduce] : [])] : pattern.config.steps;
+  const tools = [...(spec.tools?.python ?? []).map((t) => (typeof t === 'string' ? t : t.callable)), ...Object.values(spec.agents).flatMap((a) => a.tools ?? [])];
+  const providers = [...new Set([spec.runtime.provider, ...Object.values(spec.agents).flatMap((a) => (a.provider ? [a.provider] : []))])];
+  return { vars, approvals: steps.filter((s) => isApprovalStep(s)).length, tools: [...new Set(tools)], providers };
+}
+
+describe("strands-cli's example specs, read unchanged", () => {
+  it('counts accepted and refused per pattern', () => {
+    const patterns = [...new Set(examples.map((e) => e.pattern))].sort();
+    const rows = patterns.map((p) => `  ${p.padEnd(22)} ${String(accepted(p).length).padStart(3)} accepted ${String(refused(p).length).padStart(3)} refused`);
+    console.log(`${examples.length} strands-cli examples:\n${rows.join('\n')}`);
+    expect(examples).toHaveLength(88);
+    expect(Object.fromEntries(patterns.map((p) => [p, [accepted(p).length, refused(p).length]]))).toEqual({
+      chain: [46, 4],
+      workflow: [10, 0],
+      parallel: [6, 0],
+      routing: [0, 6],
+      evaluator_optimizer: [0, 6],
+      orchestrator_workers: [0, 5],
+      graph: [0, 5],
+    });
+  });
+
+  it('accepts every workflow and parallel example', () => {
+    for (const example of examples.filter((e) => e.pattern === 'workflow' || e.pattern === 'parallel')) {
+      expect(example.check.problems.filter((p) => p.severity === 'error').map(formatProblem), example.file).toEqual([]);
+      expect(example.check.spec?.pattern.type, example.file).toBe(example.pattern);
+    }
+  });
+
+  it('still accepts every chain example it accepted before, and now the ones that say version 1', () => {
+    expect(accepted('chain')).toEqual(chainNow);
+    expect(chainNow).toEqual(expect.arrayContaining(chainBefore));
+    for (const [file, reason] of Object.entries(chainRefused)) {
+      const errors = examples.find((e) => e.file === file)!.check.problems.filter((p) => p.severity === 'error');
+      expect(errors.map((p) => p.message).join('\n'), file).toMatch(reason);
+    }
+  });
+
+  it('names the patterns it does not support', () => {
+    for (const example of examples.filter((e) => !['chain', 'workflow', 'parallel'].includes(e.pattern))) {
+      expect(example.check.problems.map((p) => p.message), example.file).toContain(`pattern type '${example.pattern}' is not supported by acode yet; supported: chain, workflow, parallel`);
+    }
+  });
+
+  it('lists what each workflow and parallel example needs to run: --vars, approvals, tools, providers', () => {
+    const table = Object.fromEntries(examples.filter((e) => e.check.spec && e.pattern !== 'chain').map((e) => [e.file, needs(e.check.spec!)]));
+    console.log(Object.entries(table).map(([file, n]) => `  ${file}: ${n.providers.join('+')}${n.vars.length ? `, --var ${n.vars.join(' ')}` : ''}${n.approvals ? `, ${n.approvals} approval${n.approvals === 1 ? '' : 's'}` : ''}${n.tools.length ? `, tools ${n.tools.join(' ')}` : ''}`).join('\n'));
+    expect(table).toEqual({
+      'customer-support-intake-composite-openai.yaml': { providers: ['openai'], vars: ['body', 'subject'], approvals: 0, tools: [] },
+      'parallel-hitl-branch-demo.yaml': { providers: ['openai'], vars: ['topic'], approvals: 1, tools: [] },
+      'parallel-hitl-reduce-demo.yaml': { providers: ['openai'], vars: ['source_a_data', 'source_b_data'], approvals: 1, tools: [] },
+      'parallel-multi-step-branches.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'parallel-resume-demo-openai.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'parallel-simple-2-branches.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'parallel-with-reduce.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'single-agent-workflow-ollama.yaml': { providers: ['ollama'], vars: [], approvals: 0, tools: [] },
+      'single-agent-workflow-openai.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'telemetry-workflow-openai.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'workflow-file-operations-openai.yaml': { providers: ['openai'], vars: ['source_file'], approvals: 0, tools: ['file_read', 'file_write'] },
+      'workflow-hitl-approval-demo.yaml': { providers: ['openai'], vars: ['topic'], approvals: 2, tools: [] },
+      'workflow-linear-dag-openai.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'workflow-linear-dag.yaml': { providers: ['ollama'], vars: [], approvals: 0, tools: [] },
+      'workflow-parallel-research-openai.yaml': { providers: ['openai'], vars: [], approvals: 0, tools: [] },
+      'workflow-parallel-research.yaml': { providers: ['ollama'], vars: [], approvals: 0, tools: [] },
+    });
+  });
+});

@@ -41,8 +41,10 @@ async function lockTimeoutMs(home: string, cwd: string): Promise<number> {
 
 /**
  * The browser's data. The first frame is drawn from the index as it stands (no schema validator,
- * no scan of the sessions folder); the session store — which validates, reconciles the index with
- * the folder and deletes — is loaded right after, on the first `list()` or `poll()`.
+ * no scan of the sessions folder); the session repository — which validates, reconciles the index
+ * with the folder, watches and deletes — is loaded right after, on the first `list()` or `poll()`.
+ * The first frame, the lock column and the details pane read the local files synchronously (no
+ * port could answer within a keystroke); everything else goes through the repository.
  */
 export async function createSessionSource(ctx: CommandContext): Promise<PollingSource> {
   const home = defaultHome(ctx.env);

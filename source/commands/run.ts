@@ -1,5 +1,5 @@
 import type { ExitCode } from '../errors/acode-error.js';
-import { readSpecForRun, startRun } from '../session/start.js';
+import { checkStart, readSpecForRun, startRun } from '../session/start.js';
 import { formatProblem } from '../spec/spec-problem.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 import { openRepository, type CommandContext } from './command-context.js';
@@ -29,15 +29,8 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   for (const { name, closest } of unused) {
     ctx.stderr.write(`acode: warning: --var ${name} is not declared under inputs and no template uses it; it is ignored${closest ? ` (did you mean '${closest}'?)` : ''}\n`);
   }
-  const prepared = await startRun(flags.saveSession ? openRepository(ctx) : null, {
-    specPath,
-    loaded,
-    overrides,
-    cwd: ctx.cwd,
-    env: ctx.env,
-    out: flags.out,
-    force: flags.force,
-    autoResume: flags.autoResume,
-  });
+  const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume });
+  // --no-save-session: no repository, nothing stored.
+  const prepared = await startRun(flags.saveSession ? openRepository(ctx) : null, checked);
   return runSession(ctx, prepared, { json: flags.json, approvals });
 }

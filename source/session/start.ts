@@ -8,6 +8,7 @@ import { nullJournal } from '../engine/journal.js';
 import { initialProgress } from '../engine/session-progress.js';
 import { mergeVariables, missingRequiredInputs, type Variables } from '../engine/template-context.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { Provider } from '../engine/provider.js';
 import { createProvider } from '../providers/create-provider.js';
 import { hashText } from '../spec/hash.js';
 import { loadSpecFile, templateFields, type LoadedSpec } from '../spec/load-spec.js';
@@ -75,13 +76,17 @@ function checkArtifactPaths(request: StartRequest, variables: Variables, target:
   throw new AcodeError(`${lines.join('\n')}\nnothing was run; fix the artifact path${problems.length === 1 ? '' : 's'} (output folder ${where}, --out to change it, --force to overwrite)`, ExitCode.usage);
 }
 
-/**
- * A new run of a spec: its inputs and artifact paths checked, then — unless `repository` is null
- * (--no-save-session) — a new session created and its lease taken. Nothing is written before the
- * checks pass.
- */
-export async function startRun(repository: SessionRepository | null, request: StartRequest): Promise<PreparedRun<StartIntro>> {
-  const { loaded, specPath, cwd } = request;
+/** A start whose inputs, artifact paths and provider checked out: nothing is written before this. */
+export interface CheckedStart {
+  request: StartRequest;
+  variables: Variables;
+  artifacts: ArtifactTarget;
+  provider: Provider;
+}
+
+/** Checks a new run of a spec before anything is stored: required inputs, artifact paths, the provider. */
+export function checkStart(request: StartRequest): CheckedStart {
+  const { loaded, specPath } = request;
   const { spec } = loaded;
   const variables = mergeVariables(spec, request.overrides);
   const missing = missingRequiredInputs(spec, variables);
@@ -90,7 +95,17 @@ export async function startRun(repository: SessionRepository | null, request: St
   }
   const artifacts = artifactTarget(request);
   checkArtifactPaths(request, variables, artifacts);
-  const provider = createProvider(spec, request.env);
+  return { request, variables, artifacts, provider: createProvider(spec, request.env) };
+}
+
+/**
+ * A new run of a checked spec: unless `repository` is null (--no-save-session), a new session is
+ * created and its lease taken.
+ */
+export async function startRun(repository: SessionRepository | null, checked: CheckedStart): Promise<PreparedRun<StartIntro>> {
+  const { request, variables, artifacts, provider } = checked;
+  const { loaded, specPath, cwd } = request;
+  const { spec } = loaded;
   const stepsTotal = spec.pattern.config.steps.length;
   const fields = { intro: { kind: 'start' } as const, spec, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
 

@@ -62,13 +62,11 @@ class LocalSession implements StoredSession {
  * It wraps SessionStore and SessionLock without changing how they lay sessions out on disk.
  */
 export class LocalSessionRepository implements SessionRepository {
-  private opened?: SessionStore;
+  private readonly store: SessionStore;
 
-  constructor(readonly home: string) {}
-
-  /** Opened on first use: a command that turns out to need no session (a bad flag, a bad spec) never touches the home. */
-  private get store(): SessionStore {
-    return (this.opened ??= new SessionStore(this.home));
+  /** Refuses (an AcodeError) when the home or its sessions folder is a file. */
+  constructor(readonly home: string) {
+    this.store = new SessionStore(home);
   }
 
   private dirOf(id: string): string {

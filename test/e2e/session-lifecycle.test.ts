@@ -82,3 +82,18 @@ describe('one in-progress strategy for --dry-run and the resume itself', () => {
     expect(await recoveryOutcome(ws, id)).toBe('rolled_back');
   });
 });
+
+describe('an ACODE_HOME that is a file', () => {
+  it('is said by every command that opens the sessions, before any config under it is read', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home-file');
+    writeFileSync(home, 'not a folder\n');
+    writeFileSync(join(cwd, 'spec.yaml'), spec(6));
+    for (const args of [['resume'], ['resume', 'abcd'], ['fork', 'abcd'], ['sessions', 'list'], ['sessions', 'show', 'abcd'], ['run', 'spec.yaml']]) {
+      const result = await runCli(args, { cwd, env: { ACODE_HOME: home } });
+      expect(result.stderr, args.join(' ')).toContain(`${home} is a file, but acode keeps its sessions in a folder there`);
+      expect(result.code).toBe(1);
+    }
+    expect(readFileSync(home, 'utf8')).toBe('not a folder\n');
+  });
+});

@@ -82,11 +82,10 @@ describe('the local session repository', () => {
     await added;
   });
 
-  it('opens nothing until it is used: a home that is a file is said when a session is asked for', async () => {
+  it('refuses a home that is a file as it is opened', async () => {
     const cwd = tempDir();
     const home = join(cwd, 'spec.yaml');
     (await import('node:fs')).writeFileSync(home, 'not a folder');
-    const repository = new LocalSessionRepository(home);
-    await expect(repository.list()).rejects.toThrow(/is a file, but acode keeps its sessions in a folder there/);
+    expect(() => new LocalSessionRepository(home)).toThrow(/is a file, but acode keeps its sessions in a folder there/);
   });
 });

@@ -10,7 +10,7 @@ import { forkSession } from '../../source/session/fork.js';
 import { resolveInProgressStrategy, settleStrategy } from '../../source/session/in-progress-strategy.js';
 import { claimResume, prepareResume } from '../../source/session/prepare-resume.js';
 import type { PreparedRun } from '../../source/session/prepared-run.js';
-import { readSpecForRun, startRun } from '../../source/session/start.js';
+import { checkStart, readSpecForRun, startRun } from '../../source/session/start.js';
 import { LocalSessionRepository } from '../../source/store/local-repository.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -27,12 +27,13 @@ function workspace(faults = '') {
   const cwd = tempDir();
   const home = join(tempDir(), 'home');
   writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 3, provider: 'scripted', scripted: `  scripted:\n    response_bytes: 64${faults}` }));
-  return { cwd, home, env: { ACODE_HOME: home }, repository: new LocalSessionRepository(home) };
+  let repository: LocalSessionRepository | undefined;
+  return { cwd, home, env: { ACODE_HOME: home }, get repository() { return (repository ??= new LocalSessionRepository(home)); } };
 }
 
 async function started(ws: ReturnType<typeof workspace>): Promise<PreparedRun> {
   const { loaded } = readSpecForRun(join(ws.cwd, 'spec.yaml'), []);
-  return startRun(ws.repository, { specPath: 'spec.yaml', loaded, overrides: {}, cwd: ws.cwd, env: ws.env });
+  return startRun(ws.repository, checkStart({ specPath: 'spec.yaml', loaded, overrides: {}, cwd: ws.cwd, env: ws.env }));
 }
 
 const lockOf = (ws: { home: string }, id: string) => join(ws.home, 'sessions', id, 'lock');
@@ -112,7 +113,7 @@ describe('the session lifecycle', () => {
   it('writes nothing for --no-save-session: no home, no lock', async () => {
     const ws = workspace();
     const { loaded } = readSpecForRun(join(ws.cwd, 'spec.yaml'), []);
-    const prepared = await startRun(null, { specPath: 'spec.yaml', loaded, overrides: {}, cwd: ws.cwd, env: ws.env });
+    const prepared = await startRun(null, checkStart({ specPath: 'spec.yaml', loaded, overrides: {}, cwd: ws.cwd, env: ws.env }));
     expect(prepared.saved).toBe(false);
     expect((await executeRun(prepared, { open: quietView })).summary.status).toBe('completed');
     expect(existsSync(ws.home)).toBe(false);

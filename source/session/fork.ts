@@ -8,7 +8,7 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { createProvider } from '../providers/create-provider.js';
 import { takeLease } from './lease.js';
 import { heldRun, releaseHeld, type ForkIntro, type PreparedRun } from './prepared-run.js';
-import type { SessionJournal, SessionRecord, SessionRepository } from './repository.js';
+import type { LeasedJournal, SessionRecord, SessionRepository } from './repository.js';
 
 export interface ForkRequest {
   /** The source session: id or unique prefix. */
@@ -69,7 +69,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const session = await repository.create({ ...fields, ...inherited, specText: await source.specText(), spec, stepsTotal: steps });
   const record = session.record;
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds);
-  let journal: SessionJournal | undefined;
+  let journal: LeasedJournal | undefined;
   try {
     journal = session.openJournal();
     return heldRun(

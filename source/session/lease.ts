@@ -2,7 +2,7 @@ import { diskFull } from '../engine/disk-full.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describeOwner } from './lock-owner.js';
-import type { Lease, SessionJournal, SessionRepository } from './repository.js';
+import type { Lease, LeasedJournal, SessionRepository } from './repository.js';
 
 /** A held session lock plus what the event log should say about how it was taken. */
 export interface SessionLease {
@@ -39,7 +39,7 @@ export async function takeLease(repository: SessionRepository, id: string, lockT
 }
 
 /** Ties a journal to the lease: it refuses to write (events or checkpoint) once another process holds the lock. */
-export function guardJournal(journal: SessionJournal, lease: SessionLease): () => void {
+export function guardJournal(journal: LeasedJournal, lease: SessionLease): () => void {
   journal.guardWith(() => lease.lock.stillOwned());
   return () => journal.seal('the session lock was taken by another process');
 }

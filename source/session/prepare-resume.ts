@@ -18,7 +18,7 @@ import { resolveInProgressStrategy, type SettledStrategy } from './in-progress-s
 import { takeLease } from './lease.js';
 import { describeOwner } from './lock-owner.js';
 import { heldRun, releaseHeld, type PreparedRun, type ResumeIntro } from './prepared-run.js';
-import type { SessionBlobs, SessionJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
+import type { SessionBlobs, LeasedJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
 
 function refuseTerminal(status: SessionStatus, record: SessionRecord): void {
   if (!terminalStatuses.includes(status)) return;
@@ -256,7 +256,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
   const record = session.record;
   const provider = createProvider(spec, choices.env);
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);
-  let journal: SessionJournal | undefined;
+  let journal: LeasedJournal | undefined;
   try {
     await confirmUnchanged(candidate);
     journal = session.openJournal();

@@ -11,7 +11,7 @@ import type { PendingWriteState } from '../engine/write-recovery.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import type { SettledStrategy } from './in-progress-strategy.js';
 import { guardJournal, type SessionLease } from './lease.js';
-import type { SessionJournal } from './repository.js';
+import type { LeasedJournal } from './repository.js';
 
 /** How the run came about, for the command to announce it. */
 export type RunIntro = StartIntro | ResumeIntro | ForkIntro;
@@ -63,7 +63,7 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
 type RunFields<Intro extends RunIntro> = Omit<PreparedRun<Intro>, 'saved' | 'journal' | 'lease' | 'onLockLost' | 'release'>;
 
 /** Lets go of what a preparation holds so far: the lock first, then the journal's file handles. */
-export function releaseHeld(lease: SessionLease, journal?: SessionJournal): void {
+export function releaseHeld(lease: SessionLease, journal?: LeasedJournal): void {
   try {
     lease.lock.release();
   } finally {
@@ -72,7 +72,7 @@ export function releaseHeld(lease: SessionLease, journal?: SessionJournal): void
 }
 
 /** A run of a saved session, holding its lease and journal (guarded by the lease) until released. */
-export function heldRun<Intro extends RunIntro>(fields: RunFields<Intro>, lease: SessionLease, journal: SessionJournal): PreparedRun<Intro> {
+export function heldRun<Intro extends RunIntro>(fields: RunFields<Intro>, lease: SessionLease, journal: LeasedJournal): PreparedRun<Intro> {
   let released = false;
   return {
     ...fields,

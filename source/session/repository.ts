@@ -58,7 +58,7 @@ export interface StoredSession {
   events(): Promise<EngineEvent[]>;
   blobs(): SessionBlobs;
   /** Opens the session for appending events and writing checkpoints: only with its lease held. */
-  openJournal(): SessionJournal;
+  openJournal(): LeasedJournal;
   /** Temp files killed runs of the session left, in its storage and in `workDirs`: only with its lease held. */
   removeLeftoverTempFiles(workDirs: Iterable<string>): Promise<string[]>;
   requireWritable(action: string): Promise<void>;
@@ -74,7 +74,7 @@ export interface SessionBlobs extends BlobStore {
 }
 
 /** The engine's journal port, plus what ties it to a lease. */
-export interface SessionJournal extends Journal {
+export interface LeasedJournal extends Journal {
   /** Checked before writes: once false, the journal refuses to write (another process holds the session). */
   guardWith(stillOwned: () => boolean): void;
   /** From now on every write throws JournalSealedError. */

@@ -17,7 +17,7 @@ import { unusedVariables } from '../spec/template-scopes.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
 import { takeLease } from './lease.js';
 import { heldRun, releaseHeld, unsavedRun, type PreparedRun, type StartIntro } from './prepared-run.js';
-import type { SessionJournal, SessionRepository } from './repository.js';
+import type { LeasedJournal, SessionRepository } from './repository.js';
 
 /** A spec read for a run, with what the person should be warned of before anything runs. */
 export interface SpecForRun {
@@ -130,7 +130,7 @@ export async function startRun(repository: SessionRepository | null, checked: Ch
   });
   const sessionId = session.record.session_id;
   const lease = await takeLease(repository, sessionId, config.lock_timeout_seconds);
-  let journal: SessionJournal | undefined;
+  let journal: LeasedJournal | undefined;
   try {
     journal = session.openJournal();
     return heldRun({ ...fields, sessionId, blobs: session.blobs(), autoResume: autoResumePolicy(config, request.autoResume) }, lease, journal);

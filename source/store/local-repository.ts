@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EngineEvent } from '../engine/events.js';
 import type { WorkflowSpec } from '../spec/schema.js';
-import type { LeaseResult, SessionBlobs, SessionJournal, SessionRepository, SessionWatch, StoredSession } from '../session/repository.js';
+import type { LeaseResult, SessionBlobs, LeasedJournal, SessionRepository, SessionWatch, StoredSession } from '../session/repository.js';
 import { changeStamp } from './change-stamp.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { peekSession, type SessionPeek } from './session-peek.js';
@@ -44,7 +44,7 @@ class LocalSession implements StoredSession {
     return new LocalBlobs(join(this.handle.dir, 'blobs'), this.record.session_id);
   }
 
-  openJournal(): SessionJournal {
+  openJournal(): LeasedJournal {
     return this.handle.openJournal();
   }
 

@@ -27,6 +27,22 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: uiStack, message: 'engine, store, spec and providers stay headless: no React, Ink or zustand (STYLE.md §1)' }] }] },
   },
   {
+    // The lifecycle layer sits between commands and engine: it never presents, and reaches storage
+    // only through its repository port (store types may travel with it).
+    files: ['source/session/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
+        { group: uiStack, message: 'the session layer stays headless: no React, Ink or zustand (STYLE.md §11)' },
+        { group: ['**/commands/*', '**/ui/*', '**/ui/**', '**/state/*'], message: 'the session layer is called by commands and views, never the other way round' },
+        { group: ['lowdb', 'lowdb/*', '**/store/session-store*', '**/store/session-lock*', '**/store/local-repository*', '**/store/session-journal*', '**/store/session-index*'], allowTypeImports: true, message: 'the session layer reaches sessions through its repository port (session/repository.ts)' },
+      ] }],
+    },
+  },
+  {
+    files: ['source/engine/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/session/*', '**/commands/*'], message: 'the engine defines ports; the session layer depends on it, not the reverse' }] }] },
+  },
+  {
     files: ['source/ui/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['node:fs', 'node:fs/*', 'fs', 'lowdb', 'lowdb/*', '**/store/*'], message: 'the UI never touches the disk: go through the state store (STYLE.md §1)' }] }] },
   },

@@ -4,6 +4,8 @@
  * command's usage list the same lines from `flagLines`.
  */
 
+import { sessionStatuses } from './session/status-words.js';
+
 const flagHelp = {
   var: `    --var k=v            set a template variable (repeatable); overrides inputs.values`,
   out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
@@ -22,7 +24,7 @@ const flagHelp = {
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
                          prompt (ask); default resume.in_progress_strategy (rollback)`,
   fromStep: `    --from-step N        fork: run again from step N (1-based); steps before it are reused`,
-  status: `    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled`,
+  status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   json: `    --json               print one JSON object (or array) on stdout`,
 } as const;
@@ -116,7 +118,7 @@ ${idNote}
     $ acode sessions list [--status S] [--resumable] [--json]
 
   Options
-    --status S           created | running | awaiting_approval | paused | completed | failed | cancelled
+${flagHelp.status}
     --resumable          only sessions that can be resumed now
     --json               print an array of session summaries on stdout
 

@@ -5,7 +5,7 @@ import type { CommandContext } from './command-context.js';
 import { createSessionSource } from './browser-source.js';
 import { importInk } from './import-ink.js';
 
-/** How often the browser looks for sessions that changed in other terminals. */
+/** How often the browser checks for sessions that changed in other terminals. */
 const pollMs = 1000;
 /** The first look at the disk after Ink's first frame. */
 const firstLookMs = 30;
@@ -20,16 +20,29 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
   const source = await createSessionSource(ctx);
   const store = createBrowserStore(source, ctx.cwd);
   const screen = enterFullScreen(store);
-  let timer: NodeJS.Timeout | undefined;
+  let stopWatching: (() => void) | undefined;
   let stopped = false;
-  const poll = async () => {
+  let polling: Promise<void> | undefined;
+  const poll = () =>
+    (polling ??= (async () => {
+      try {
+        const rows = await source.poll();
+        if (rows && !stopped) store.getState().replaceRows(rows);
+      } catch (error) {
+        store.setState({ message: `cannot read the sessions: ${(error as Error).message}` });
+      } finally {
+        polling = undefined;
+      }
+    })());
+  // After the first look, a look whenever the sessions may have changed (one at a time).
+  const watch = async () => {
     try {
-      const rows = await source.poll();
-      if (rows && !stopped) store.getState().replaceRows(rows);
+      const stop = await source.watch(() => void poll(), pollMs);
+      if (stopped) stop();
+      else stopWatching = stop;
     } catch (error) {
-      store.setState({ message: `cannot read the sessions: ${(error as Error).message}` });
+      store.setState({ message: `cannot watch the sessions: ${(error as Error).message}` });
     }
-    if (!stopped) timer = setTimeout(() => void poll(), pollMs).unref();
   };
   // Search targets are prepared a slice per turn of the event loop, so that keys are answered meanwhile.
   const warm = () => {
@@ -39,10 +52,10 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
     const { runBrowser } = await ink;
     // Once Ink shows the frame and reads keys (a key typed at the first frame is answered first),
     // every row is read and checked against the disk, then search targets are prepared.
-    await runBrowser(store, screen, () => setTimeout(() => void poll().then(warm), firstLookMs).unref());
+    await runBrowser(store, screen, () => setTimeout(() => void poll().then(() => (warm(), watch())), firstLookMs).unref());
   } finally {
     stopped = true;
-    clearTimeout(timer);
+    stopWatching?.();
     screen.restore();
   }
   const resumeId = store.getState().resumeId;

@@ -3,23 +3,25 @@ import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
 import type { FirstRows, SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import { describeOwner } from '../session/lock-owner.js';
+import type { SessionRepository } from '../session/repository.js';
 import { defaultHome } from '../store/acode-home.js';
-import { mtimeOf as mtime } from '../store/file-mtime.js';
+import { changeStamp } from '../store/change-stamp.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
 import { peekSession } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
-import type { SessionStore } from '../store/session-store.js';
 import { isLiveStatus } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
-import { describeOwner } from './session-lease.js';
 
 export interface PollingSource extends SessionSource {
   /** Fresh rows when something changed since the last look (cheap when nothing did), else null. */
   poll(): Promise<BrowserRow[] | null>;
+  /** Calls `onChange` when the sessions may have changed in another process (then `poll()` reads them); returns how to stop. */
+  watch(onChange: () => void, intervalMs: number): Promise<() => void>;
 }
 
 /** A listed row without the liveness the listing added. */
@@ -39,8 +41,10 @@ async function lockTimeoutMs(home: string, cwd: string): Promise<number> {
 
 /**
  * The browser's data. The first frame is drawn from the index as it stands (no schema validator,
- * no scan of the sessions folder); the session store — which validates, reconciles the index with
- * the folder and deletes — is loaded right after, on the first `list()` or `poll()`.
+ * no scan of the sessions folder); the session repository — which validates, reconciles the index
+ * with the folder, watches and deletes — is loaded right after, on the first `list()` or `poll()`.
+ * The first frame, the lock column and the details pane read the local files synchronously (no
+ * port could answer within a keystroke); everything else goes through the repository.
  */
 export async function createSessionSource(ctx: CommandContext): Promise<PollingSource> {
   const home = defaultHome(ctx.env);
@@ -49,18 +53,18 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   const lockOf = (id: string) => SessionLock.inspect(join(sessionsDir, id), timeoutMs);
   const withLocks = (rows: SessionSummary[]): BrowserRow[] => rows.map((row) => withLiveness(row, lockOf));
 
-  let store: Promise<SessionStore> | undefined;
-  const openStore = () => (store ??= import('./command-context.js').then(({ openStore }) => openStore(ctx)));
+  let repository: Promise<SessionRepository> | undefined;
+  const repo = () => (repository ??= import('./command-context.js').then(({ openRepository }) => openRepository(ctx)));
 
   let stamp = '';
   let live: string[] = [];
-  const snapshot = () => `${mtime(join(home, 'index.json'))}:${mtime(sessionsDir)}:${live.map((id) => mtime(join(sessionsDir, id, 'session.json'))).join(',')}`;
+  const snapshot = () => changeStamp(home, live);
   const track = (rows: BrowserRow[]) => {
     live = rows.filter((r) => isLiveStatus(r.status)).map((r) => r.session_id);
     stamp = snapshot();
     return rows;
   };
-  const list = async () => track(withLocks((await openStore()).list()));
+  const list = async () => track(withLocks(await (await repo()).list()));
 
   // The first frame comes from the index head when it matches the index, else from the index as
   // it stands; a missing or damaged index is rebuilt from the session files before the frame.
@@ -96,6 +100,12 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       if (look) return look();
       return snapshot() === stamp ? null : list();
     },
+    async watch(onChange, intervalMs) {
+      const watching = (await repo()).watch(onChange, { intervalMs, sessions: () => live });
+      // A change between the last look and the start of the watch is not missed.
+      if (snapshot() !== stamp) onChange();
+      return () => watching.stop();
+    },
     details(id): SessionDetails {
       const { checkpoint: cp, agents } = peekSession(join(sessionsDir, id));
       const lock = lockOf(id);
@@ -118,16 +128,18 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     },
     // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
     async plan(id) {
-      const [{ prepareResume }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('./prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);
-      const prepared = prepareResume(ctx, id);
-      const views = viewChanges(prepared.environment.changes, prepared.handle.record.cwd);
-      return [...describePlan(prepared.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
+      const [{ prepareResume }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('../session/prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);
+      const candidate = await prepareResume(await repo(), { id, cwd: ctx.cwd, env: ctx.env });
+      const views = viewChanges(candidate.environment.changes, candidate.session.record.cwd);
+      return [...describePlan(candidate.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
     },
     async remove(id) {
       const lock = lockOf(id);
       if (lock.kind === 'held') throw new Error(`session ${id.slice(0, 8)} is running in ${describeOwner(lock.owner)}; stop it there first`);
-      (await openStore()).delete(id);
+      await (await repo()).delete(id);
     },
-    unlock: (id) => void SessionLock.forceRemove(join(sessionsDir, id)),
+    async unlock(id) {
+      await (await repo()).unlock(id);
+    },
   };
 }

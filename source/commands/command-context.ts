@@ -1,6 +1,8 @@
 import type { ExitCode } from '../errors/acode-error.js';
+import { hueCodes, type Hue } from '../session/status-words.js';
 import { defaultHome } from '../store/acode-home.js';
-import { SessionStore } from '../store/session-store.js';
+import type { SessionRepository } from '../session/repository.js';
+import { LocalSessionRepository } from '../store/local-repository.js';
 
 /** What a command may touch of the outside world, injected so tests can run commands in-process. */
 export interface CommandContext {
@@ -17,11 +19,12 @@ export interface CommandContext {
   confirm(question: string): Promise<boolean>;
 }
 
-export function openStore(ctx: CommandContext): SessionStore {
-  return new SessionStore(defaultHome(ctx.env));
+/** The sessions: today's local files in $ACODE_HOME (opened on first use). */
+export function openRepository(ctx: CommandContext): SessionRepository {
+  return new LocalSessionRepository(defaultHome(ctx.env));
 }
 
-/** Paints text when colour is on (NO_COLOR and pipes turn it off). */
-export function paint(ctx: CommandContext, code: number, text: string): string {
-  return ctx.color ? `\u001B[${code}m${text}\u001B[39m` : text;
+/** Paints text in a status colour when colour is on (NO_COLOR and pipes turn it off). */
+export function paint(ctx: CommandContext, hue: Hue, text: string): string {
+  return ctx.color ? `\u001B[${hueCodes[hue]}m${text}\u001B[39m` : text;
 }

@@ -2,6 +2,7 @@ import type { EngineEventBody } from '../engine/events.js';
 import { stepTitle, type StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
+import { headline } from '../session/status-words.js';
 
 const recoveryText = {
   applied: 'already applied, marked done',
@@ -47,17 +48,17 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'approval_answered':
       return `  ${event.decision === 'rejected' ? '✗ rejected' : `✓ ${event.decision}`}${event.response && event.decision === 'edited' ? `: ${event.response}` : ''}`;
     case 'session_cancelled':
-      return `■ cancelled: ${event.message}`;
+      return `${headline('cancelled')}: ${event.message}`;
     case 'conversation_saved':
       return undefined; // a bookkeeping event: the tool lines show the rounds
     case 'artifact_written':
       return `wrote ${event.path} (${event.bytes} bytes)`;
     case 'session_paused':
-      return `⏸ paused: ${event.message}`;
+      return `${headline('paused')}: ${event.message}`;
     case 'session_completed':
       return undefined; // the closing summary says it, with counts
     case 'session_failed':
-      return `✗ failed: ${event.message}`;
+      return `${headline('failed')}: ${event.message}`;
     case 'lock_taken_over':
       return `took over the session lock: ${event.why}`;
     case 'tool_called':

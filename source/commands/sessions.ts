@@ -5,45 +5,38 @@ import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents } from '../engine/session-progress.js';
 import { formatAgo } from '../human-units.js';
-import { withLiveness } from '../store/resumability.js';
-import { SessionLock } from '../store/session-lock.js';
-import type { SessionSummary } from '../store/session-record.js';
-import type { SessionStore } from '../store/session-store.js';
-import { openStore, paint, type CommandContext } from './command-context.js';
-import { describeOwner } from './session-lease.js';
+import { listWithLiveness, type ListedSession } from '../session/listing.js';
+import { describeOwner } from '../session/lock-owner.js';
+import type { SessionRepository } from '../session/repository.js';
+import { sessionStatuses, statusWords } from '../session/status-words.js';
+import { openRepository, paint, type CommandContext } from './command-context.js';
 
-const statuses: readonly SessionStatus[] = ['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled'];
-const statusColor: Record<SessionStatus, number> = { created: 37, running: 36, awaiting_approval: 35, paused: 33, completed: 32, failed: 31, cancelled: 90 };
+const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 
 const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
-type ListedRow = SessionSummary & { interrupted: boolean; resumable: boolean };
-
-function table(ctx: CommandContext, rows: ListedRow[]): string {
+function table(ctx: CommandContext, rows: ListedSession[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
   const cells = rows.map((r) => [r.session_id, r.workflow_name, r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[], status?: SessionStatus) =>
-    c.map((cell, i) => (i === 2 && status ? paint(ctx, statusColor[status], cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+    c.map((cell, i) => (i === 2 && status ? paint(ctx, statusWords[status].hue, cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), ...cells.map((c, i) => line(c, rows[i]!.status))].join('\n');
 }
 
-function lockTimeoutMs(ctx: CommandContext, store: SessionStore): number {
-  return loadResumeConfig(store.home, ctx.cwd).lock_timeout_seconds * 1000;
+function lockTimeoutMs(ctx: CommandContext, repository: SessionRepository): number {
+  return loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
 }
 
 /** `acode sessions list [--status S] [--resumable] [--json]`: newest first. */
-export function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean }): ExitCode {
-  if (flags.status && !statuses.includes(flags.status as SessionStatus)) {
-    throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${statuses.join(', ')}`, ExitCode.usage);
+export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean }): Promise<ExitCode> {
+  if (flags.status && !isStatus(flags.status)) {
+    throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
   }
-  const store = openStore(ctx);
-  const timeoutMs = lockTimeoutMs(ctx, store);
-  const rows: ListedRow[] = store
-    .list()
-    .filter((row) => !flags.status || row.status === flags.status)
-    .map((row) => withLiveness(row, (id) => store.lockState(id, timeoutMs)))
-    .filter((row) => !flags.resumable || row.resumable);
+  const repository = openRepository(ctx);
+  const timeoutMs = lockTimeoutMs(ctx, repository);
+  const listed = await listWithLiveness(repository, timeoutMs, (row) => !flags.status || row.status === flags.status);
+  const rows = listed.filter((row) => !flags.resumable || row.resumable);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);
   else ctx.stdout.write(`${table(ctx, rows)}\n`);
@@ -51,20 +44,20 @@ export function listSessions(ctx: CommandContext, flags: { status?: string; resu
 }
 
 /** `acode sessions show <id> [--json]`. */
-export function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
-  const store = openStore(ctx);
-  const handle = store.open(id);
-  const record = handle.record;
-  const lock = store.lockState(record.session_id, lockTimeoutMs(ctx, store));
+export async function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
+  const repository = openRepository(ctx);
+  const session = await repository.open(id);
+  const record = session.record;
+  const lock = await repository.lockState(record.session_id, lockTimeoutMs(ctx, repository));
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ ...record, events: handle.events().length }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ ...record, events: (await session.events()).length }, null, 2)}\n`);
     return ExitCode.ok;
   }
   const cp = record.checkpoint;
   const lines = [
     `session   ${record.session_id}`,
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
-    `status    ${paint(ctx, statusColor[cp.status], cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
+    `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
     `progress  ${cp.steps_done}/${cp.steps_total} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
@@ -83,10 +76,10 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
 
 /** `acode sessions delete <id> [--force]`: asks on a terminal; refuses without --force otherwise, and while a live process runs the session. */
 export async function deleteSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
-  const store = openStore(ctx);
-  const sessionId = store.resolveId(id);
-  store.requireWritable(`delete session ${sessionId}`);
-  const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
+  const repository = openRepository(ctx);
+  const sessionId = await repository.resolveId(id);
+  await repository.requireWritable(`delete session ${sessionId}`);
+  const lock = await repository.lockState(sessionId, lockTimeoutMs(ctx, repository));
   if (lock.kind === 'held' && !flags.force) {
     throw new AcodeError(`session ${sessionId} is running in ${describeOwner(lock.owner)}; stop it there first, or add --force`, ExitCode.locked, 'ACODE-RESUME-003');
   }
@@ -97,7 +90,7 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
       return ExitCode.ok;
     }
   }
-  store.delete(sessionId);
+  await repository.delete(sessionId);
   ctx.stderr.write(`deleted session ${sessionId}\n`);
   return ExitCode.ok;
 }
@@ -109,8 +102,9 @@ function describeEvent(event: EngineEvent): string {
 }
 
 /** `acode sessions history <id> [--json]`: the event log as replayed: superseded lock holders' events fenced out, then (timestamp, event_id). */
-export function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
-  const events = fenceEvents(openStore(ctx).open(id).events()).sort(compareEvents);
+export async function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
+  const session = await openRepository(ctx).open(id);
+  const events = fenceEvents(await session.events()).sort(compareEvents);
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;
@@ -121,11 +115,10 @@ export function sessionHistory(ctx: CommandContext, id: string, flags: { json: b
 
 /** `acode sessions unlock <id> [--force]`: removes a lock; asks first when its owner still runs. */
 export async function unlockSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
-  const store = openStore(ctx);
-  const handle = store.open(id);
-  const sessionId = handle.record.session_id;
-  const lock = store.lockState(sessionId, lockTimeoutMs(ctx, store));
-  if (lock.kind !== 'free') store.requireWritable(`unlock session ${sessionId}`);
+  const repository = openRepository(ctx);
+  const sessionId = (await repository.open(id)).record.session_id;
+  const lock = await repository.lockState(sessionId, lockTimeoutMs(ctx, repository));
+  if (lock.kind !== 'free') await repository.requireWritable(`unlock session ${sessionId}`);
   if (lock.kind === 'free') {
     ctx.stderr.write(`session ${sessionId} is not locked\n`);
     return ExitCode.ok;
@@ -141,7 +134,7 @@ export async function unlockSession(ctx: CommandContext, id: string, flags: { fo
       throw new AcodeError(`session ${sessionId} is locked by ${describeOwner(lock.owner)}, which is still running; add --force to remove the lock anyway`, ExitCode.locked, 'ACODE-RESUME-003');
     }
   }
-  SessionLock.forceRemove(handle.dir);
+  await repository.unlock(sessionId);
   ctx.stderr.write(`unlocked session ${sessionId} (was held by ${describeOwner(lock.owner)})\n`);
   return ExitCode.ok;
 }

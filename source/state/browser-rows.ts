@@ -1,6 +1,7 @@
 import fuzzysort from 'fuzzysort';
 import type { SessionSummary } from '../store/session-record.js';
 import { isLiveStatus } from '../store/summary-rows.js';
+import { labelOrder, rowStates, statusWords } from '../session/status-words.js';
 
 /** A session as the browser lists it. */
 export interface BrowserRow extends SessionSummary {
@@ -75,13 +76,11 @@ export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: strin
 
 /** A row's status as the browser words it: damaged and interrupted first, then the stored status. */
 export function statusLabel(row: Pick<BrowserRow, 'status' | 'damaged' | 'interrupted'>): string {
-  if (row.damaged) return 'damaged';
-  if (row.interrupted) return 'interrupted';
-  return row.status === 'awaiting_approval' ? 'to approve' : row.status;
+  if (row.damaged) return rowStates.damaged.label;
+  if (row.interrupted) return rowStates.interrupted.label;
+  // A cached row is checked without its schema: an unknown status is shown as written.
+  return (statusWords[row.status] as (typeof statusWords)[keyof typeof statusWords] | undefined)?.label ?? row.status;
 }
-
-/** The header's order: what needs attention first, so the counts never reshuffle as rows change. */
-const labelOrder = ['running', 'interrupted', 'to approve', 'paused', 'created', 'completed', 'failed', 'cancelled', 'damaged'];
 
 /** Sessions per status label, in the header's order, from (label, count) pairs. */
 export function tallyLabels(pairs: Iterable<readonly [string, number]>): Record<string, number> {

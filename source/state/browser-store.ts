@@ -53,7 +53,7 @@ export interface SessionSource {
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
   remove(id: string): Promise<void>;
-  unlock(id: string): void;
+  unlock(id: string): Promise<void>;
 }
 
 export type Overlay =

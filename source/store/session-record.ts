@@ -1,7 +1,8 @@
 import { z } from '../validation/z.js';
 import type { Checkpoint } from '../engine/session-progress.js';
+import { sessionStatuses } from '../session/status-words.js';
 
-const statusSchema = z.enum(['created', 'running', 'awaiting_approval', 'paused', 'completed', 'failed', 'cancelled']);
+const statusSchema = z.enum(sessionStatuses);
 const tokensSchema = z.object({ input: z.number(), output: z.number() });
 
 const inProgressSchema = z.object({ step: z.string(), attempt: z.number().int(), idempotency_key: z.string() });

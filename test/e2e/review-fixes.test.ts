@@ -1,8 +1,8 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../source/commands/command-context.js';
-import { confirmUnchanged, prepareResume } from '../../source/commands/prepare-resume.js';
+import { claimResume, prepareResume } from '../../source/session/prepare-resume.js';
+import { LocalSessionRepository } from '../../source/store/local-repository.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
@@ -39,13 +39,14 @@ describe('resume safety (review fixes)', () => {
     expect(result.stderr).toContain('ACODE-RESUME-002');
   });
 
-  it('refuses to go on when another process ran the session while the resume was being prepared', async () => {
+  it('refuses to go on when another process ran the session while the resume was being prepared, and lets its lock go', async () => {
     const { ws, id, log } = await crashed(crashAt1);
-    const ctx = { env: ws.env, cwd: ws.cwd, interactive: false } as unknown as CommandContext;
-    const prepared = prepareResume(ctx, id);
+    const repository = new LocalSessionRepository(ws.home);
+    const candidate = await prepareResume(repository, { id, cwd: ws.cwd, env: ws.env });
     const last = lastEvent(log);
     appendFileSync(log, `${JSON.stringify({ type: 'step_skipped', step: 0, agent: 'worker', event_id: last.event_id + 1, ts: last.ts })}\n`);
-    expect(() => confirmUnchanged(prepared)).toThrowError(expect.objectContaining({ code: 'ACODE-RESUME-003', exitCode: 16 }));
+    await expect(claimResume(repository, candidate, { strategy: 'rollback', env: ws.env })).rejects.toThrowError(expect.objectContaining({ code: 'ACODE-RESUME-003', exitCode: 16 }));
+    expect(existsSync(join(ws.home, 'sessions', id, 'lock'))).toBe(false);
   });
 
   it('never rolls back a pending write that someone edited: it is a changed file', async () => {

@@ -2,6 +2,7 @@ import { formatAgo, formatCount } from '../../human-units.js';
 import { countByStatus, statusLabel, type BrowserRow, type BrowserScope } from '../../state/browser-rows.js';
 import type { SessionDetails, StepStatusView, WholeList } from '../../state/browser-store.js';
 import { browserBindings, hints } from '../keys/bindings.js';
+import { labelHue } from '../../session/status-words.js';
 
 /**
  * The browser's screen as styled lines: what the Ink components render, and what the first frame
@@ -18,8 +19,6 @@ export type Line = Segment[];
 
 /** Header, search line, table head and markers, border, details and footer: the lines that are not table rows. */
 export const chrome = 12;
-
-const statusColor: Record<string, string> = { created: 'white', running: 'cyan', 'to approve': 'magenta', paused: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray', interrupted: 'yellow', damaged: 'red' };
 
 const glyph: Record<StepStatusView['status'], [string, string]> = {
   done: ['✓', 'green'],
@@ -86,7 +85,7 @@ export function tableLines(view: TableView, width: number, now: number): Line[] 
     const before = `${selected ? '❯ ' : '  '}${fit(row.session_id.slice(0, 8), 9)}${fit(row.workflow_name, workflowWidth)} `;
     const after = `${fit(`${row.steps_done}/${row.steps_total}`, 9)}${fit(formatCount(row.tokens.input + row.tokens.output), 7)} ${fit(formatAgo(Date.parse(row.updated_at), now), 9)} ${fit(row.cwd, cwdWidth)}`;
     // The selected row is drawn inverse, its status uncoloured.
-    lines.push(selected ? [{ text: before, inverse: true }, { text: fit(status, 12), inverse: true }, { text: after, inverse: true }] : [{ text: before }, { text: fit(status, 12), color: statusColor[status] }, { text: after }]);
+    lines.push(selected ? [{ text: before, inverse: true }, { text: fit(status, 12), inverse: true }, { text: after, inverse: true }] : [{ text: before }, { text: fit(status, 12), color: labelHue(status) }, { text: after }]);
   });
   lines.push([dim(below > 0 ? `  ▼ ${below} more` : ' ')]);
   return lines;

@@ -8,6 +8,7 @@ import { RetryCountdown } from './retry-countdown.js';
 import { StepRow } from './step-row.js';
 import { approvalHint } from '../../state/approval-hint.js';
 import { useElapsed } from './use-elapsed.js';
+import { headline, statusWords } from '../../session/status-words.js';
 
 /** Pending steps shown below the running one; the rest are counted. */
 const pendingShown = 3;
@@ -79,7 +80,7 @@ function Outcome({ store }: { store: RunStore }) {
     case 'completed':
       return (
         <Box flexDirection="column">
-          <Text color="green">✓ completed</Text>
+          <Text color={statusWords.completed.hue}>{headline('completed')}</Text>
           {artifacts.map((path) => (
             <Text key={path} dimColor>  wrote {path}</Text>
           ))}
@@ -88,16 +89,26 @@ function Outcome({ store }: { store: RunStore }) {
     case 'paused':
       return (
         <Box flexDirection="column">
-          <Text color="yellow">⏸ paused: {message}</Text>
+          <Text color={statusWords.paused.hue}>
+            {headline('paused')}: {message}
+          </Text>
           <Text>
             Resume with: <Text bold>acode resume {sessionId}</Text>
           </Text>
         </Box>
       );
     case 'failed':
-      return <Text color="red">✗ failed: {message}</Text>;
+      return (
+        <Text color={statusWords.failed.hue}>
+          {headline('failed')}: {message}
+        </Text>
+      );
     case 'cancelled':
-      return <Text color="gray">■ cancelled: {message}</Text>;
+      return (
+        <Text color={statusWords.cancelled.hue}>
+          {headline('cancelled')}: {message}
+        </Text>
+      );
     case 'awaiting_approval':
       return <AwaitingApproval store={store} />;
   }
@@ -109,7 +120,7 @@ function AwaitingApproval({ store }: { store: RunStore }) {
   if (asking) return <Text dimColor>{runBindings['run.pause'].label} (the session keeps waiting for its answer)</Text>;
   return (
     <Box flexDirection="column">
-      <Text color="magenta">⏸ awaiting approval</Text>
+      <Text color={statusWords.awaiting_approval.hue}>{headline('awaiting_approval')}</Text>
       <Text>{approvalHint(sessionId)}</Text>
     </Box>
   );

@@ -1,0 +1,103 @@
+import type { ApprovalDesk } from '../engine/approval.js';
+import { SessionExecutor, type SessionRunOptions, type RunSummary } from '../engine/session-executor.js';
+import { diskFull } from '../engine/disk-full.js';
+import { JournalSealedError } from '../engine/journal.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { PreparedRun } from './prepared-run.js';
+
+/** The presentation of a run (a screen, plain lines), opened by the command once the executor exists. */
+export interface RunView {
+  /** Answers approval steps that no answer given up front (--approve …) did. */
+  approvals?: ApprovalDesk;
+  /** Ends the presentation: called once the run has ended and its session was released. */
+  close(): Promise<void>;
+}
+
+export interface ExecuteOptions {
+  /** Answers given up front (--approve, --response, --reject): asked before the view. */
+  approvals?: ApprovalDesk;
+  /**
+   * Opens the view over the executor (subscribe, cancel). Called inside the guard that releases the
+   * session, so a view that cannot open (or an announcement that cannot be written) still lets it go.
+   */
+  open(executor: SessionExecutor): Promise<RunView>;
+}
+
+export interface RunOutcome {
+  summary: RunSummary;
+  /** The person asked it to stop (Ctrl+C, SIGTERM). */
+  userStopped: boolean;
+}
+
+/** Engine-shape: what the executor is given of a prepared run. */
+function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk): SessionRunOptions {
+  const { sessionId, spec, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease } = prepared;
+  // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
+  return { sessionId, spec, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, epoch: lease?.lock.epoch ?? 0 };
+}
+
+/** Runs the executor with the lease heartbeated; what a lost lock or a full disk means, said as an AcodeError. */
+async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<RunSummary> {
+  const { lease, sessionId, journal } = prepared;
+  let lockLost = false;
+  lease?.lock.startHeartbeat(Math.max(250, lease.timeoutMs / 4), () => {
+    lockLost = true;
+    prepared.onLockLost?.();
+    executor.cancel();
+  });
+  try {
+    for (const event of prepared.preamble) executor.emit(event);
+    const summary = await executor.run();
+    // A run that ends without a final event (waiting for approval) never hit the sealed journal.
+    if (lockLost) throw new JournalSealedError('the session lock was taken by another process');
+    return summary;
+  } catch (error) {
+    // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
+    // removed its temp files or changed the session under it, and it must not write a pause.
+    if (error instanceof JournalSealedError || lockLost || journal.stillOwned?.() === false) {
+      if (lockLost && lease?.lock.stillOwned()) {
+        // Nobody took it: this process stalled past the lock timeout and let the lock go, as a frozen holder must.
+        throw new AcodeError(`this process stalled longer than the lock timeout (resume.lock_timeout_seconds, ${lease.timeoutMs / 1000} s) and stopped so that another could take session ${sessionId} over; nothing is lost: 'acode resume ${sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
+      }
+      if (lease?.lock.sessionDeleted()) {
+        throw new AcodeError(`session ${sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');
+      }
+      throw new AcodeError(`lost the lock of session ${sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
+    }
+    const full = diskFull(error);
+    if (full) {
+      // A full disk is no fault of the session: it pauses, resumable once there is space again.
+      const message = `disk full writing ${full.path ?? 'a session file'}; free space, then ${prepared.saved ? `acode resume ${sessionId}` : 'run the workflow again'}`;
+      journal.pauseFromLog?.('disk_full', message);
+      throw new AcodeError(message, ExitCode.failure);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Executes a prepared run — started, resumed or forked alike — and always releases it: the lease
+ * and the journal are let go however the run ends, and also when it fails before its first step
+ * (the view cannot open, the executor cannot be built). Then the view is closed.
+ */
+export async function executeRun(prepared: PreparedRun, options: ExecuteOptions): Promise<RunOutcome> {
+  let view: RunView | undefined;
+  try {
+    // The view answers approval steps once it is up; answers given up front come first.
+    const desk: { target?: ApprovalDesk } = {};
+    const approvals: ApprovalDesk = {
+      answer: async (request, signal) => (await options.approvals?.answer(request, signal)) ?? desk.target?.answer(request, signal),
+    };
+    const executor = new SessionExecutor(executorOptions(prepared, approvals));
+    view = await options.open(executor);
+    desk.target = view.approvals;
+    const summary = await drive(prepared, executor);
+    return { summary, userStopped: executor.cancelled };
+  } finally {
+    try {
+      prepared.release();
+    } finally {
+      await view?.close();
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { diskFull } from '../engine/disk-full.js';
+import type { EngineEventBody } from '../engine/events.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { describeOwner } from './lock-owner.js';
+import type { Lease, LeasedJournal, SessionRepository } from './repository.js';
+
+/** A held session lock plus what the event log should say about how it was taken. */
+export interface SessionLease {
+  lock: Lease;
+  preamble: EngineEventBody[];
+  timeoutMs: number;
+}
+
+/**
+ * Takes the session's lock, or refuses with exit 16 / ACODE-RESUME-003 and what to do.
+ * `logEpoch` is the highest lock epoch in the session's event log: the new epoch goes above it.
+ */
+export async function takeLease(repository: SessionRepository, id: string, lockTimeoutSeconds: number, logEpoch = 0): Promise<SessionLease> {
+  const timeoutMs = lockTimeoutSeconds * 1000;
+  let result;
+  try {
+    result = await repository.lease(id, { timeoutMs, floorEpoch: logEpoch });
+  } catch (error) {
+    const full = diskFull(error);
+    if (!full) throw error;
+    throw new AcodeError(`disk full writing ${full.path ?? `the lock of session ${id}`}; free space, then acode resume ${id}`, ExitCode.failure);
+  }
+  if (!result.acquired) {
+    throw new AcodeError(
+      `session ${id} is in use by ${describeOwner(result.holder)}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock ${id}' removes the lock`,
+      ExitCode.locked,
+      'ACODE-RESUME-003',
+    );
+  }
+  const preamble: EngineEventBody[] = result.tookOverFrom
+    ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why }]
+    : [];
+  return { lock: result.lease, preamble, timeoutMs };
+}
+
+/** Ties a journal to the lease: it refuses to write (events or checkpoint) once another process holds the lock. */
+export function guardJournal(journal: LeasedJournal, lease: SessionLease): () => void {
+  journal.guardWith(() => lease.lock.stillOwned());
+  return () => journal.seal('the session lock was taken by another process');
+}

@@ -1,0 +1,94 @@
+import type { ArtifactTarget } from '../engine/artifacts.js';
+import type { BlobStore } from '../engine/blob-store.js';
+import type { ContinuationPlan } from '../engine/continuation-plan.js';
+import type { EngineEventBody } from '../engine/events.js';
+import type { Journal } from '../engine/journal.js';
+import type { Provider } from '../engine/provider.js';
+import type { AutoResumePolicy } from '../engine/resume-strategy.js';
+import type { SessionProgress } from '../engine/session-progress.js';
+import type { Variables } from '../engine/template-context.js';
+import type { PendingWriteState } from '../engine/write-recovery.js';
+import type { WorkflowSpec } from '../spec/schema.js';
+import type { SettledStrategy } from './in-progress-strategy.js';
+import { guardJournal, type SessionLease } from './lease.js';
+import type { LeasedJournal } from './repository.js';
+
+/** How the run came about, for the command to announce it. */
+export type RunIntro = StartIntro | ResumeIntro | ForkIntro;
+export interface StartIntro {
+  kind: 'start';
+}
+export interface ResumeIntro {
+  kind: 'resume';
+  plan: ContinuationPlan;
+  pendingWrites: readonly PendingWriteState[];
+  strategy: SettledStrategy;
+  /** Temp files of killed runs that the resume removed. */
+  leftovers: readonly string[];
+}
+export interface ForkIntro {
+  kind: 'fork';
+  from: string;
+  reused: number;
+}
+
+/**
+ * A run ready to execute: what start, prepare-resume and fork each produce, and what one function
+ * (execute.ts) runs. A saved run holds its session's lease and journal until `release`.
+ */
+export interface PreparedRun<Intro extends RunIntro = RunIntro> {
+  readonly intro: Intro;
+  readonly sessionId: string;
+  /** False for --no-save-session: nothing on disk, nothing to resume. */
+  readonly saved: boolean;
+  readonly spec: WorkflowSpec;
+  readonly variables: Variables;
+  readonly progress: SessionProgress;
+  readonly cwd: string;
+  readonly artifacts: ArtifactTarget;
+  readonly provider: Provider;
+  readonly journal: Journal;
+  readonly blobs: BlobStore;
+  readonly autoResume: AutoResumePolicy;
+  /** Events the log gets before the first step: a lock takeover, accepted changes, settled writes, the plan, the fork. */
+  readonly preamble: readonly EngineEventBody[];
+  /** The session lock this run holds: heartbeated while it runs. */
+  readonly lease?: SessionLease;
+  /** Seals the journal when the lock is lost, so this process writes nothing more. */
+  readonly onLockLost?: () => void;
+  /** Lets go of the lease and closes the journal; only the first call does anything. */
+  release(): void;
+}
+
+type RunFields<Intro extends RunIntro> = Omit<PreparedRun<Intro>, 'saved' | 'journal' | 'lease' | 'onLockLost' | 'release'>;
+
+/** Lets go of what a preparation holds so far: the lock first, then the journal's file handles. */
+export function releaseHeld(lease: SessionLease, journal?: LeasedJournal): void {
+  try {
+    lease.lock.release();
+  } finally {
+    journal?.close();
+  }
+}
+
+/** A run of a saved session, holding its lease and journal (guarded by the lease) until released. */
+export function heldRun<Intro extends RunIntro>(fields: RunFields<Intro>, lease: SessionLease, journal: LeasedJournal): PreparedRun<Intro> {
+  let released = false;
+  return {
+    ...fields,
+    saved: true,
+    journal,
+    lease,
+    onLockLost: guardJournal(journal, lease),
+    release() {
+      if (released) return;
+      released = true;
+      releaseHeld(lease, journal);
+    },
+  };
+}
+
+/** A run of --no-save-session: nothing is held. */
+export function unsavedRun(fields: RunFields<StartIntro>, journal: Journal): PreparedRun<StartIntro> {
+  return { ...fields, saved: false, journal, release() {} };
+}

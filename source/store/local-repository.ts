@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import type { EngineEvent } from '../engine/events.js';
+import type { WorkflowSpec } from '../spec/schema.js';
+import type { LeaseResult, SessionBlobs, LeasedJournal, SessionRepository, SessionWatch, StoredSession } from '../session/repository.js';
+import { changeStamp } from './change-stamp.js';
+import { FileBlobStore } from './file-blob-store.js';
+import { peekSession, type SessionPeek } from './session-peek.js';
+import { SessionLock, type LockOwner, type LockState } from './session-lock.js';
+import type { SessionRecord, SessionSummary } from './session-record.js';
+import { SessionStore, type NewSession, type SessionHandle } from './session-store.js';
+import { namingFile } from './durable-file.js';
+
+class LocalBlobs extends FileBlobStore implements SessionBlobs {
+  constructor(readonly location: string, owner: string) {
+    super(location, owner);
+  }
+}
+
+/** One session folder behind the StoredSession port. */
+class LocalSession implements StoredSession {
+  constructor(private readonly handle: SessionHandle) {}
+
+  get record(): SessionRecord {
+    return this.handle.record;
+  }
+
+  get location(): string {
+    return this.handle.dir;
+  }
+
+  async spec(): Promise<WorkflowSpec> {
+    return this.handle.spec();
+  }
+
+  async specText(): Promise<string> {
+    return this.handle.specText();
+  }
+
+  async events(): Promise<EngineEvent[]> {
+    return this.handle.events();
+  }
+
+  blobs(): SessionBlobs {
+    return new LocalBlobs(join(this.handle.dir, 'blobs'), this.record.session_id);
+  }
+
+  openJournal(): LeasedJournal {
+    return this.handle.openJournal();
+  }
+
+  async removeLeftoverTempFiles(workDirs: Iterable<string>): Promise<string[]> {
+    return this.handle.removeLeftoverTempFiles(workDirs);
+  }
+
+  async requireWritable(action: string): Promise<void> {
+    this.handle.requireWritable(action);
+  }
+}
+
+/**
+ * The session repository over today's local files: lowdb session folders, the index, lock files.
+ * It wraps SessionStore and SessionLock without changing how they lay sessions out on disk.
+ */
+export class LocalSessionRepository implements SessionRepository {
+  private readonly store: SessionStore;
+
+  /** Refuses (an AcodeError) when the home or its sessions folder is a file. */
+  constructor(readonly home: string) {
+    this.store = new SessionStore(home);
+  }
+
+  private dirOf(id: string): string {
+    return join(this.home, 'sessions', id);
+  }
+
+  async create(init: NewSession): Promise<StoredSession> {
+    return new LocalSession(this.store.create(init));
+  }
+
+  async open(idOrPrefix: string): Promise<StoredSession> {
+    return new LocalSession(this.store.open(idOrPrefix));
+  }
+
+  async resolveId(idOrPrefix: string): Promise<string> {
+    return this.store.resolveId(idOrPrefix);
+  }
+
+  async list(options: { write?: boolean } = {}): Promise<SessionSummary[]> {
+    return this.store.list(options);
+  }
+
+  async peek(id: string): Promise<SessionPeek> {
+    return peekSession(this.dirOf(id));
+  }
+
+  /** Polls the change stamp: a few stats per interval, whatever the number of sessions stored. */
+  watch(onChange: () => void, options: { intervalMs: number; sessions: () => readonly string[] }): SessionWatch {
+    let last = changeStamp(this.home, options.sessions());
+    const timer = setInterval(() => {
+      const now = changeStamp(this.home, options.sessions());
+      if (now === last) return;
+      last = now;
+      onChange();
+    }, options.intervalMs).unref();
+    return { stop: () => clearInterval(timer) };
+  }
+
+  async delete(id: string): Promise<void> {
+    this.store.delete(id);
+  }
+
+  async lease(id: string, options: { timeoutMs: number; floorEpoch: number }): Promise<LeaseResult> {
+    const dir = this.dirOf(id);
+    let result: ReturnType<typeof SessionLock.acquire>;
+    try {
+      result = SessionLock.acquire(dir, options.timeoutMs, options.floorEpoch);
+    } catch (error) {
+      // A failed write names its temp file or none; the lock is what was being written.
+      const { path } = error as { path?: unknown };
+      throw typeof path === 'string' ? error : namingFile(error, join(dir, 'lock'));
+    }
+    if (!result.acquired) return { acquired: false, holder: result.state.owner };
+    return result.tookOverFrom ? { acquired: true, lease: result.lock, tookOverFrom: result.tookOverFrom } : { acquired: true, lease: result.lock };
+  }
+
+  async lockState(id: string, timeoutMs: number): Promise<LockState> {
+    return this.store.lockState(id, timeoutMs);
+  }
+
+  async unlock(id: string): Promise<LockOwner | undefined> {
+    return SessionLock.forceRemove(this.dirOf(id));
+  }
+
+  async requireWritable(action: string): Promise<void> {
+    this.store.requireWritable(action);
+  }
+}

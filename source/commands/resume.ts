@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { stepTitle } from '../engine/step-id.js';
 import { ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
@@ -25,7 +26,7 @@ export interface ResumeFlags {
 }
 
 function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string): string[] {
-  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (step ${w.step + 1}): ${describeRecovery(w, strategy)}`);
+  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${stepTitle(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
 function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy): void {

@@ -31,7 +31,7 @@ describe('the local session repository', () => {
     expect(await opened.events()).toEqual([]);
     expect(await repository.resolveId(id.slice(0, 4))).toBe(id);
     expect((await repository.list()).map((row) => [row.session_id, row.status])).toEqual([[id, 'created']]);
-    expect(await repository.peek(id)).toEqual({ checkpoint: expect.objectContaining({ status: 'created', next_step: 0 }), agents: ['worker', 'worker'] });
+    expect(await repository.peek(id)).toEqual({ checkpoint: expect.objectContaining({ status: 'created', steps_done: 0 }), agents: ['worker', 'worker'] });
 
     await repository.delete(id);
     expect(await repository.list()).toEqual([]);

@@ -198,6 +198,8 @@ export class ChainExecutor {
       const { messages, context } = this.messagesFor(step);
       const attempt = nextAttempt(this.progress, step);
       this.emit({ type: 'step_started', step, agent, attempt, idempotency_key: `${sessionId}:${step}:${attempt}` });
+      // The model is never called before its step_started is durable (with the previous step's step_completed: one fdatasync).
+      await this.options.journal.flush?.();
       const started = performance.now();
       const turn = { agent, step, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;

@@ -34,10 +34,10 @@ const durableAtOnce = new Set<EngineEventType>(['file_write_intended', 'approval
  * its last event is done — never ahead of what the log holds durably. A snapshot costs a temp file,
  * an fdatasync, a rename and a directory fsync: about three fdatasyncs of the log, and on a busy disk
  * far more (25 ms measured while other test suites ran). At 256 events (128 chain steps) that is
- * some 2% of a step's one fdatasync; at 64 it measured up to 0.8 ms a step on that busy disk. What
- * a listing of a run shows lags its log by at most 1 s (a slow run, with steps of seconds, is
- * snapshotted after every step, at no cost anyone could see); a run killed mid-way is listed with
- * its last snapshot until a resume rolls it forward.
+ * some 2% of a step's one fdatasync; at 64 it measured up to 0.8 ms a step on that busy disk. A slow
+ * run (steps of seconds) is still snapshotted after every step, at no cost anyone could see; and
+ * listings roll a running session's snapshot forward over the end of its log (log-tail.ts), so a
+ * run killed mid-way is listed with the steps its log holds.
  */
 const checkpointEveryEvents = 256;
 const checkpointEveryMs = 1000;

@@ -3,13 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionExecutor } from '../source/engine/session-executor.js';
-import { nullJournal } from '../source/engine/journal.js';
+import { nullJournal, type Journal } from '../source/engine/journal.js';
 import { initialProgress } from '../source/engine/session-progress.js';
 import { mergeVariables } from '../source/engine/template-context.js';
 import { createProvider } from '../source/providers/create-provider.js';
 import { loadSpecText } from '../source/spec/load-spec.js';
+import { realFileSync, type FileSync } from '../source/store/event-log.js';
+import { SessionLock } from '../source/store/session-lock.js';
 import { SessionStore } from '../source/store/session-store.js';
 import { benchSpec } from './bench-spec.js';
+import { syncFloor, type SyncFloor } from './fs-floor.js';
 import { median, timeAsync } from './median.js';
 
 interface Timing {
@@ -17,33 +20,59 @@ interface Timing {
   createMs: number;
   /** The whole run, session start and completion (checkpoint, index row) included. */
   runMs: number;
-  /** From the first step's start to the last step's checkpoint: what each step costs. */
+  /** From the first step's start to the last step's completion: what each step costs. */
   stepsMs: number;
+  /** fdatasyncs of the event log during the run, and checkpoints written (each a temp file's fdatasync and a directory fsync). */
+  logSyncs: number;
+  checkpoints: number;
 }
 
-/** One in-process run of an N-step chain, with a durable session or with none (--no-save-session). */
+/**
+ * One in-process run of an N-step chain, with a durable session as `acode run` keeps it (session
+ * lock held, journal guarded by it) or with none (--no-save-session).
+ */
 async function runOnce(steps: number, withSession: boolean, home: string, cwd: string): Promise<Timing> {
   const text = benchSpec(steps);
   const { spec } = loadSpecText(text, 'bench.yaml');
   const variables = mergeVariables(spec, {});
   let sessionId = 'unsaved';
-  let journal = nullJournal;
+  let journal: Journal = nullJournal;
+  let epoch = 0;
+  let logSyncs = 0;
+  let checkpoints = () => 0;
   let close = () => {};
+  const counting: FileSync = {
+    datasync: (fd) => {
+      logSyncs++;
+      realFileSync.datasync(fd);
+    },
+    datasyncAsync: (fd) => {
+      logSyncs++;
+      return realFileSync.datasyncAsync!(fd);
+    },
+  };
   const createMs = await timeAsync(async () => {
     if (!withSession) return;
     const handle = new SessionStore(home).create({
       workflow_name: spec.name, pattern_type: 'chain', spec_path: 'bench.yaml', spec_hash: '', cwd, variables,
       runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
     });
-    const sessionJournal = handle.openJournal();
+    const taken = SessionLock.acquire(handle.dir, 30_000);
+    if (!taken.acquired) throw new Error('bench: the new session is locked');
+    const sessionJournal = handle.openJournal({ fileSync: counting });
+    sessionJournal.guardWith(() => taken.lock.stillOwned());
     sessionId = handle.record.session_id;
     journal = sessionJournal;
-    close = () => sessionJournal.close();
+    epoch = taken.lock.epoch;
+    checkpoints = () => sessionJournal.checkpointsWritten;
+    close = () => {
+      taken.lock.release();
+      sessionJournal.close();
+    };
   });
-  const executor = new SessionExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd });
+  const executor = new SessionExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd, epoch });
   let firstStep = 0;
   let lastStep = 0;
-  // Listeners run after the journal has made the event durable.
   executor.subscribe((event) => {
     if (event.type === 'step_started' && event.step === '0') firstStep = performance.now();
     if (event.type === 'step_completed' && event.step === String(steps - 1)) lastStep = performance.now();
@@ -52,16 +81,23 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
     await executor.run();
     close();
   });
-  return { createMs, runMs, stepsMs: lastStep - firstStep };
+  return { createMs, runMs, stepsMs: lastStep - firstStep, logSyncs, checkpoints: checkpoints() };
 }
 
 export interface OverheadRow {
   steps: number;
   runs: number;
-  /** Medians of the step phase (first step start → last step checkpoint), with and without a session. */
+  /** Medians of the step phase (first step start → last step completion), with and without a session. */
   withMs: number;
   withoutMs: number;
+  /** With a session, per step: the wall time, and what the session adds to it. */
+  wallPerStepMs: number;
   perStepMs: number;
+  /** One append + one fdatasync (inline, and on the thread pool), sampled right beside each pair of runs (median of their means). */
+  floor: SyncFloor;
+  /** Event-log fdatasyncs per step over the whole run, and checkpoints per run. */
+  syncsPerStep: number;
+  checkpoints: number;
   createMs: number;
   /** Once per run, not per step: session start and completion (checkpoint, index row). */
   startFinishMs: number;
@@ -69,7 +105,8 @@ export interface OverheadRow {
 
 /**
  * Per-step cost of durability: (step phase with a session − without) / N, medians over alternating
- * runs. What a session costs once (creation, start, completion) is measured and reported apart.
+ * runs, beside the disk's floor sampled between them. What a session costs once (creation, start,
+ * completion) is measured and reported apart.
  */
 export async function checkpointOverhead(): Promise<OverheadRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-'));
@@ -80,14 +117,20 @@ export async function checkpointOverhead(): Promise<OverheadRow[]> {
       await runOnce(steps, false, join(root, 'warm'), root);
       const withTimes: Timing[] = [];
       const withoutTimes: Timing[] = [];
+      const floors: SyncFloor[] = [];
       for (let i = 0; i < runs; i++) {
         withTimes.push(await runOnce(steps, true, join(root, `home-${steps}`), root));
         withoutTimes.push(await runOnce(steps, false, join(root, `home-${steps}`), root));
+        floors.push(await syncFloor(Math.min(Math.max(steps, 50), 200)));
       }
       const withMs = median(withTimes.map((t) => t.stepsMs));
       const withoutMs = median(withoutTimes.map((t) => t.stepsMs));
       const startFinishMs = median(withTimes.map((t) => t.runMs - t.stepsMs)) - median(withoutTimes.map((t) => t.runMs - t.stepsMs));
-      rows.push({ steps, runs, withMs, withoutMs, perStepMs: (withMs - withoutMs) / steps, createMs: median(withTimes.map((t) => t.createMs)), startFinishMs });
+      rows.push({
+        steps, runs, withMs, withoutMs, wallPerStepMs: withMs / steps, perStepMs: (withMs - withoutMs) / steps, floor: { inlineMs: median(floors.map((f) => f.inlineMs)), threadPoolMs: median(floors.map((f) => f.threadPoolMs)) },
+        syncsPerStep: median(withTimes.map((t) => t.logSyncs)) / steps, checkpoints: median(withTimes.map((t) => t.checkpoints)),
+        createMs: median(withTimes.map((t) => t.createMs)), startFinishMs,
+      });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

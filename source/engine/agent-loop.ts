@@ -4,6 +4,7 @@ import { sha256, type BlobStore } from './blob-store.js';
 import { redactKnown } from '../secrets/redactor.js';
 import { saveConversation } from './conversation.js';
 import type { EngineEventBody } from './events.js';
+import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionResult, Provider, ToolCall } from './provider.js';
 import type { RecordedToolOutcome } from './session-progress.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
@@ -43,6 +44,8 @@ export interface AgentLoopDeps {
   stillOwned?: () => boolean;
   /** What the journal holds for a tool call of the unfinished round (see SessionProgress.tool_outcomes). */
   recorded?(callId: string): RecordedToolOutcome | undefined;
+  /** Its flush makes what the journal holds durable before each model call (Journal.flush). */
+  journal?: Pick<Journal, 'flush'>;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -145,6 +148,8 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
   for (let round = 1; ; round++) {
     if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
     if (signal.aborted) throw new StepAbortedError();
+    // What the last round journaled (its saved answer, its tool results) is durable before the next call: no power cut makes a resume ask for it again.
+    await deps.journal?.flush?.();
     // A response that arrives after Ctrl+C is kept: it is paid for and complete.
     const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal });
     // Each tool round's tokens are counted with its saved answer, the last one's with the step.

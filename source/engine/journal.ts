@@ -6,11 +6,18 @@ import type { SessionProgress } from './session-progress.js';
  * event log and writes the checkpoint; `--no-save-session` uses the null journal.
  */
 export interface Journal {
-  /** Called after `progress` has absorbed `event`; returns once the event is durable. */
+  /**
+   * Called after `progress` has absorbed `event`; returns once the event is written, so that a
+   * process killed after it loses nothing. An event that something outside the log follows at once
+   * (a file write's intent, an approval, the end of the run) is durable by then against a power cut
+   * too; any other becomes so with the next flush().
+   */
   record(event: EngineEvent, progress: SessionProgress): void;
   /**
-   * Resolves once every event recorded so far is on disk (fdatasync'ed). Steps starting together
-   * share one sync. Absent: `record` itself made the event durable.
+   * Resolves once every event recorded so far is durable (fdatasync'ed), and rejects if this process
+   * lost the session meanwhile. Awaited before anything leaves the process on the strength of those
+   * events: a step's model is called only after its step_started is durable. Concurrent callers
+   * share fdatasyncs (group commit). Absent: record() makes every event durable itself.
    */
   flush?(): Promise<void>;
   /**

@@ -1,4 +1,5 @@
-import { closeSync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { basename, dirname } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent } from '../engine/events.js';
@@ -71,18 +72,32 @@ export function readEventLog(path: string): EngineEvent[] {
 }
 
 /**
- * How the writer makes an append durable. The real one is fdatasync(2); a test passes a recorder
- * (that still syncs) to check that the sync happens where the durability contract puts it.
+ * How the writer makes appends durable. The real one is fdatasync(2), inline or on libuv's thread
+ * pool; a test passes a recorder (that still syncs) to check that the syncs happen where the
+ * durability contract puts them, and how many there are.
  */
 export interface FileSync {
   datasync(fd: number): void;
+  /** The same off the event loop, so other work goes on while the disk flushes. Absent: `datasync` runs in its place. */
+  datasyncAsync?(fd: number): Promise<void>;
 }
 
-export const realFileSync: FileSync = { datasync: (fd) => fdatasyncSync(fd) };
+export const realFileSync: FileSync = { datasync: (fd) => fdatasyncSync(fd), datasyncAsync: promisify(fdatasync) };
 
-/** Appends events, one JSON line each; `sync` makes everything written so far durable. */
+/**
+ * Appends events, one JSON line each. An append is a write(2) and nothing more: once it returns,
+ * a process killed with SIGKILL loses nothing (the kernel holds the bytes); only a power cut or a
+ * kernel crash can take back what is not yet fdatasync'ed. `sync` (inline) and `flush` (group
+ * commit) make every line appended so far durable against that too.
+ */
 export class EventLogWriter {
   private readonly fd: number;
+  /** Lines this writer has appended, and how many of them an fdatasync is known to cover. */
+  private appended = 0;
+  private synced = 0;
+  /** The fdatasync on the thread pool, if one runs: at most one at a time (see flush). */
+  private inFlight?: Promise<void>;
+  private closed = false;
 
   constructor(
     private readonly path: string,
@@ -90,6 +105,16 @@ export class EventLogWriter {
   ) {
     this.fd = openSync(path, 'a+');
     this.dropTornTail();
+  }
+
+  /** Lines appended by this writer so far: a position in the log that durability can be asked about. */
+  get position(): number {
+    return this.appended;
+  }
+
+  /** Whether every line up to `position` is known to be fdatasync'ed. */
+  isDurable(position: number): boolean {
+    return this.synced >= position;
   }
 
   /** Cuts a torn last line left by a crash, so the next event starts on a line of its own. */
@@ -117,9 +142,10 @@ export class EventLogWriter {
    * but only while that half line is the file's end: a process that lost the lock must never cut
    * off events the new holder appended meanwhile. A line written whole whose sync failed is kept
    * (the pause that follows is rebuilt from the log as it stands). Every string in the event passes
-   * the redactor: no key reaches the log, whoever built the event.
+   * the redactor: no key reaches the log, whoever built the event. With `sync`, the line (and every
+   * one before it) is durable when this returns.
    */
-  append(event: EngineEvent, sync: boolean): void {
+  append(event: EngineEvent, sync = false): void {
     const line = Buffer.from(`${JSON.stringify(redactEvent(event))}\n`);
     const size = fstatSync(this.fd).size;
     let written = 0;
@@ -129,15 +155,58 @@ export class EventLogWriter {
       if (written > 0 && fstatSync(this.fd).size === size + written) ftruncateSync(this.fd, size);
       throw namingFile(error, this.path);
     }
-    if (!sync) return;
+    this.appended++;
+    if (sync) this.sync();
+  }
+
+  /** Makes every line appended so far durable before returning: for an event that guards a synchronous effect. */
+  sync(): void {
+    const covers = this.appended;
+    if (this.synced >= covers) return;
     try {
       this.fileSync.datasync(this.fd);
     } catch (error) {
       throw namingFile(error, this.path);
     }
+    this.synced = Math.max(this.synced, covers);
   }
 
+  /**
+   * Resolves once every line appended before the call is durable. Group commit: one fdatasync runs
+   * at a time, off the event loop; callers that arrive while it runs (other branches, each awaiting
+   * its own step_started) share the next one, which covers every line appended by the time it
+   * starts. A flush with nothing new to cover resolves without a sync. A failed fdatasync rejects
+   * every flush waiting on it; the next flush tries again.
+   */
+  async flush(): Promise<void> {
+    const target = this.appended;
+    while (this.synced < target) {
+      // Cleared once settled (a callback, so never before it is set), so the first caller to wake starts the next.
+      this.inFlight ??= this.syncOffLoop().finally(() => {
+        this.inFlight = undefined;
+      });
+      await this.inFlight;
+    }
+  }
+
+  private async syncOffLoop(): Promise<void> {
+    // Taken before the sync starts: a line appended while it runs may or may not be covered, so it is not counted.
+    const covers = this.appended;
+    try {
+      if (this.fileSync.datasyncAsync) await this.fileSync.datasyncAsync(this.fd);
+      else this.fileSync.datasync(this.fd);
+      this.synced = Math.max(this.synced, covers);
+    } catch (error) {
+      throw namingFile(error, this.path);
+    }
+  }
+
+  /** Closes the log; a sync still running on the thread pool finishes first (its descriptor must not be reused under it). */
   close(): void {
-    closeSync(this.fd);
+    if (this.closed) return;
+    this.closed = true;
+    const running = this.inFlight;
+    if (!running) closeSync(this.fd);
+    else void running.finally(() => closeSync(this.fd)).catch(() => {});
   }
 }

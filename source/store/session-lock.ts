@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, openSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { processAlive } from './process-liveness.js';
@@ -51,14 +51,26 @@ export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now())
   return { kind: 'held', owner };
 }
 
+/** A lock file that cannot be read or does not parse cannot name a live owner: it is treated as abandoned. */
+const unreadableOwner = (): LockOwner => ({ pid: 0, host: '', proc_start: null, started_at: new Date(0).toISOString(), heartbeat_at: new Date(0).toISOString(), token: 'unreadable' });
+
 function readOwner(path: string): LockOwner | undefined {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    // A lock file that does not parse cannot name a live owner: treat it as abandoned.
-    return { pid: 0, host: '', proc_start: null, started_at: new Date(0).toISOString(), heartbeat_at: new Date(0).toISOString(), token: 'unreadable' };
+    return unreadableOwner();
   }
+}
+
+/** The lock file a holder last found its own token in, kept open (see SessionLock.stillOwned). */
+interface HeldLockFile {
+  fd: number;
+  dev: number;
+  ino: number;
+  bytes: Buffer;
+  /** Room for one byte more than `bytes`, so a file that grew is told apart. */
+  scratch: Buffer;
 }
 
 /** Places a complete lock file at `path` only if none exists: link(2) is atomic and never torn. */
@@ -86,6 +98,7 @@ export type AcquireResult = { acquired: true; lock: SessionLock; tookOverFrom?: 
  */
 export class SessionLock {
   private timer?: NodeJS.Timeout;
+  private held?: HeldLockFile;
 
   private constructor(
     private readonly path: string,
@@ -167,10 +180,63 @@ export class SessionLock {
    * a lock file of a lower epoch, while no newer holder exists, is put right instead of given up.
    */
   stillOwned(): boolean {
-    const current = readOwner(this.path);
+    if (this.held && this.heldUnchanged(this.held)) return true;
+    const current = this.readHolding();
     if (current?.token === this.owner.token) return true;
     const strayFromSuperseded = current?.epoch !== undefined && current.epoch < this.epoch && readEpochMark(dirname(this.path)) <= this.epoch;
     return strayFromSuperseded && this.writeOwn();
+  }
+
+  /**
+   * The cheap answer of stillOwned, one stat and one small read: the lock file this holder last
+   * found its token in is held open, so its inode cannot be freed and handed to another file. If
+   * the path still names that inode and the inode still holds the bytes read then, nothing has
+   * changed the lock. Every way another process takes a lock — a new file linked or renamed into
+   * place, the old one unlinked first (takeover, `sessions unlock`, a late heartbeat of a superseded
+   * holder), the session folder deleted — makes the path name another inode or none; a rewrite in
+   * place changes the bytes. Any doubt falls back to reading the file again.
+   */
+  private heldUnchanged(held: HeldLockFile): boolean {
+    try {
+      const stat = statSync(this.path, { throwIfNoEntry: false });
+      if (stat?.ino !== held.ino || stat.dev !== held.dev) return false;
+      const read = readSync(held.fd, held.scratch, 0, held.scratch.length, 0);
+      return read === held.bytes.length && held.scratch.subarray(0, read).equals(held.bytes);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Reads the lock file's owner, keeping the file open when it is this holder's (see heldUnchanged). */
+  private readHolding(): LockOwner | undefined {
+    this.letGo();
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : unreadableOwner();
+    }
+    let owner: LockOwner;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(fd);
+      owner = JSON.parse(bytes.toString('utf8')) as LockOwner;
+    } catch {
+      closeSync(fd);
+      return unreadableOwner();
+    }
+    if (owner.token !== this.owner.token) {
+      closeSync(fd);
+      return owner;
+    }
+    const { dev, ino } = fstatSync(fd);
+    this.held = { fd, dev, ino, bytes, scratch: Buffer.alloc(bytes.length + 1) };
+    return owner;
+  }
+
+  private letGo(): void {
+    if (this.held) closeSync(this.held.fd);
+    this.held = undefined;
   }
 
   /**
@@ -225,6 +291,7 @@ export class SessionLock {
   release(): void {
     this.stopHeartbeat();
     if (this.stillOwned()) unlinkSync(this.path);
+    this.letGo();
   }
 
   /** Forcibly removes whatever lock a session has (`acode sessions unlock`). */

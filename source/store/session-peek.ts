@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { upgradeCheckpoint } from './checkpoint-upgrade.js';
 import { join } from 'node:path';
 import type { Checkpoint } from '../engine/session-progress.js';
+import { rolledForward } from './log-tail.js';
 
 /** The part of a session the browser's details pane shows. */
 export interface SessionPeek {
@@ -39,15 +41,23 @@ export function peekSession(dir: string): SessionPeek {
   if (!Array.isArray(steps) || agents.some((agent) => agent === undefined)) {
     throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
   }
+  return { checkpoint: shownCheckpoint(dir, cp), agents: agents as string[] };
+}
+
+/** The snapshot (checked as peekSession checks it), rolled forward over the log past it when the session is running: it is written lazily. */
+function shownCheckpoint(dir: string, raw: Record<string, unknown>): SessionPeek['checkpoint'] {
+  let cp = raw;
+  try {
+    if (raw.status === 'running' && typeof raw.last_event_id === 'number') cp = rolledForward(dir, upgradeCheckpoint(raw) as Checkpoint) as unknown as Record<string, unknown>;
+  } catch {
+    // A snapshot without the fields replay needs: shown as it is.
+  }
   return {
-    checkpoint: {
-      status: cp.status as Checkpoint['status'],
-      // `next_step`: written before step ids (session schema 1), the completed chain steps.
-      steps_done: (cp.steps_done ?? cp.next_step) as number,
-      stop_reason: typeof cp.stop_reason === 'string' ? (cp.stop_reason as Checkpoint['stop_reason']) : null,
-      error: typeof cp.error === 'string' ? cp.error : null,
-      last_response_preview: cp.last_response_preview,
-    },
-    agents: agents as string[],
+    status: cp.status as Checkpoint['status'],
+    // `next_step`: written before step ids (session schema 1), the completed chain steps.
+    steps_done: (cp.steps_done ?? cp.next_step) as number,
+    stop_reason: typeof cp.stop_reason === 'string' ? (cp.stop_reason as Checkpoint['stop_reason']) : null,
+    error: typeof cp.error === 'string' ? cp.error : null,
+    last_response_preview: cp.last_response_preview as string,
   };
 }

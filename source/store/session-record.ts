@@ -1,28 +1,12 @@
 import { z } from '../validation/z.js';
 import type { Checkpoint } from '../engine/session-progress.js';
+import { upgradeCheckpoint } from './checkpoint-upgrade.js';
 import { sessionStatuses } from '../session/status-words.js';
 
 const statusSchema = z.enum(sessionStatuses);
 const tokensSchema = z.object({ input: z.number(), output: z.number() });
 
 const inProgressSchema = z.object({ step: z.string(), attempt: z.number().int(), idempotency_key: z.string() });
-
-/**
- * A checkpoint as acode wrote it before step ids (session schema 1): a chain position `next_step`
- * and one in-progress step by index. Read as today's shape, exactly as replaying its log gives it.
- */
-function upgradeCheckpoint(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null || !('next_step' in raw)) return raw;
-  const { next_step, in_progress, ...rest } = raw as Record<string, unknown> & { in_progress?: { step?: unknown } | null };
-  const running = in_progress && typeof in_progress.step === 'number' ? { ...in_progress, step: String(in_progress.step) } : null;
-  return {
-    ...rest,
-    steps_done: next_step,
-    in_progress: running ? { [running.step]: running } : {},
-    // Before step ids one approval could be open: the in-progress step's.
-    awaiting: rest.status === 'awaiting_approval' && running ? [running.step] : [],
-  };
-}
 
 const checkpointSchema = z.preprocess(upgradeCheckpoint, z.object({
   status: statusSchema,

@@ -14,6 +14,7 @@ import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog, type FileSync } from './event-log.js';
 import { SessionIndex } from './session-index.js';
 import { FileBlobStore } from './file-blob-store.js';
+import { rolledForward } from './log-tail.js';
 import { SessionJournal } from './session-journal.js';
 import { SessionLock, type LockState } from './session-lock.js';
 import { removeLeftoverTempFiles } from './temp-files.js';
@@ -137,7 +138,10 @@ export class SessionStore {
     requireFolders(home, this.sessionsDir);
     this.index = new SessionIndex(home, (id) => {
       try {
-        return summarize(this.readRecord(id));
+        const record = this.readRecord(id);
+        // The snapshot is lazy: a running (or killed) session's log may be ahead of it.
+        const checkpoint = rolledForward(join(this.sessionsDir, id), record.checkpoint);
+        return summarize(checkpoint === record.checkpoint ? record : { ...record, checkpoint, updated_at: checkpoint.last_event_at ?? record.updated_at });
       } catch (error) {
         const dir = join(this.sessionsDir, id);
         if (!existsSync(dir)) return undefined;

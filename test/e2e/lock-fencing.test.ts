@@ -87,8 +87,8 @@ describe('a lock holder that lost its lock', () => {
     expect(fenced, `seed ${seed}`).toBeGreaterThan(0);
   });
 
-  it('stops at its next event, long before its next heartbeat, once another process holds the lock', async () => {
-    // Heartbeats every 15 s; each step takes about 0.3 s: only the per-event check can notice in time.
+  it('stops before its next model call or file write, long before its next heartbeat, once another process holds the lock', async () => {
+    // Heartbeats every 15 s; each step takes about 0.3 s: only the check before each outside effect can notice in time.
     const ws = workspace(150, 60);
     const first = new Proc(['run', 'spec.yaml'], ws);
     expect(await first.until(/▶ step 3\//)).toBe(true);

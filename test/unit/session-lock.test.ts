@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,43 @@ describe('the session lock', () => {
     expect(result.lock.stillOwned()).toBe(false);
     result.lock.release(); // not ours: left in place
     expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).token).toBe('someone-else');
+  });
+
+  it('notices a takeover that renames a lock file of the same size over its own (the way acode replaces it), checked many times in a row', () => {
+    const dir = tempDir();
+    const result = SessionLock.acquire(dir, 60_000);
+    if (!result.acquired) throw new Error('not acquired');
+    for (let i = 0; i < 100; i++) expect(result.lock.stillOwned()).toBe(true);
+    const mine = readFileSync(join(dir, 'lock'), 'utf8');
+    const token = (JSON.parse(mine) as LockOwner).token;
+    // Same length, same place: only the token differs, as a taker's would.
+    writeFileSync(join(dir, 'lock.new'), mine.replace(token, token.replace(/./g, (c) => (c === 'a' ? 'b' : 'a'))));
+    renameSync(join(dir, 'lock.new'), join(dir, 'lock'));
+    expect(result.lock.stillOwned()).toBe(false);
+  });
+
+  it('notices that its session folder was deleted', () => {
+    const dir = join(tempDir(), 'session');
+    mkdirSync(dir);
+    const result = SessionLock.acquire(dir, 60_000);
+    if (!result.acquired) throw new Error('not acquired');
+    expect(result.lock.stillOwned()).toBe(true);
+    rmSync(dir, { recursive: true });
+    expect(result.lock.stillOwned()).toBe(false);
+  });
+
+  it('still holds its lock after its own heartbeat replaced the file', async () => {
+    const dir = tempDir();
+    const result = SessionLock.acquire(dir, 60_000);
+    if (!result.acquired) throw new Error('not acquired');
+    const before = readFileSync(join(dir, 'lock'), 'utf8');
+    result.lock.startHeartbeat(5, () => {
+      throw new Error('lost');
+    });
+    while (readFileSync(join(dir, 'lock'), 'utf8') === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(result.lock.stillOwned()).toBe(true);
+    result.lock.release();
+    expect(SessionLock.inspect(dir, 60_000).kind).toBe('free');
   });
 });
 

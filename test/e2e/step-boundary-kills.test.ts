@@ -20,7 +20,7 @@ const child = `
 import { appendFileSync, fdatasync, fdatasyncSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ChainExecutor } from './source/engine/chain-executor.ts';
+import { SessionExecutor } from './source/engine/session-executor.ts';
 import { initialProgress } from './source/engine/session-progress.ts';
 import { mergeVariables } from './source/engine/template-context.ts';
 import { createProvider } from './source/providers/create-provider.ts';
@@ -75,7 +75,7 @@ const provider = Object.assign(Object.create(real), {
     return real.complete(request);
   },
 });
-const executor = new ChainExecutor({
+const executor = new SessionExecutor({
   sessionId: handle.record.session_id, spec, variables, provider, journal, blobs: handle.blobs(), progress: initialProgress(spec.pattern.config.steps.length), cwd, epoch: taken.lock.epoch,
 });
 executor.subscribe((event) => {
@@ -192,7 +192,7 @@ describe('a SIGKILL at every event boundary of a step', () => {
       expect(redone, `${where}: steps completed before the kill were started again`).toEqual([]);
       const history = JSON.parse((await runCli(['sessions', 'history', run.id, '--json'], run)).stdout) as EngineEvent[];
       expect(new Set(history.map((e) => e.event_id)).size, where).toBe(history.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.type === 'step_completed' && e.step), where).toEqual([0, 1, 2]);
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.type === 'step_completed' && e.step), where).toEqual(['0', '1', '2']);
       expect(history.at(-1)?.type, where).toBe('session_completed');
       expect(readFileSync(join(run.cwd, 'out/report.md')).equals(report), `${where}: report.md`).toBe(true);
       expect(readFileSync(join(run.cwd, 'notes.md')).equals(notes), `${where}: notes.md`).toBe(true);

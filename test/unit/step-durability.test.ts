@@ -92,7 +92,7 @@ describe('the durability of a step before its model call', () => {
     const elapsedMs = performance.now() - started;
     journal.close();
     // The start (with its checkpoint), one sync per step, the artifact's write-ahead intent, the end: nothing else.
-    expect(synced).toEqual(['session_started', ...Array.from({ length: steps }, (_, n) => `step_started ${n}`), 'file_write_intended -1', 'session_completed']);
+    expect(synced).toEqual(['session_started', ...Array.from({ length: steps }, (_, n) => `step_started ${n}`), 'file_write_intended @artifacts', 'session_completed']);
     // Each request went out after its own step's sync, and no other sync happened in between.
     expect(requests).toEqual(Array.from({ length: steps }, (_, n) => n + 2));
     // The snapshot was written at the start and at the end (both changes of status), not after each step

@@ -31,8 +31,7 @@ interface Timing {
  * One in-process run of an N-step chain, with a durable session as `acode run` keeps it (session
  * lock held, journal guarded by it) or with none (--no-save-session).
  */
-async function runOnce(steps: number, withSession: boolean, home: string, cwd: string): Promise<Timing> {
-  const text = benchSpec(steps);
+async function runOnce(steps: number, withSession: boolean, home: string, cwd: string, text = benchSpec(steps)): Promise<Timing> {
   const { spec } = loadSpecText(text, 'bench.yaml');
   const variables = mergeVariables(spec, {});
   let sessionId = 'unsaved';
@@ -54,7 +53,7 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
   const createMs = await timeAsync(async () => {
     if (!withSession) return;
     const handle = new SessionStore(home).create({
-      workflow_name: spec.name, pattern_type: 'chain', spec_path: 'bench.yaml', spec_hash: '', cwd, variables,
+      workflow_name: spec.name, pattern_type: spec.pattern.type, spec_path: 'bench.yaml', spec_hash: '', cwd, variables,
       runtime: { provider: 'scripted' }, specText: text, spec, stepsTotal: steps,
     });
     const taken = SessionLock.acquire(handle.dir, 30_000);
@@ -73,9 +72,10 @@ async function runOnce(steps: number, withSession: boolean, home: string, cwd: s
   const executor = new SessionExecutor({ sessionId, spec, variables, provider: createProvider(spec, {}), journal, blobs: new MemoryBlobStore(), progress: initialProgress(steps), cwd, epoch });
   let firstStep = 0;
   let lastStep = 0;
+  // Any pattern: from the first step's start to the last completion (several run at once in a workflow).
   executor.subscribe((event) => {
-    if (event.type === 'step_started' && event.step === '0') firstStep = performance.now();
-    if (event.type === 'step_completed' && event.step === String(steps - 1)) lastStep = performance.now();
+    if (event.type === 'step_started' && firstStep === 0) firstStep = performance.now();
+    if (event.type === 'step_completed') lastStep = performance.now();
   });
   const runMs = await timeAsync(async () => {
     await executor.run();
@@ -109,18 +109,59 @@ export interface OverheadRow {
  * completion) is measured and reported apart.
  */
 export async function checkpointOverhead(): Promise<OverheadRow[]> {
+  return overheadRows([[10, 31], [100, 11], [1000, 5]].map(([steps, runs]) => ({ steps: steps!, runs: runs!, text: benchSpec(steps!) })));
+}
+
+/**
+ * A scripted workflow of `lanes` × `depth` tasks: task (level l, lane k) depends on (l − 1, k), so
+ * `lanes` tasks are ready at a time, and `max_parallel: lanes` runs them together.
+ */
+export function workflowBenchSpec(lanes: number, depth: number): string {
+  const tasks: string[] = [];
+  for (let level = 0; level < depth; level++) {
+    for (let lane = 0; lane < lanes; lane++) {
+      const deps = level === 0 ? '' : `, deps: [t${level - 1}_${lane}]`;
+      const input = level === 0 ? 'Task on {{ topic }}' : `Next: {{ tasks.t${level - 1}_${lane}.response | truncate(120) }}`;
+      tasks.push(`      - { id: t${level}_${lane}, agent: worker, input: "${input}"${deps} }`);
+    }
+  }
+  return `version: 0
+name: bench-workflow-${lanes * depth}
+runtime:
+  provider: scripted
+  max_parallel: ${lanes}
+  scripted:
+    latency_ms: 0
+    response_bytes: 2048
+agents:
+  worker: { prompt: "You are a worker." }
+inputs: { values: { topic: benchmarks } }
+pattern:
+  type: workflow
+  config:
+    tasks:
+${tasks.join('\n')}
+`;
+}
+
+/** The per-task cost of a 200-task workflow with 8 tasks ready at a time: group commit shares the fdatasyncs. */
+export async function workflowOverhead(): Promise<OverheadRow[]> {
+  return overheadRows([{ steps: 200, runs: 11, text: workflowBenchSpec(8, 25) }]);
+}
+
+async function overheadRows(cases: { steps: number; runs: number; text: string }[]): Promise<OverheadRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-'));
   const rows: OverheadRow[] = [];
   try {
-    for (const [steps, runs] of [[10, 31], [100, 11], [1000, 5]] as const) {
-      await runOnce(steps, true, join(root, 'warm'), root); // warm up the JIT and the page cache
-      await runOnce(steps, false, join(root, 'warm'), root);
+    for (const { steps, runs, text } of cases) {
+      await runOnce(steps, true, join(root, 'warm'), root, text); // warm up the JIT and the page cache
+      await runOnce(steps, false, join(root, 'warm'), root, text);
       const withTimes: Timing[] = [];
       const withoutTimes: Timing[] = [];
       const floors: SyncFloor[] = [];
       for (let i = 0; i < runs; i++) {
-        withTimes.push(await runOnce(steps, true, join(root, `home-${steps}`), root));
-        withoutTimes.push(await runOnce(steps, false, join(root, `home-${steps}`), root));
+        withTimes.push(await runOnce(steps, true, join(root, `home-${steps}`), root, text));
+        withoutTimes.push(await runOnce(steps, false, join(root, `home-${steps}`), root, text));
         floors.push(await syncFloor(Math.min(Math.max(steps, 50), 200)));
       }
       const withMs = median(withTimes.map((t) => t.stepsMs));

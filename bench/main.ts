@@ -1,5 +1,5 @@
 import { browserFigures } from './browser-figures.js';
-import { checkpointOverhead } from './checkpoint-overhead.js';
+import { checkpointOverhead, workflowOverhead } from './checkpoint-overhead.js';
 import { syncFloor, threeSyncFloorMs } from './fs-floor.js';
 import { groupCommit } from './group-commit.js';
 import { environmentCheck } from './environment-check.js';
@@ -48,6 +48,10 @@ async function stepFigures() {
   console.log(`   once per session, not per step: creation ${median(rows.map((r) => r.createMs)).toFixed(2)} ms, start + completion ${median(rows.map((r) => r.startFinishMs)).toFixed(2)} ms`);
   console.log(`   1000-step vs 10-step overhead per step: ${ratio.toFixed(2)}×   target ≤ 1.5×  ${within(ratio <= 1.5)}`);
   console.log(`   (for scale: DBOS + PostgreSQL 2.6 ms/step, LangGraph.js 17 ms/step at 1,000 steps)`);
+  const [flow] = await workflowOverhead();
+  const chainPerStep = last.perStepMs;
+  console.log(`   a 200-task workflow, 8 tasks ready at a time (max_parallel 8): ${fmt(flow!.withMs)} with, ${fmt(flow!.withoutMs)} without · overhead/task ${flow!.perStepMs.toFixed(3)} ms, wall/task ${flow!.wallPerStepMs.toFixed(3)} ms, log fdatasyncs/task ${flow!.syncsPerStep.toFixed(3)} (floor ${flow!.floor.inlineMs.toFixed(3)} ms)`);
+  console.log(`     target: below the chain's overhead/step (${chainPerStep.toFixed(3)} ms at 1,000 steps)  ${within(flow!.perStepMs < chainPerStep)}`);
   console.log('   group commit: concurrent branches each appending a 2 KiB event and awaiting its flush, on the real log writer');
   console.log('   branches  appends  fdatasyncs  per append (ms)  appends per fdatasync');
   const rowsGc = await groupCommit();

@@ -300,7 +300,9 @@ export class SessionLock {
     const owner = readOwner(path);
     if (!owner) return undefined;
     // Its holder may be frozen before its first event: the next holder must still get a higher epoch.
-    raiseEpochMark(dir, owner.epoch ?? 0);
+    // Above the holder's own, too: a heartbeat of it that was mid-write writes its lock file back
+    // after this unlink; its check of the mark (writeOwn) then fails, and it gives the lock up.
+    raiseEpochMark(dir, (owner.epoch ?? 0) + 1);
     unlinkSync(path);
     return owner;
   }

@@ -80,7 +80,7 @@ export async function runSession(ctx: CommandContext, options: SessionRunOptions
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store, approvals: viewDesk } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, steps: shape });
+    const { store, approvals: viewDesk } = bindEngine(executor, { sessionId: options.sessionId, workflowName: options.spec.name, pattern: pattern.type, steps: shape });
     desk.target = viewDesk;
     screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
   } else {

@@ -21,6 +21,8 @@ export interface StepView {
   tokens?: TokenUsage;
   durationMs?: number;
   note?: string;
+  /** When it became done, skipped or failed, counted in events: views print lanes in the order they finish. */
+  finishedSeq?: number;
 }
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed' | 'cancelled' | 'awaiting_approval';
@@ -40,6 +42,8 @@ export interface RetryCountdown {
 export interface RunState {
   sessionId: string;
   workflowName: string;
+  /** The spec's pattern type (chain, workflow, parallel …): how the view lays out the steps. */
+  pattern: string;
   steps: StepView[];
   phase: RunPhase;
   /** Steps completed in an earlier run and skipped by this one. */
@@ -79,6 +83,8 @@ export interface RunControls {
 export interface RunStoreInit {
   sessionId: string;
   workflowName: string;
+  /** The spec's pattern type; absent: chain. */
+  pattern?: string;
   /** The pattern's steps as known when the run starts. */
   steps: readonly { id: StepId; label: string; title: string; group: string | null }[];
   controls: RunControls;
@@ -96,9 +102,13 @@ function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): St
 /** One store per run view; the engine writes through `apply`, the view reads with selectors. */
 export function createRunStore(init: RunStoreInit): RunStore {
   const now = init.now ?? Date.now;
+  let finished = 0;
+  /** A step reaches an end (done, skipped, failed): stamped so lanes can be printed in the order they finish. */
+  const ended = (status: 'done' | 'skipped' | 'failed'): Pick<StepView, 'status' | 'finishedSeq'> => ({ status, finishedSeq: ++finished });
   return createStore<RunState>()((set, get) => ({
     sessionId: init.sessionId,
     workflowName: init.workflowName,
+    pattern: init.pattern ?? 'chain',
     steps: init.steps.map((step, index) => ({ id: step.id, index, agent: step.label, title: step.title, group: step.group, status: 'pending', attempt: 0 })),
     phase: 'starting',
     skipped: 0,
@@ -145,7 +155,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_skipped':
-          set({ steps: updateStep(steps, event.step, { status: 'skipped' }) });
+          set({ steps: updateStep(steps, event.step, ended('skipped')) });
           return;
         case 'tool_called':
           set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
@@ -187,12 +197,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_completed':
           set({
-            steps: updateStep(steps, event.step, { status: 'done', tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
+            steps: updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
             tokens: addUsage(get().tokens, event.usage),
           });
           return;
         case 'step_failed':
-          set({ steps: updateStep(steps, event.step, { status: 'failed', note: event.message }) });
+          set({ steps: updateStep(steps, event.step, { ...ended('failed'), note: event.message }) });
           return;
         case 'artifact_written':
           set({ artifacts: [...get().artifacts, event.path] });

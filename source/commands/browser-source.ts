@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
-import type { FirstRows, SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import type { FirstRows, SessionDetails, SessionSource } from '../state/browser-store.js';
+import { checkpointSteps, replaySteps, sessionSteps } from '../state/session-steps.js';
 import { defaultHome } from '../store/acode-home.js';
 import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
@@ -97,21 +98,21 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       return snapshot() === stamp ? null : list();
     },
     details(id): SessionDetails {
-      const { checkpoint: cp, agents } = peekSession(join(sessionsDir, id));
+      const { checkpoint: cp, pattern, events } = peekSession(join(sessionsDir, id));
       const lock = lockOf(id);
-      const steps = agents.map((agent, index): StepStatusView => {
-        let status: StepStatusView['status'] = index < cp.steps_done ? 'done' : 'pending';
-        if (index === cp.steps_done && cp.status === 'failed') status = 'failed';
-        if (index === cp.steps_done && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
-        if (index === cp.steps_done && cp.status === 'awaiting_approval') status = 'awaiting';
-        return { index, agent, status };
-      });
+      const live = lock.kind === 'held';
+      // The log is the truth and the checkpoint a lazy snapshot of it; a log that trails its checkpoint was not written by a run.
+      const replayed = replaySteps(events, cp.steps_total);
+      const fromLog = replayed.progress.last_event_id >= cp.last_event_id;
+      const steps = fromLog ? sessionSteps(pattern, replayed, live) : checkpointSteps(pattern, cp, live);
+      const now = fromLog ? replayed.progress : cp;
       return {
         id,
+        pattern: pattern.type,
         steps,
-        lastResponse: cp.last_response_preview,
-        stopReason: cp.stop_reason,
-        error: cp.error,
+        lastResponse: now.last_response_preview,
+        stopReason: now.stop_reason,
+        error: now.error,
         lock: lock.kind === 'free' ? null : `${lock.kind === 'stale' ? 'stale, ' : ''}${describeOwner(lock.owner)}`,
         damaged: null,
       };

@@ -3,7 +3,9 @@ import { stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
-import { compareEvents } from '../engine/session-progress.js';
+import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
+import { patternFor } from '../engine/patterns/pattern-for.js';
+import { checkpointSteps, nameInLane, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { formatAgo } from '../human-units.js';
 import { withLiveness } from '../store/resumability.js';
 import { SessionLock } from '../store/session-lock.js';
@@ -50,23 +52,52 @@ export function listSessions(ctx: CommandContext, flags: { status?: string; resu
   return ExitCode.ok;
 }
 
-/** `acode sessions show <id> [--json]`. */
+/**
+ * Every step with where it stands, in lanes for patterns that have them:
+ * "  level 2" / "    ✗ technical  researcher  interrupted (attempt 1)".
+ */
+function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[]): string[] {
+  const names = steps.map(nameInLane);
+  // Names line up within a lane; agents and states line up across the whole list.
+  const nameWidth = new Map<string | null, number>();
+  for (const [i, step] of steps.entries()) nameWidth.set(step.group, Math.max(nameWidth.get(step.group) ?? 0, names[i]!.length));
+  const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
+  const lines: string[] = [];
+  for (const [i, step] of steps.entries()) {
+    if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${pattern === 'parallel' ? `branch ${step.group}` : step.group}`);
+    const style = stepStateStyle[step.status];
+    const attempt = step.attempt > 0 && (step.status === 'interrupted' || step.status === 'failed' || step.status === 'running') ? ` (attempt ${step.attempt})` : '';
+    // A chain's numbers align right; a step outside every lane (a reduce) stands alone.
+    const name = pattern === 'chain' ? names[i]!.padStart(nameWidth.get(null)!) : names[i]!.padEnd(step.group === null ? 0 : nameWidth.get(step.group)!);
+    const row = `${paint(ctx, style.ansi, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.ansi, style.word)}${attempt}`;
+    lines.push(`${step.group === null ? '  ' : '    '}${row}`);
+  }
+  return lines;
+}
+
+/** `acode sessions show <id> [--json]`: the session and each step's state, as its event log tells it. */
 export function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): ExitCode {
   const store = openStore(ctx);
   const handle = store.open(id);
   const record = handle.record;
   const lock = store.lockState(record.session_id, lockTimeoutMs(ctx, store));
+  const events = handle.events();
+  const pattern = patternFor(handle.spec());
+  // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
+  const replayed = replaySteps(events, record.checkpoint.steps_total);
+  const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
+  const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, record.checkpoint, lock.kind === 'held');
+  const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ ...record, events: handle.events().length }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);
     return ExitCode.ok;
   }
-  const cp = record.checkpoint;
   const lines = [
     `session   ${record.session_id}`,
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
     `status    ${paint(ctx, statusColor[cp.status], cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
-    `progress  ${cp.steps_done}/${cp.steps_total} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
+    `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
     `spec      ${record.spec_path}`,
     `cwd       ${record.cwd}`,
@@ -76,6 +107,8 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
     ...(Object.keys(record.variables).length ? [`variables ${Object.entries(record.variables).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`] : []),
     ...(cp.error ? [`message   ${cp.error}`] : []),
     ...cp.artifacts.map((path) => `artifact  ${path}`),
+    'steps',
+    ...stepLines(ctx, pattern.type, steps),
   ];
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.ok;

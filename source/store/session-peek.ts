@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EngineEvent } from '../engine/events.js';
+import type { Pattern } from '../engine/pattern.js';
+import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { Checkpoint } from '../engine/session-progress.js';
+import type { WorkflowSpec } from '../spec/schema.js';
+import { readEventLog } from './event-log.js';
 
 /** The part of a session the browser's details pane shows. */
 export interface SessionPeek {
-  checkpoint: Pick<Checkpoint, 'status' | 'steps_done' | 'stop_reason' | 'error' | 'last_response_preview'>;
-  /** The agent of each step, in order. */
-  agents: string[];
+  checkpoint: Pick<Checkpoint, 'status' | 'steps_done' | 'steps_total' | 'stop_reason' | 'error' | 'last_response_preview' | 'last_event_id'>;
+  /** The session's pattern, built from its spec snapshot. */
+  pattern: Pattern;
+  /** The event log as written (the checkpoint may trail it). */
+  events: EngineEvent[];
 }
 
 function readJson(path: string): unknown {
@@ -20,6 +27,29 @@ function readJson(path: string): unknown {
 /** A JSON object (not null, not a scalar): the structural checks of files read without a schema. */
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
+const isString = (value: unknown): value is string => typeof value === 'string';
+/** A chain, branch or reduce step: an agent's, or an approval (type: approval / hitl). */
+const isStep = (step: unknown) => isObject(step) && (isString(step.agent) || isString(step.type));
+const isTask = (task: unknown) => isStep(task) && isObject(task) && isString(task.id) && (task.deps === undefined || (Array.isArray(task.deps) && task.deps.every(isString)));
+const isBranch = (branch: unknown) => isObject(branch) && isString(branch.id) && Array.isArray(branch.steps) && branch.steps.every(isStep);
+
+/** True when what the pattern plug-ins read of a stored spec is there, shaped as the schema made it. */
+function hasPatternShape(spec: unknown): spec is WorkflowSpec {
+  const pattern = isObject(spec) ? spec.pattern : undefined;
+  const config = isObject(pattern) ? pattern.config : undefined;
+  if (!isObject(pattern) || !isObject(config)) return false;
+  switch (pattern.type) {
+    case 'chain':
+      return Array.isArray(config.steps) && config.steps.every(isStep);
+    case 'workflow':
+      return Array.isArray(config.tasks) && config.tasks.every(isTask);
+    case 'parallel':
+      return Array.isArray(config.branches) && config.branches.every(isBranch) && (config.reduce === undefined || isStep(config.reduce));
+    default:
+      return false;
+  }
+}
+
 /**
  * Reads one session for display only, with structural checks instead of the full schema: the
  * browser shows details on every selection change and must not load the validator to draw its
@@ -32,22 +62,19 @@ export function peekSession(dir: string): SessionPeek {
     throw new Error(`${join(dir, 'session.json')} does not match the session format`);
   }
   const spec = readJson(join(dir, 'spec.json'));
-  const steps = isObject(spec) && isObject(spec.pattern) && isObject(spec.pattern.config) ? spec.pattern.config.steps : undefined;
-  // An agent step names its agent; an approval step (type: approval / hitl) is shown as "approval".
-  const label = (step: unknown) => (isObject(step) && typeof step.agent === 'string' ? step.agent : isObject(step) && typeof step.type === 'string' ? 'approval' : undefined);
-  const agents = Array.isArray(steps) ? steps.map(label) : [];
-  if (!Array.isArray(steps) || agents.some((agent) => agent === undefined)) {
-    throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
-  }
+  if (!hasPatternShape(spec)) throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
   return {
     checkpoint: {
       status: cp.status as Checkpoint['status'],
       // `next_step`: written before step ids (session schema 1), the completed chain steps.
       steps_done: (cp.steps_done ?? cp.next_step) as number,
+      steps_total: typeof cp.steps_total === 'number' ? cp.steps_total : 0,
       stop_reason: typeof cp.stop_reason === 'string' ? (cp.stop_reason as Checkpoint['stop_reason']) : null,
       error: typeof cp.error === 'string' ? cp.error : null,
       last_response_preview: cp.last_response_preview,
+      last_event_id: typeof cp.last_event_id === 'number' ? cp.last_event_id : 0,
     },
-    agents: agents as string[],
+    pattern: patternFor(spec),
+    events: readEventLog(join(dir, 'events.jsonl')),
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StepStatus, StepView } from '../../source/state/run-store.js';
-import { lanesOf, liveLanes, nameInLane, type LiveEntry } from '../../source/ui/run/run-lanes.js';
+import { nameInLane } from '../../source/state/session-steps.js';
+import { lanesOf, liveLanes, type LiveEntry } from '../../source/ui/run/run-lanes.js';
 
 /** `branches` branches of `length` steps, the first `running` of them running their first step. */
 function branches(count: number, length: number, running: number): StepView[] {

@@ -4,7 +4,8 @@ import type { RunStore, StepView } from '../../state/run-store.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { stepColor, stepGlyph } from '../theme.js';
 import { Header } from './run-header.js';
-import { finishedLanes, lanesOf, liveLanes, nameInLane, type Lane } from './run-lanes.js';
+import { nameInLane } from '../../state/session-steps.js';
+import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */

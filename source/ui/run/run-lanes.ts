@@ -43,16 +43,6 @@ export function lanesOf(steps: readonly StepView[], pattern: string): Lane[] {
   });
 }
 
-/**
- * How a step is named inside its lane: its number in a branch ("2"), its task id in a level, its
- * title when it is a lane of its own ("reduce").
- */
-export function nameInLane(step: StepView): string {
-  if (step.group === null) return step.title;
-  if (step.id.startsWith(`${step.group}/`)) return String(Number(step.id.slice(step.group.length + 1)) + 1);
-  return step.id;
-}
-
 /** Lanes printed once, in the order they finished: the order <Static> needs (items are only appended). */
 export function finishedLanes(lanes: readonly Lane[]): Lane[] {
   return lanes.filter((lane) => lane.finished).sort((a, b) => a.finishedSeq - b.finishedSeq);

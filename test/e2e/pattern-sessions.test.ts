@@ -51,6 +51,9 @@ async function crashedWorkflow() {
   const ws = workspace('dag.yaml', workflow);
   const run = await runCli(['run', 'dag.yaml'], ws);
   expect(run.signal, run.stderr).toBe('SIGKILL');
+  // Plain lines name each task.
+  expect(run.stderr).toMatch(/^started: 4 steps\n▶ task overview \(researcher\)\n✓ task overview \(researcher\) [\d.]+s · \d+ in \/ \d+ out\n/m);
+  expect(run.stderr).toContain('▶ task technical (researcher)\n');
   const [id] = sessionIds(ws);
   return { ws, id: id! };
 }

@@ -54,21 +54,20 @@ export function listSessions(ctx: CommandContext, flags: { status?: string; resu
 
 /**
  * Every step with where it stands, in lanes for patterns that have them:
- * "  level 2" / "    ✗ technical  researcher  interrupted (attempt 1)".
+ * "  level 2" / "    ✗ technical  researcher  interrupted (attempt 1)", "    ✓ web/0  scraper  done".
  */
 function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[]): string[] {
-  const names = steps.map(nameInLane);
-  // Names line up within a lane; agents and states line up across the whole list.
-  const nameWidth = new Map<string | null, number>();
-  for (const [i, step] of steps.entries()) nameWidth.set(step.group, Math.max(nameWidth.get(step.group) ?? 0, names[i]!.length));
+  // A chain's steps by number; any other step by its id, as --from-step takes it.
+  const names = steps.map((step) => (pattern === 'chain' ? nameInLane(step) : step.id));
+  // Names, agents and states line up down the whole list (a step outside every lane is indented less).
+  const width = Math.max(0, ...names.map((name) => name.length));
   const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
   const lines: string[] = [];
   for (const [i, step] of steps.entries()) {
     if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${pattern === 'parallel' ? `branch ${step.group}` : step.group}`);
     const style = stepStateStyle[step.status];
     const attempt = step.attempt > 0 && (step.status === 'interrupted' || step.status === 'failed' || step.status === 'running') ? ` (attempt ${step.attempt})` : '';
-    // A chain's numbers align right; a step outside every lane (a reduce) stands alone.
-    const name = pattern === 'chain' ? names[i]!.padStart(nameWidth.get(null)!) : names[i]!.padEnd(step.group === null ? 0 : nameWidth.get(step.group)!);
+    const name = pattern === 'chain' ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
     const row = `${paint(ctx, style.ansi, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.ansi, style.word)}${attempt}`;
     lines.push(`${step.group === null ? '  ' : '    '}${row}`);
   }

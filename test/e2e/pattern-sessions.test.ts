@@ -145,7 +145,8 @@ describe('a parallel session on disk', () => {
     const [id] = sessionIds(ws);
 
     const show = await runCli(['sessions', 'show', id!], ws);
-    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ 1 +web_scraper +done\n    ◆ 2 +approval +awaiting approval\n    ○ 3 +data_validator +pending\n  branch docs_research\n    ✓ 1 +docs_reader +done\n  ○ reduce +aggregator +pending\n/);
+    // By id, as --from-step takes them.
+    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done\n    ◆ web_research\/1 +approval +awaiting approval\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done\n  ○ reduce +aggregator +pending\n/);
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id!);

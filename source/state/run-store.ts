@@ -105,6 +105,16 @@ export function createRunStore(init: RunStoreInit): RunStore {
   let finished = 0;
   /** A step reaches an end (done, skipped, failed): stamped so lanes can be printed in the order they finish. */
   const ended = (status: 'done' | 'skipped' | 'failed'): Pick<StepView, 'status' | 'finishedSeq'> => ({ status, finishedSeq: ++finished });
+  /** Approval steps asked and not answered yet. */
+  const asked = new Set<StepId>();
+  /**
+   * The run waits on the person only while a question is open and no other step runs; a branch
+   * still running keeps it running (Ctrl+C then pauses that branch, not just the wait).
+   */
+  const phaseWith = (phase: RunPhase, steps: readonly StepView[]): RunPhase => {
+    if (phase !== 'running' && phase !== 'awaiting_approval') return phase;
+    return asked.size > 0 && !steps.some((step) => step.status === 'running') ? 'awaiting_approval' : 'running';
+  };
   return createStore<RunState>()((set, get) => ({
     sessionId: init.sessionId,
     workflowName: init.workflowName,
@@ -171,15 +181,19 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'file_write_recovered':
         case 'environment_accepted':
           return;
-        case 'step_started':
-          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined }) });
+        case 'step_started': {
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined });
+          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
           return;
+        }
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
           const reason = stopReasonText(event.stop_reason);
+          const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
-            steps: updateStep(steps, event.step, { status: 'waiting', note: reason }),
+            steps: next,
+            phase: phaseWith(get().phase, next),
           });
           return;
         }
@@ -195,15 +209,17 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_retry_scheduled':
           set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${stopReasonText(event.reason)}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;
-        case 'step_completed':
-          set({
-            steps: updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
-            tokens: addUsage(get().tokens, event.usage),
-          });
+        case 'step_completed': {
+          asked.delete(event.step);
+          const next = updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined });
+          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
           return;
-        case 'step_failed':
-          set({ steps: updateStep(steps, event.step, { ...ended('failed'), note: event.message }) });
+        }
+        case 'step_failed': {
+          const next = updateStep(steps, event.step, { ...ended('failed'), note: event.message });
+          set({ steps: next, phase: phaseWith(get().phase, next) });
           return;
+        }
         case 'artifact_written':
           set({ artifacts: [...get().artifacts, event.path] });
           return;
@@ -219,16 +235,20 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'session_completed':
           set({ phase: 'completed', finishedAt: now() });
           return;
-        case 'approval_requested':
-          set({ phase: get().phase === 'stopping' ? 'stopping' : 'awaiting_approval', steps: updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' }) });
+        case 'approval_requested': {
+          asked.add(event.step);
+          const next = updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' });
+          set({ phase: phaseWith(get().phase, next), steps: next });
           return;
-        case 'approval_answered':
-        {
-          // The next branch's question may already be up: only this step's answer closes the panel.
-          const next = get().approval?.step === event.step ? null : get().approval;
-          set({ phase: next ? 'awaiting_approval' : 'running', approval: next, steps: updateStep(steps, event.step, { note: event.decision }) });
         }
+        case 'approval_answered': {
+          asked.delete(event.step);
+          // The next branch's question may already be up: only this step's answer closes the panel.
+          const approval = get().approval?.step === event.step ? null : get().approval;
+          const next = updateStep(steps, event.step, { note: event.decision });
+          set({ phase: phaseWith(get().phase, next), approval, steps: next });
           return;
+        }
         case 'session_cancelled':
           set({ phase: 'cancelled', finishedAt: now(), message: event.message, approval: null });
           return;

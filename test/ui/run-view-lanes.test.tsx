@@ -116,13 +116,17 @@ describe('the run view of a parallel run', () => {
     expect(frame).toContain('approval needed · branch web_research step 2');
     expect(frame).toMatch(/◷ branch web_research · 1\/3 done · 1 waiting/);
     expect(frame).toMatch(/◷ 2 approval +awaiting approval/);
-    // The other branch goes on while the question waits.
+    // The other branch goes on while the question waits: Ctrl+C would pause it, not just leave the question.
     expect(frame).toMatch(new RegExp(`${spinner} 1 docs_reader`));
+    expect(store.getState().phase).toBe('running');
+    expect(frame).not.toContain('keeps waiting for its answer');
 
     complete('docs_research/0', 'docs_reader');
     frame = await ui.waitForFrame((f) => f.includes('✓ branch docs_research'));
     expect(frame).toMatch(/✓ branch docs_research · 1\/1 done\n +✓ 1 docs_reader 1\.5s/);
     expect(frame.indexOf('branch docs_research')).toBeLessThan(frame.indexOf('branch web_research'));
+    // Nothing runs any more: only the question is open.
+    expect(frame).toContain('Ctrl+C pause (the session keeps waiting for its answer)');
   });
 
   it('counts the steps skipped on resume per branch', async () => {

@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
 import type { FirstRows, SessionDetails, SessionSource } from '../state/browser-store.js';
-import { checkpointSteps, replaySteps, sessionSteps } from '../state/session-steps.js';
+import type { Checkpoint } from '../engine/session-progress.js';
+import { checkpointSteps, replaySteps, sessionSteps, type SessionStep } from '../state/session-steps.js';
 import { defaultHome } from '../store/acode-home.js';
 import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
-import { peekSession } from '../store/session-peek.js';
+import { peekSession, type SessionPeek } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
 import type { SessionStore } from '../store/session-store.js';
 import { isLiveStatus } from '../store/summary-rows.js';
@@ -28,6 +29,19 @@ const summaryOf = (row: SessionSummary): SessionSummary => {
   const { interrupted: _interrupted, resumable: _resumable, ...summary } = row as BrowserRow;
   return summary;
 };
+
+/**
+ * A session's steps and latest state for the details pane. A chain's current checkpoint says all
+ * its log does, so only the log's last line is read; otherwise the log — the truth, of which the
+ * checkpoint is a lazy snapshot — is replayed, unless it trails the checkpoint (not written by a run).
+ */
+function peekedSteps(peek: SessionPeek, live: boolean): { steps: SessionStep[]; now: Pick<Checkpoint, 'last_response_preview' | 'stop_reason' | 'error'> } {
+  const { checkpoint: cp, pattern } = peek;
+  if (pattern.type === 'chain' && peek.lastEventId() === cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
+  const replayed = replaySteps(peek.events(), cp.steps_total);
+  if (replayed.progress.last_event_id < cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
+  return { steps: sessionSteps(pattern, replayed, live), now: replayed.progress };
+}
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -98,17 +112,12 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       return snapshot() === stamp ? null : list();
     },
     details(id): SessionDetails {
-      const { checkpoint: cp, pattern, events } = peekSession(join(sessionsDir, id));
+      const peek = peekSession(join(sessionsDir, id));
       const lock = lockOf(id);
-      const live = lock.kind === 'held';
-      // The log is the truth and the checkpoint a lazy snapshot of it; a log that trails its checkpoint was not written by a run.
-      const replayed = replaySteps(events, cp.steps_total);
-      const fromLog = replayed.progress.last_event_id >= cp.last_event_id;
-      const steps = fromLog ? sessionSteps(pattern, replayed, live) : checkpointSteps(pattern, cp, live);
-      const now = fromLog ? replayed.progress : cp;
+      const { steps, now } = peekedSteps(peek, lock.kind === 'held');
       return {
         id,
-        pattern: pattern.type,
+        pattern: peek.pattern.type,
         steps,
         lastResponse: now.last_response_preview,
         stopReason: now.stop_reason,

@@ -85,7 +85,7 @@ export function showSession(ctx: CommandContext, id: string, flags: { json: bool
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
   const replayed = replaySteps(events, record.checkpoint.steps_total);
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
-  const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, record.checkpoint, lock.kind === 'held');
+  const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);

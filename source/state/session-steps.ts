@@ -91,21 +91,28 @@ export function sessionSteps(pattern: Pattern, replayed: ReplayedSteps, live: bo
   }));
 }
 
+/** What a checkpoint says of a chain: how many steps completed, and the steps under way and asked, by id. */
+export type ChainCheckpoint = Pick<Checkpoint, 'status' | 'steps_done'> & { in_progress?: readonly StepId[]; awaiting?: readonly StepId[] };
+
 /**
- * For a log that trails its checkpoint (written by hand, or by a tool that filled only the
- * checkpoint): a chain's first `steps_done` steps are done and the next one is where it stopped.
- * Other patterns cannot say which steps the count means, so theirs stay pending.
+ * A chain's steps from its checkpoint, which for a chain says all the log does (its steps complete in
+ * order: the first `steps_done` are done) — read when the checkpoint is current, so a long session
+ * costs no more than a short one, and when the log trails it (written by hand, or by a tool that
+ * filled only the checkpoint). Other patterns cannot say from a count which steps it means: their
+ * steps stay pending.
  */
-export function checkpointSteps(pattern: Pattern, checkpoint: Pick<Checkpoint, 'status' | 'steps_done'>, live: boolean): SessionStep[] {
+export function checkpointSteps(pattern: Pattern, checkpoint: ChainCheckpoint, live: boolean): SessionStep[] {
   const chain = pattern.type === 'chain';
   const done = chain ? checkpoint.steps_done : 0;
+  const stopped = checkpoint.status === 'failed' || checkpoint.status === 'cancelled';
+  const runs = checkpoint.status === 'running' || checkpoint.status === 'awaiting_approval';
   return pattern.shape(initialProgress(0)).map((node, index) => {
-    let status: StepState = index < done ? 'done' : 'pending';
-    if (chain && index === done) {
-      if (checkpoint.status === 'failed') status = 'failed';
-      else if (checkpoint.status === 'running') status = live ? 'running' : 'interrupted';
-      else if (checkpoint.status === 'awaiting_approval') status = 'awaiting';
-    }
+    let status: StepState = 'pending';
+    if (index < done) status = 'done';
+    else if (!chain) status = 'pending';
+    else if (checkpoint.awaiting?.includes(node.id) || (index === done && checkpoint.status === 'awaiting_approval')) status = 'awaiting';
+    else if (index === done && stopped) status = 'failed';
+    else if (checkpoint.in_progress?.includes(node.id) || (index === done && checkpoint.status === 'running')) status = live && runs ? 'running' : 'interrupted';
     return { id: node.id, index, agent: node.label, title: node.title, group: node.group, status, attempt: 0 };
   });
 }

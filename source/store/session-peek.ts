@@ -1,19 +1,25 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../engine/events.js';
 import type { Pattern } from '../engine/pattern.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { Checkpoint } from '../engine/session-progress.js';
+import type { StepId } from '../engine/step-id.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { readEventLog } from './event-log.js';
 
+/** What the details pane reads of a checkpoint: the steps under way and asked are listed by id. */
+export type PeekedCheckpoint = Pick<Checkpoint, 'status' | 'steps_done' | 'steps_total' | 'stop_reason' | 'error' | 'last_response_preview' | 'last_event_id' | 'awaiting'> & { in_progress: StepId[] };
+
 /** The part of a session the browser's details pane shows. */
 export interface SessionPeek {
-  checkpoint: Pick<Checkpoint, 'status' | 'steps_done' | 'steps_total' | 'stop_reason' | 'error' | 'last_response_preview' | 'last_event_id'>;
+  checkpoint: PeekedCheckpoint;
   /** The session's pattern, built from its spec snapshot. */
   pattern: Pattern;
-  /** The event log as written (the checkpoint may trail it). */
-  events: EngineEvent[];
+  /** The event log as written (the checkpoint may trail it): read only when asked for. */
+  events(): EngineEvent[];
+  /** The id of the log's last whole event, read from its end; undefined for an empty log. */
+  lastEventId(): number | undefined;
 }
 
 function readJson(path: string): unknown {
@@ -63,6 +69,10 @@ export function peekSession(dir: string): SessionPeek {
   }
   const spec = readJson(join(dir, 'spec.json'));
   if (!hasPatternShape(spec)) throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter(isString) : []);
+  // Schema 1 kept one step under way as { step: <chain index> }; schema 2 keys them by step id.
+  const running = isObject(cp.in_progress) ? (typeof cp.in_progress.step === 'number' ? [String(cp.in_progress.step)] : Object.keys(cp.in_progress)) : [];
+  const log = join(dir, 'events.jsonl');
   return {
     checkpoint: {
       status: cp.status as Checkpoint['status'],
@@ -73,8 +83,47 @@ export function peekSession(dir: string): SessionPeek {
       error: typeof cp.error === 'string' ? cp.error : null,
       last_response_preview: cp.last_response_preview,
       last_event_id: typeof cp.last_event_id === 'number' ? cp.last_event_id : 0,
+      in_progress: running,
+      awaiting: cp.awaiting === undefined && cp.status === 'awaiting_approval' ? running : strings(cp.awaiting),
     },
     pattern: patternFor(spec),
-    events: readEventLog(join(dir, 'events.jsonl')),
+    events: () => readEventLog(log),
+    lastEventId: () => lastEventId(log),
   };
+}
+
+/**
+ * The event id of the last whole line of a log, read from its end (a few KB, not the whole log):
+ * whether a checkpoint is current costs the same for a session of ten steps or ten thousand.
+ */
+function lastEventId(path: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    for (let window = 16 * 1024; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const bytes = Buffer.alloc(size - start);
+      readSync(fd, bytes, 0, bytes.length, start);
+      // Whatever follows the last newline is a torn append, never durable.
+      const end = bytes.lastIndexOf(10);
+      const begin = end <= 0 ? -1 : bytes.lastIndexOf(10, end - 1);
+      if (end > 0 && (begin >= 0 || start === 0)) {
+        const line = bytes.subarray(begin + 1, end).toString('utf8');
+        try {
+          const event = JSON.parse(line) as { event_id?: unknown };
+          return typeof event.event_id === 'number' ? event.event_id : undefined;
+        } catch {
+          return undefined;
+        }
+      }
+      if (start === 0) return undefined;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalDesk } from '../../source/engine/approval.js';
 import type { AutoResumePolicy } from '../../source/engine/resume-strategy.js';
 import { patternFor } from '../../source/engine/patterns/pattern-for.js';
+import { replayEvents, toCheckpoint } from '../../source/engine/session-progress.js';
 import { checkpointSteps, replaySteps, sessionSteps } from '../../source/state/session-steps.js';
 import { executorFor } from '../helpers/engine-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -83,5 +84,47 @@ pattern:
     expect(checkpointSteps(patternFor(chain.spec), { status: 'failed', steps_done: 2 }, false).map((s) => s.status)).toEqual(['done', 'done', 'failed']);
     const workflow = executorFor(dag(''), { cwd: tempDir() });
     expect(checkpointSteps(patternFor(workflow.spec), { status: 'running', steps_done: 2 }, false).every((s) => s.status === 'pending')).toBe(true);
+  });
+
+  it('reads the same from a chain\'s current checkpoint as from its log, in every way a chain ends', async () => {
+    const chain = (extra = '', gate = false) => `version: 0
+name: c
+runtime:
+  provider: scripted
+${extra}
+agents: { w: { prompt: p } }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: w, input: a }
+${gate ? '      - { type: hitl, prompt: "ok?", default: approved }' : '      - { agent: w, input: b }'}
+      - { agent: w, input: c }
+`;
+    const failing = chain(`  scripted:\n    faults: [{ step: 1, kind: error, times: 9 }]`);
+    const reject: ApprovalDesk = { answer: async () => ({ decision: 'rejected' }) };
+    const runs: [string, string, { approvals?: ApprovalDesk; autoResume?: AutoResumePolicy }][] = [
+      ['completed', chain(), {}],
+      ['paused', failing, { autoResume: { enabled: true, maxAttempts: 5, onUnknown: 'pause' } }],
+      ['failed', failing, { autoResume: { enabled: true, maxAttempts: 5, onUnknown: 'fail' } }],
+      ['awaiting_approval', chain('', true), {}],
+      ['cancelled', chain('', true), { approvals: reject }],
+    ];
+    for (const [status, text, options] of runs) {
+      const { executor, journal, spec } = executorFor(text, { cwd: tempDir(), ...options });
+      await executor.run();
+      const pattern = patternFor(spec);
+      // Cut after the second step started (a crash there), and as it ended.
+      const started = journal.events.findIndex((e) => e.type === 'step_started' && e.step === '1');
+      for (const events of [journal.events, journal.events.slice(0, started + 1)]) {
+        const progress = replayEvents(events, 3);
+        const checkpoint = { ...toCheckpoint(progress), in_progress: Object.keys(progress.in_progress) };
+        for (const live of [false, true]) {
+          const fromLog = sessionSteps(pattern, replaySteps(events, 3), live).map((step) => step.status);
+          expect(checkpointSteps(pattern, checkpoint, live).map((step) => step.status), `${status}, ${events.length} events, live ${live}`).toEqual(fromLog);
+        }
+      }
+      expect(replayEvents(journal.events, 3).status).toBe(status);
+    }
   });
 });

@@ -17,7 +17,7 @@ const help = `
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step N]    new session reusing <id>'s completed steps before N
+    $ acode fork <id> [--from-step S]    new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--json]
     $ acode sessions history <id> [--json]   the event log in replay order

@@ -23,7 +23,8 @@ const flagHelp = {
                          (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
                          prompt (ask); default resume.in_progress_strategy (rollback)`,
-  fromStep: `    --from-step N        fork: run again from step N (1-based); steps before it are reused`,
+  fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task
+                         id, branch/n, reduce); completed steps that do not depend on it are reused`,
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   json: `    --json               print one JSON object (or array) on stdout`,
@@ -74,14 +75,17 @@ ${idNote}
 `,
   fork: `
   Start a new session from <id> (any status, also completed or failed), reusing its completed steps
-  before step N and running the rest again.
+  that do not depend on step S and running the rest again.
 
   Usage
-    $ acode fork <id> [--from-step N] [--json]
+    $ acode fork <id> [--from-step S] [--json]
 
   Options
-    --from-step N        run again from step N (1-based); steps before it are reused
-                         (default: after the last completed step)
+    --from-step S        run again from step S: in a chain its number (1-based), the steps before it
+                         reused; in a workflow a task id, every completed task not downstream of it
+                         reused; in a parallel run branch/n (n from 0) or reduce, the other branches
+                         and the steps before it in its branch reused. 'acode sessions show <id>'
+                         lists the ids (default: the first unfinished step)
     --json               print one JSON object on stdout
 
 ${idNote}
@@ -89,6 +93,8 @@ ${idNote}
   Examples
     $ acode fork 3f2a
     $ acode fork 3f2a --from-step 2
+    $ acode fork 3f2a --from-step technical
+    $ acode fork 3f2a --from-step web_research/1
 `,
   validate: `
   Check a workflow spec without running it; each problem names file:line:column.

@@ -2,16 +2,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
-import type { FirstRows, SessionDetails, SessionSource, StepStatusView } from '../state/browser-store.js';
+import type { FirstRows, SessionDetails, SessionSource } from '../state/browser-store.js';
 import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
+import type { Checkpoint } from '../engine/session-progress.js';
+import { checkpointSteps, replaySteps, sessionSteps, type SessionStep } from '../state/session-steps.js';
 import { defaultHome } from '../store/acode-home.js';
 import { changeStamp } from '../store/change-stamp.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
-import { peekSession } from '../store/session-peek.js';
+import { peekSession, type SessionPeek } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
 import { isLiveStatus } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
@@ -29,6 +31,19 @@ const summaryOf = (row: SessionSummary): SessionSummary => {
   const { interrupted: _interrupted, resumable: _resumable, ...summary } = row as BrowserRow;
   return summary;
 };
+
+/**
+ * A session's steps and latest state for the details pane. A chain's current checkpoint says all
+ * its log does, so only the log's last line is read; otherwise the log — the truth, of which the
+ * checkpoint is a lazy snapshot — is replayed, unless it trails the checkpoint (not written by a run).
+ */
+function peekedSteps(peek: SessionPeek, live: boolean): { steps: SessionStep[]; now: Pick<Checkpoint, 'last_response_preview' | 'stop_reason' | 'error'> } {
+  const { checkpoint: cp, pattern } = peek;
+  if (pattern.type === 'chain' && peek.lastEventId() === cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
+  const replayed = replaySteps(peek.events(), cp.steps_total);
+  if (replayed.progress.last_event_id < cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
+  return { steps: sessionSteps(pattern, replayed, live), now: replayed.progress };
+}
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -107,21 +122,16 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       return () => watching.stop();
     },
     details(id): SessionDetails {
-      const { checkpoint: cp, agents } = peekSession(join(sessionsDir, id));
+      const peek = peekSession(join(sessionsDir, id));
       const lock = lockOf(id);
-      const steps = agents.map((agent, index): StepStatusView => {
-        let status: StepStatusView['status'] = index < cp.steps_done ? 'done' : 'pending';
-        if (index === cp.steps_done && cp.status === 'failed') status = 'failed';
-        if (index === cp.steps_done && cp.status === 'running') status = lock.kind === 'held' ? 'running' : 'interrupted';
-        if (index === cp.steps_done && cp.status === 'awaiting_approval') status = 'awaiting';
-        return { index, agent, status };
-      });
+      const { steps, now } = peekedSteps(peek, lock.kind === 'held');
       return {
         id,
+        pattern: peek.pattern.type,
         steps,
-        lastResponse: cp.last_response_preview,
-        stopReason: cp.stop_reason,
-        error: cp.error,
+        lastResponse: now.last_response_preview,
+        stopReason: now.stop_reason,
+        error: now.error,
         lock: lock.kind === 'free' ? null : `${lock.kind === 'stale' ? 'stale, ' : ''}${describeOwner(lock.owner)}`,
         damaged: null,
       };

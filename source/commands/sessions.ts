@@ -3,7 +3,9 @@ import { stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
-import { compareEvents } from '../engine/session-progress.js';
+import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
+import { patternFor } from '../engine/patterns/pattern-for.js';
+import { checkpointSteps, nameInLane, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { formatAgo } from '../human-units.js';
 import { listWithLiveness, type ListedSession } from '../session/listing.js';
 import { describeOwner } from '../session/lock-owner.js';
@@ -43,23 +45,51 @@ export async function listSessions(ctx: CommandContext, flags: { status?: string
   return ExitCode.ok;
 }
 
-/** `acode sessions show <id> [--json]`. */
+/**
+ * Every step with where it stands, in lanes for patterns that have them:
+ * "  level 2" / "    ✗ technical  researcher  interrupted (attempt 1)", "    ✓ web/0  scraper  done".
+ */
+function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[]): string[] {
+  // A chain's steps by number; any other step by its id, as --from-step takes it.
+  const names = steps.map((step) => (pattern === 'chain' ? nameInLane(step) : step.id));
+  // Names, agents and states line up down the whole list (a step outside every lane is indented less).
+  const width = Math.max(0, ...names.map((name) => name.length));
+  const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
+  const lines: string[] = [];
+  for (const [i, step] of steps.entries()) {
+    if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${pattern === 'parallel' ? `branch ${step.group}` : step.group}`);
+    const style = stepStateStyle[step.status];
+    const attempt = step.attempt > 0 && (step.status === 'interrupted' || step.status === 'failed' || step.status === 'running') ? ` (attempt ${step.attempt})` : '';
+    const name = pattern === 'chain' ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
+    const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.color, style.word)}${attempt}`;
+    lines.push(`${step.group === null ? '  ' : '    '}${row}`);
+  }
+  return lines;
+}
+
+/** `acode sessions show <id> [--json]`: the session and each step's state, as its event log tells it. */
 export async function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
   const repository = openRepository(ctx);
   const session = await repository.open(id);
   const record = session.record;
   const lock = await repository.lockState(record.session_id, lockTimeoutMs(ctx, repository));
+  const events = await session.events();
+  const pattern = patternFor(await session.spec());
+  // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
+  const replayed = replaySteps(events, record.checkpoint.steps_total);
+  const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
+  const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
+  const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ ...record, events: (await session.events()).length }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);
     return ExitCode.ok;
   }
-  const cp = record.checkpoint;
   const lines = [
     `session   ${record.session_id}`,
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
     `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
-    `progress  ${cp.steps_done}/${cp.steps_total} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
+    `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
     `spec      ${record.spec_path}`,
     `cwd       ${record.cwd}`,
@@ -69,6 +99,8 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     ...(Object.keys(record.variables).length ? [`variables ${Object.entries(record.variables).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`] : []),
     ...(cp.error ? [`message   ${cp.error}`] : []),
     ...cp.artifacts.map((path) => `artifact  ${path}`),
+    'steps',
+    ...stepLines(ctx, pattern.type, steps),
   ];
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.ok;

@@ -1,10 +1,12 @@
 import type { SessionStatus } from './events.js';
 import type { Pattern } from './pattern.js';
 import type { Checkpoint, SessionProgress } from './session-progress.js';
-import { chainIndex, type StepId } from './step-id.js';
+import { chainIndex, stepTitle, type StepId } from './step-id.js';
 
 export interface PlannedStep {
   step: StepId;
+  /** How a person names it: "step 3", "task overview", "web step 2". */
+  title: string;
   agent: string;
 }
 
@@ -32,7 +34,10 @@ export interface ContinuationPlan {
  */
 export function planContinuation(pattern: Pattern, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
   const shape = pattern.shape(progress);
-  const planned = (id: StepId): PlannedStep => ({ step: id, agent: shape.find((node) => node.id === id)?.label ?? pattern.step(id, progress)?.label ?? '' });
+  const planned = (id: StepId): PlannedStep => {
+    const node = shape.find((known) => known.id === id);
+    return { step: id, title: node?.title ?? stepTitle(id), agent: node?.label ?? pattern.step(id, progress)?.label ?? '' };
+  };
   const running = Object.values(progress.in_progress).filter((step) => !progress.completed[step.step]);
   return {
     status: progress.status,
@@ -51,10 +56,11 @@ export function planContinuation(pattern: Pattern, progress: SessionProgress, ch
   };
 }
 
-/** A planned step as a person reads it: "3 writer" for a chain step (1-based), "overview researcher" otherwise. */
+/** A planned step as a person reads it: "3 writer" for a chain step (1-based), "task overview (researcher)" otherwise. */
 function plannedName(step: PlannedStep): string {
   const index = chainIndex(step.step);
-  return `${index === undefined ? step.step : index + 1} ${step.agent}`.trimEnd();
+  if (index !== undefined) return `${index + 1} ${step.agent}`.trimEnd();
+  return step.agent ? `${step.title} (${step.agent})` : step.title;
 }
 
 /** The plan as lines a person reads (dry-run, plain mode and the event log agree on it). */

@@ -1,16 +1,14 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { SessionStep } from './session-steps.js';
 import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
 
-export interface StepStatusView {
-  index: number;
-  agent: string;
-  status: 'done' | 'failed' | 'running' | 'interrupted' | 'awaiting' | 'pending';
-}
 
 /** What the details pane shows of the selected session (loaded on selection, one session at a time). */
 export interface SessionDetails {
   id: string;
-  steps: StepStatusView[];
+  /** The session's pattern type: how the pane groups its steps. */
+  pattern: string;
+  steps: SessionStep[];
   lastResponse: string;
   stopReason: string | null;
   error: string | null;
@@ -134,7 +132,7 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       try {
         return source.details(id);
       } catch (error) {
-        return { id, steps: [], lastResponse: '', stopReason: null, error: null, lock: null, damaged: (error as Error).message };
+        return { id, pattern: '', steps: [], lastResponse: '', stopReason: null, error: null, lock: null, damaged: (error as Error).message };
       }
     };
     /** Rows read again (after a change made here: the message says what happened). */

@@ -21,6 +21,8 @@ export interface StepView {
   tokens?: TokenUsage;
   durationMs?: number;
   note?: string;
+  /** When it became done, skipped or failed, counted in events: views print lanes in the order they finish. */
+  finishedSeq?: number;
 }
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed' | 'cancelled' | 'awaiting_approval';
@@ -40,6 +42,8 @@ export interface RetryCountdown {
 export interface RunState {
   sessionId: string;
   workflowName: string;
+  /** The spec's pattern type (chain, workflow, parallel …): how the view lays out the steps. */
+  pattern: string;
   steps: StepView[];
   phase: RunPhase;
   /** Steps completed in an earlier run and skipped by this one. */
@@ -79,6 +83,8 @@ export interface RunControls {
 export interface RunStoreInit {
   sessionId: string;
   workflowName: string;
+  /** The spec's pattern type; absent: chain. */
+  pattern?: string;
   /** The pattern's steps as known when the run starts. */
   steps: readonly { id: StepId; label: string; title: string; group: string | null }[];
   controls: RunControls;
@@ -96,9 +102,23 @@ function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): St
 /** One store per run view; the engine writes through `apply`, the view reads with selectors. */
 export function createRunStore(init: RunStoreInit): RunStore {
   const now = init.now ?? Date.now;
+  let finished = 0;
+  /** A step reaches an end (done, skipped, failed): stamped so lanes can be printed in the order they finish. */
+  const ended = (status: 'done' | 'skipped' | 'failed'): Pick<StepView, 'status' | 'finishedSeq'> => ({ status, finishedSeq: ++finished });
+  /** Approval steps asked and not answered yet. */
+  const asked = new Set<StepId>();
+  /**
+   * The run waits on the person only while a question is open and no other step runs; a branch
+   * still running keeps it running (Ctrl+C then pauses that branch, not just the wait).
+   */
+  const phaseWith = (phase: RunPhase, steps: readonly StepView[]): RunPhase => {
+    if (phase !== 'running' && phase !== 'awaiting_approval') return phase;
+    return asked.size > 0 && !steps.some((step) => step.status === 'running') ? 'awaiting_approval' : 'running';
+  };
   return createStore<RunState>()((set, get) => ({
     sessionId: init.sessionId,
     workflowName: init.workflowName,
+    pattern: init.pattern ?? 'chain',
     steps: init.steps.map((step, index) => ({ id: step.id, index, agent: step.label, title: step.title, group: step.group, status: 'pending', attempt: 0 })),
     phase: 'starting',
     skipped: 0,
@@ -145,7 +165,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_skipped':
-          set({ steps: updateStep(steps, event.step, { status: 'skipped' }) });
+          set({ steps: updateStep(steps, event.step, ended('skipped')) });
           return;
         case 'tool_called':
           set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
@@ -161,15 +181,19 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'file_write_recovered':
         case 'environment_accepted':
           return;
-        case 'step_started':
-          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined }) });
+        case 'step_started': {
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined });
+          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
           return;
+        }
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
           const reason = stopReasonText(event.stop_reason);
+          const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
-            steps: updateStep(steps, event.step, { status: 'waiting', note: reason }),
+            steps: next,
+            phase: phaseWith(get().phase, next),
           });
           return;
         }
@@ -185,15 +209,17 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_retry_scheduled':
           set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${stopReasonText(event.reason)}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;
-        case 'step_completed':
-          set({
-            steps: updateStep(steps, event.step, { status: 'done', tokens: event.usage, durationMs: event.duration_ms, note: undefined }),
-            tokens: addUsage(get().tokens, event.usage),
-          });
+        case 'step_completed': {
+          asked.delete(event.step);
+          const next = updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined });
+          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
           return;
-        case 'step_failed':
-          set({ steps: updateStep(steps, event.step, { status: 'failed', note: event.message }) });
+        }
+        case 'step_failed': {
+          const next = updateStep(steps, event.step, { ...ended('failed'), note: event.message });
+          set({ steps: next, phase: phaseWith(get().phase, next) });
           return;
+        }
         case 'artifact_written':
           set({ artifacts: [...get().artifacts, event.path] });
           return;
@@ -209,16 +235,20 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'session_completed':
           set({ phase: 'completed', finishedAt: now() });
           return;
-        case 'approval_requested':
-          set({ phase: get().phase === 'stopping' ? 'stopping' : 'awaiting_approval', steps: updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' }) });
+        case 'approval_requested': {
+          asked.add(event.step);
+          const next = updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' });
+          set({ phase: phaseWith(get().phase, next), steps: next });
           return;
-        case 'approval_answered':
-        {
-          // The next branch's question may already be up: only this step's answer closes the panel.
-          const next = get().approval?.step === event.step ? null : get().approval;
-          set({ phase: next ? 'awaiting_approval' : 'running', approval: next, steps: updateStep(steps, event.step, { note: event.decision }) });
         }
+        case 'approval_answered': {
+          asked.delete(event.step);
+          // The next branch's question may already be up: only this step's answer closes the panel.
+          const approval = get().approval?.step === event.step ? null : get().approval;
+          const next = updateStep(steps, event.step, { note: event.decision });
+          set({ phase: phaseWith(get().phase, next), approval, steps: next });
           return;
+        }
         case 'session_cancelled':
           set({ phase: 'cancelled', finishedAt: now(), message: event.message, approval: null });
           return;

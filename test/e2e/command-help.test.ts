@@ -28,7 +28,7 @@ const commands: [args: string[], usage: string, flag: string][] = [
   [['run'], '$ acode run <spec.yaml>', '--no-save-session'],
   [['run', 'spec.yaml'], '$ acode run <spec.yaml>', '--var k=v'],
   [['resume'], '$ acode resume [<id>]', '--strategy S'],
-  [['fork', 'abcd'], '$ acode fork <id>', '--from-step N'],
+  [['fork', 'abcd'], '$ acode fork <id>', '--from-step S'],
   [['validate', 'spec.yaml'], '$ acode validate <spec.yaml>', 'file:line:column'],
   [['sessions'], '$ acode sessions unlock <id>', "'acode sessions <command> --help'"],
   [['sessions', 'list'], '$ acode sessions list', '--resumable'],

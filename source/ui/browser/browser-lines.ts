@@ -1,6 +1,7 @@
 import { formatAgo, formatCount } from '../../human-units.js';
 import { countByStatus, statusLabel, type BrowserRow, type BrowserScope } from '../../state/browser-rows.js';
-import type { SessionDetails, StepStatusView, WholeList } from '../../state/browser-store.js';
+import type { SessionDetails, WholeList } from '../../state/browser-store.js';
+import { nameInLane, stepStateStyle, type SessionStep } from '../../state/session-steps.js';
 import { browserBindings, hints } from '../keys/bindings.js';
 import { labelHue } from '../../session/status-words.js';
 
@@ -20,14 +21,8 @@ export type Line = Segment[];
 /** Header, search line, table head and markers, border, details and footer: the lines that are not table rows. */
 export const chrome = 12;
 
-const glyph: Record<StepStatusView['status'], [string, string]> = {
-  done: ['✓', 'green'],
-  failed: ['✗', 'red'],
-  running: ['●', 'cyan'],
-  interrupted: ['✗', 'yellow'],
-  awaiting: ['◆', 'magenta'],
-  pending: ['○', 'gray'],
-};
+/** A step as its glyph, in its state's colour. */
+const glyph = (step: SessionStep): Segment => ({ text: stepStateStyle[step.status].glyph, color: stepStateStyle[step.status].color });
 
 function fit(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
@@ -91,13 +86,35 @@ export function tableLines(view: TableView, width: number, now: number): Line[] 
   return lines;
 }
 
+/** Steps listed in the details pane; the rest are counted. */
+const stepsListed = 24;
+
+/**
+ * The steps on one line: "✓ researcher  ○ writer" in a chain (by agent), "✓ overview  ● technical"
+ * in a workflow (by task), "web ✓◆○  docs ✓  reduce ○" in a parallel run (a glyph per step, by branch).
+ */
+function stepsLine(details: SessionDetails): Line {
+  const shown = details.steps.slice(0, stepsListed);
+  const line: Line = [];
+  if (details.pattern === 'parallel') {
+    for (const [i, step] of shown.entries()) {
+      if (step.group === null) line.push(dim(`${i ? '  ' : ''}${step.title} `));
+      else if (shown[i - 1]?.group !== step.group) line.push(dim(`${i ? '  ' : ''}${step.group} `));
+      line.push(glyph(step));
+    }
+    if (line.length) line.push({ text: '  ' });
+  } else {
+    for (const step of shown) line.push({ ...glyph(step), text: `${glyph(step).text} ${details.pattern === 'chain' ? step.agent : nameInLane(step)}  ` });
+  }
+  if (details.steps.length > shown.length) line.push(dim(`… ${details.steps.length - shown.length} more`));
+  return line;
+}
+
 /** The selected session: its steps, last response, why it stopped and who holds its lock. */
 export function detailsLines(details: SessionDetails | null): Line[] {
   if (!details) return [[dim('no session selected')]];
   if (details.damaged) return [[{ text: `damaged: ${details.damaged}`, color: 'red' }]];
-  const shown = details.steps.slice(0, 24);
-  const steps: Line = shown.map((step) => ({ text: `${glyph[step.status][0]} ${step.agent}  `, color: glyph[step.status][1] }));
-  if (details.steps.length > shown.length) steps.push(dim(`… ${details.steps.length - shown.length} more`));
+  const steps = stepsLine(details);
   const stopped = details.stopReason ? `${details.stopReason}${details.error ? `: ${details.error}` : ''}` : '—';
   return [
     steps.length ? steps : [dim('no steps')],

@@ -1,47 +1,15 @@
-import { Box, Static, Text, useInput, useStdin } from 'ink';
+import { Box, Text, useInput, useStdin } from 'ink';
 import { useStore } from 'zustand';
-import type { RunStore, StepView } from '../../state/run-store.js';
+import type { RunStore } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { RetryCountdown } from './retry-countdown.js';
-import { StepRow } from './step-row.js';
+import { ChainSteps } from './chain-steps.js';
+import { LaneSteps } from './lane-steps.js';
 import { approvalHint } from '../../state/approval-hint.js';
 import { useElapsed } from './use-elapsed.js';
 import { headline, statusWords } from '../../session/status-words.js';
-
-/** Pending steps shown below the running one; the rest are counted. */
-const pendingShown = 3;
-/** Up to this many skipped steps are listed one by one; more collapse into one line. */
-const skippedListed = 5;
-
-type StaticItem = { key: string; kind: 'header' } | { key: string; kind: 'skipped'; count: number } | { key: string; kind: 'step'; step: StepView };
-
-function staticItems(steps: readonly StepView[], skipped: number): StaticItem[] {
-  const items: StaticItem[] = [{ key: 'header', kind: 'header' }];
-  if (skipped > skippedListed) items.push({ key: 'skipped', kind: 'skipped', count: skipped });
-  for (const step of steps) {
-    const listedSkip = step.status === 'skipped' && skipped <= skippedListed;
-    if (listedSkip || step.status === 'done' || step.status === 'failed') items.push({ key: `step-${step.index}`, kind: 'step', step });
-  }
-  return items;
-}
-
-function Header({ store }: { store: RunStore }) {
-  const sessionId = useStore(store, (s) => s.sessionId);
-  const workflowName = useStore(store, (s) => s.workflowName);
-  const total = useStore(store, (s) => s.steps.length);
-  const resumed = useStore(store, (s) => s.resumed);
-  return (
-    <Box gap={1}>
-      <Text bold color="cyan">acode</Text>
-      <Text bold>{workflowName}</Text>
-      <Text dimColor>· {total} steps · session</Text>
-      <Text color="magenta">{sessionId}</Text>
-      {resumed ? <Text color="yellow">(resumed)</Text> : null}
-    </Box>
-  );
-}
 
 function Summary({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
@@ -50,7 +18,9 @@ function Summary({ store }: { store: RunStore }) {
   const startedAt = useStore(store, (s) => s.startedAt);
   const finishedAt = useStore(store, (s) => s.finishedAt);
   const elapsed = useElapsed(startedAt, finishedAt);
+  const lanes = useStore(store, (s) => s.pattern !== 'chain');
   const done = steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
+  const running = steps.filter((s) => s.status === 'running').length;
   return (
     <Text>
       <Text bold>{done}/{steps.length} done</Text>
@@ -59,6 +29,12 @@ function Summary({ store }: { store: RunStore }) {
       <Text dimColor> · </Text>
       {steps.length - done} remaining
       <Text dimColor> · </Text>
+      {lanes ? (
+        <>
+          <Text color="cyan">{running} running</Text>
+          <Text dimColor> · </Text>
+        </>
+      ) : null}
       tokens {formatCount(tokens.input)} in / {formatCount(tokens.output)} out
       <Text dimColor> · </Text>
       {formatDuration(elapsed)}
@@ -126,12 +102,12 @@ function AwaitingApproval({ store }: { store: RunStore }) {
   );
 }
 
-/** The live run view: finished steps scroll into <Static>; the running step and summary stay below. */
+/**
+ * The live run view: finished steps (a chain) or finished lanes (workflow levels, parallel branches)
+ * scroll into <Static>; what runs, the summary and the outcome stay below.
+ */
 export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: () => void }) {
-  const steps = useStore(store, (s) => s.steps);
-  const skipped = useStore(store, (s) => s.skipped);
-  // <Static> prints each item once: wait for session_started so the header knows what it shows.
-  const started = useStore(store, (s) => s.phase !== 'starting');
+  const lanes = useStore(store, (s) => s.pattern !== 'chain');
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
@@ -144,32 +120,10 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
     },
     { isActive: isRawModeSupported === true },
   );
-
-  const active = steps.filter((s) => s.status === 'running' || s.status === 'waiting');
-  const pending = steps.filter((s) => s.status === 'pending');
   return (
     <>
-      <Static items={started ? staticItems(steps, skipped) : []}>
-        {(item) =>
-          item.kind === 'header' ? (
-            <Header key={item.key} store={store} />
-          ) : item.kind === 'skipped' ? (
-            <Text key={item.key} color="blueBright">
-              ↷ steps 1–{item.count} skipped (completed earlier)
-            </Text>
-          ) : (
-            <StepRow key={item.key} step={item.step} />
-          )
-        }
-      </Static>
+      {lanes ? <LaneSteps store={store} /> : <ChainSteps store={store} />}
       <Box flexDirection="column">
-        {active.map((step) => (
-          <StepRow key={step.index} step={step} />
-        ))}
-        {pending.slice(0, pendingShown).map((step) => (
-          <StepRow key={step.index} step={step} />
-        ))}
-        {pending.length > pendingShown ? <Text dimColor>  … {pending.length - pendingShown} more pending</Text> : null}
         <RetryCountdown store={store} />
         <ApprovalPanel store={store} />
         <Box marginTop={1}>

@@ -4,8 +4,11 @@ import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { stepColor, stepGlyph } from '../theme.js';
 
-/** One chain step: glyph (spinner while running), number, agent, then what is known of it. */
-export function StepRow({ step }: { step: StepView }) {
+/**
+ * One step: glyph (its own spinner while running), its name — the chain number, or, inside a lane,
+ * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of it.
+ */
+export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepView; name?: string; nameWidth?: number; indent?: number }) {
   const detail =
     step.status === 'done' && step.tokens
       ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
@@ -15,10 +18,10 @@ export function StepRow({ step }: { step: StepView }) {
           ? `attempt ${step.attempt}`
           : '';
   return (
-    <Box gap={1}>
+    <Box gap={1} marginLeft={indent}>
       <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner type="dots" /> : stepGlyph[step.status]}</Text>
       <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
-        {String(step.index + 1).padStart(3)} {step.agent}
+        {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
       </Text>
       {detail ? <Text dimColor>{detail}</Text> : null}
       {step.note ? <Text color={step.status === 'failed' ? 'red' : 'yellow'}>{step.note}</Text> : null}

@@ -1,0 +1,58 @@
+import { Box, Static, Text } from 'ink';
+import { useStore } from 'zustand';
+import type { RunStore, StepView } from '../../state/run-store.js';
+import { Header } from './run-header.js';
+import { StepRow } from './step-row.js';
+
+/** Pending steps shown below the running one; the rest are counted. */
+const pendingShown = 3;
+/** Up to this many skipped steps are listed one by one; more collapse into one line. */
+const skippedListed = 5;
+
+type StaticItem = { key: string; kind: 'header' } | { key: string; kind: 'skipped'; count: number } | { key: string; kind: 'step'; step: StepView };
+
+function staticItems(steps: readonly StepView[], skipped: number): StaticItem[] {
+  const items: StaticItem[] = [{ key: 'header', kind: 'header' }];
+  if (skipped > skippedListed) items.push({ key: 'skipped', kind: 'skipped', count: skipped });
+  for (const step of steps) {
+    const listedSkip = step.status === 'skipped' && skipped <= skippedListed;
+    if (listedSkip || step.status === 'done' || step.status === 'failed') items.push({ key: `step-${step.index}`, kind: 'step', step });
+  }
+  return items;
+}
+
+/** A chain's steps: finished ones scroll into <Static> in order; the running one and the next few stay below. */
+export function ChainSteps({ store }: { store: RunStore }) {
+  const steps = useStore(store, (s) => s.steps);
+  const skipped = useStore(store, (s) => s.skipped);
+  // <Static> prints each item once: wait for session_started so the header knows what it shows.
+  const started = useStore(store, (s) => s.phase !== 'starting');
+  const active = steps.filter((s) => s.status === 'running' || s.status === 'waiting');
+  const pending = steps.filter((s) => s.status === 'pending');
+  return (
+    <>
+      <Static items={started ? staticItems(steps, skipped) : []}>
+        {(item) =>
+          item.kind === 'header' ? (
+            <Header key={item.key} store={store} />
+          ) : item.kind === 'skipped' ? (
+            <Text key={item.key} color="blueBright">
+              ↷ steps 1–{item.count} skipped (completed earlier)
+            </Text>
+          ) : (
+            <StepRow key={item.key} step={item.step} />
+          )
+        }
+      </Static>
+      <Box flexDirection="column">
+        {active.map((step) => (
+          <StepRow key={step.index} step={step} />
+        ))}
+        {pending.slice(0, pendingShown).map((step) => (
+          <StepRow key={step.index} step={step} />
+        ))}
+        {pending.length > pendingShown ? <Text dimColor>  … {pending.length - pendingShown} more pending</Text> : null}
+      </Box>
+    </>
+  );
+}

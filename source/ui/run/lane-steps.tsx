@@ -1,0 +1,102 @@
+import { Box, Static, Text } from 'ink';
+import { useStore } from 'zustand';
+import type { RunStore, StepView } from '../../state/run-store.js';
+import { useTerminalSize } from '../browser/use-terminal-size.js';
+import { stepColor, stepGlyph } from '../theme.js';
+import { Header } from './run-header.js';
+import { nameInLane } from '../../state/session-steps.js';
+import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
+import { StepRow } from './step-row.js';
+
+/** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
+const skippedListed = 3;
+/** Lines below the lanes: summary, outcome, a countdown; an open approval panel takes its own. */
+const reservedLines = 7;
+
+/** "✓ branch web · 3/3 done · 1 skipped": a lane's glyph, name and counts (the spinners are its rows'). */
+function LaneHeader({ lane }: { lane: Lane }) {
+  const { counts } = lane;
+  const status = counts.failed ? 'failed' : counts.running ? 'running' : counts.waiting ? 'waiting' : lane.finished ? 'done' : 'pending';
+  const extra = [
+    counts.skipped ? `${counts.skipped} skipped` : '',
+    counts.running ? `${counts.running} running` : '',
+    counts.waiting ? `${counts.waiting} waiting` : '',
+  ].filter(Boolean);
+  return (
+    <Box gap={1}>
+      <Text color={stepColor[status]}>{status === 'running' ? '▸' : stepGlyph[status]}</Text>
+      <Text bold={!lane.finished}>{lane.label}</Text>
+      <Text dimColor>
+        · {counts.done + counts.skipped}/{lane.steps.length} done{extra.map((text) => ` · ${text}`).join('')}
+      </Text>
+      {counts.failed ? <Text color="red">· {counts.failed} failed</Text> : null}
+    </Box>
+  );
+}
+
+/** A lane's rows below its header, names aligned. */
+function LaneRows({ lane, rows }: { lane: Lane; rows: readonly StepView[] }) {
+  const width = Math.max(0, ...lane.steps.map((step) => nameInLane(step).length));
+  return (
+    <>
+      {rows.map((step) => (
+        <StepRow key={step.id} step={step} name={nameInLane(step)} nameWidth={width} indent={2} />
+      ))}
+    </>
+  );
+}
+
+/** A lane of one step outside every group (a reduce) is just its row. */
+const single = (lane: Lane) => lane.steps.length === 1 && lane.steps[0]!.group === null;
+
+function FinishedLane({ lane }: { lane: Lane }) {
+  if (single(lane)) return <StepRow step={lane.steps[0]!} name={nameInLane(lane.steps[0]!)} />;
+  const rows = lane.steps.filter((step) => step.status !== 'skipped' || lane.counts.skipped <= skippedListed);
+  return (
+    <Box flexDirection="column">
+      <LaneHeader lane={lane} />
+      <LaneRows lane={lane} rows={rows} />
+    </Box>
+  );
+}
+
+type StaticItem = { key: string; kind: 'header' } | { key: string; kind: 'lane'; lane: Lane };
+
+/**
+ * Steps of a pattern with lanes (workflow levels, parallel branches): a lane prints into <Static>
+ * once it has finished, in the order lanes finish; the lanes still running stay below, each with
+ * its counts and a spinner per running step — several at once — fitted to the terminal's height.
+ */
+export function LaneSteps({ store }: { store: RunStore }) {
+  const steps = useStore(store, (s) => s.steps);
+  const pattern = useStore(store, (s) => s.pattern);
+  const started = useStore(store, (s) => s.phase !== 'starting');
+  const approvalLines = useStore(store, (s) => (s.approval ? 6 + Math.min(15, s.approval.context.split('\n').length) : 0));
+  const { rows } = useTerminalSize();
+  const lanes = lanesOf(steps, pattern);
+  const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
+  const live = liveLanes(lanes, Math.max(4, rows - reservedLines - approvalLines));
+  const more = pattern === 'parallel' ? 'branches' : pattern === 'workflow' ? 'levels' : 'groups';
+  return (
+    <>
+      <Static items={items}>{(item) => (item.kind === 'header' ? <Header key={item.key} store={store} /> : <FinishedLane key={item.key} lane={item.lane} />)}</Static>
+      <Box flexDirection="column">
+        {live.map((entry) =>
+          entry.kind === 'more' ? (
+            <Text key="more" dimColor>
+              … {entry.lanes} more {more} ({entry.steps} steps{entry.running ? `, ${entry.running} running` : ''})
+            </Text>
+          ) : single(entry.lane) ? (
+            <StepRow key={entry.lane.key} step={entry.lane.steps[0]!} name={nameInLane(entry.lane.steps[0]!)} />
+          ) : (
+            <Box key={entry.lane.key} flexDirection="column">
+              <LaneHeader lane={entry.lane} />
+              <LaneRows lane={entry.lane} rows={entry.rows} />
+              {entry.morePending > 0 ? <Text dimColor>    … {entry.morePending} more pending</Text> : null}
+            </Box>
+          ),
+        )}
+      </Box>
+    </>
+  );
+}

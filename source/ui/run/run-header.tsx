@@ -1,0 +1,32 @@
+import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import type { RunStore, StepView } from '../../state/run-store.js';
+
+/** "3 steps", "4 tasks in 3 levels", "5 steps in 2 branches, then reduce": the shape in a few words. */
+export function shapeWords(steps: readonly Pick<StepView, 'group'>[], pattern: string): string {
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const groups = new Set(steps.map((step) => step.group).filter((group) => group !== null));
+  if (pattern === 'workflow') return `${plural(steps.length, 'task')} in ${plural(groups.size, 'level')}`;
+  if (pattern === 'parallel') {
+    const reduce = steps.some((step) => step.group === null);
+    return `${plural(steps.length, 'step')} in ${plural(groups.size, 'branch', 'branches')}${reduce ? ', then reduce' : ''}`;
+  }
+  return `${steps.length} steps`;
+}
+
+/** The first line of the run view: workflow, shape, session id, and whether it resumed. */
+export function Header({ store }: { store: RunStore }) {
+  const sessionId = useStore(store, (s) => s.sessionId);
+  const workflowName = useStore(store, (s) => s.workflowName);
+  const shape = useStore(store, (s) => shapeWords(s.steps, s.pattern));
+  const resumed = useStore(store, (s) => s.resumed);
+  return (
+    <Box gap={1}>
+      <Text bold color="cyan">acode</Text>
+      <Text bold>{workflowName}</Text>
+      <Text dimColor>· {shape} · session</Text>
+      <Text color="magenta">{sessionId}</Text>
+      {resumed ? <Text color="yellow">(resumed)</Text> : null}
+    </Box>
+  );
+}

@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
+
+/** Two branches of two steps side by side, each call taking a while, then a reduce. */
+const spec = `version: 0
+name: side-by-side
+runtime:
+  provider: scripted
+  scripted: { latency_ms: 1500 }
+agents:
+  scraper: { prompt: "You scrape." }
+  reader: { prompt: "You read." }
+  aggregator: { prompt: "You combine." }
+pattern:
+  type: parallel
+  config:
+    branches:
+      - id: web
+        steps:
+          - { agent: scraper, input: "scrape" }
+          - { agent: scraper, input: "validate {{ steps[0].response }}" }
+      - id: docs
+        steps:
+          - { agent: reader, input: "read" }
+          - { agent: reader, input: "summarise {{ steps[0].response }}" }
+    reduce: { agent: aggregator, input: "{{ branches.web.response }} {{ branches.docs.response }}" }
+`;
+
+const spinner = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
+
+let terminal: TmuxTerminal | undefined;
+afterEach(() => terminal?.close());
+
+describe('the run view of a parallel run in a real terminal', () => {
+  it('runs two branches at once, a spinner on each, then prints every branch and the reduce', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'spec.yaml'), spec);
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: join(cwd, 'home'), PATH: process.env.PATH ?? '' }, { columns: 100, rows: 24 });
+    terminal.run(`node ${cliPath} run spec.yaml; echo "EXIT=$?"`);
+    const both = new RegExp(`▸ branch web · 0/2 done · 1 running\\n +${spinner} 1 scraper\\n +○ 2 scraper\\n▸ branch docs · 0/2 done · 1 running\\n +${spinner} 1 reader\\n +○ 2 reader\\n○ reduce aggregator`);
+    const running = await terminal.waitFor((s) => both.test(s) && s.includes('· 2 running ·'));
+    expect(running).toContain('acode side-by-side · 5 steps in 2 branches, then reduce · session');
+    // The spinners turn: a later screen shows them in another frame.
+    const first = running.match(new RegExp(spinner, 'g'))!.join('');
+    await terminal.waitFor((s) => (s.match(new RegExp(spinner, 'g')) ?? []).join('') !== first);
+
+    const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s), 20_000);
+    expect(done).toContain('EXIT=0');
+    expect(done).toMatch(/✓ branch (web|docs) · 2\/2 done\n/);
+    expect(done).toMatch(/✓ branch web · 2\/2 done\n +✓ 1 scraper [\d.]+s · \d+ in \/ \d+ out\n +✓ 2 scraper /);
+    expect(done).toMatch(/✓ branch docs · 2\/2 done\n +✓ 1 reader [\d.]+s/);
+    expect(done).toMatch(/✓ reduce aggregator [\d.]+s/);
+    expect(done).toContain('5/5 done · 0 skipped (completed earlier) · 0 remaining · 0 running');
+    expect(done).toContain('✓ completed');
+    // Each branch is printed once.
+    expect(done.match(/branch web/g)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,164 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSessionSource } from '../../source/commands/browser-source.js';
+import type { CommandContext } from '../../source/commands/command-context.js';
+import { detailsLines } from '../../source/ui/browser/browser-lines.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** strands-cli's parallel research DAG, offline: overview → technical ∥ applications → synthesis; technical's first call dies as with kill -9. */
+const workflow = `version: 0
+name: dag
+runtime:
+  provider: scripted
+  max_parallel: 2
+  scripted:
+    faults:
+      - { step: technical, kind: crash }
+agents:
+  researcher: { prompt: "You research {{ topic }}." }
+pattern:
+  type: workflow
+  config:
+    tasks:
+      - { id: overview, agent: researcher, input: "Overview of {{ topic }}" }
+      - { id: technical, agent: researcher, deps: [overview], input: "Technical: {{ tasks.overview.response }}" }
+      - { id: applications, agent: researcher, deps: [overview], input: "Applications: {{ tasks.overview.response }}" }
+      - { id: synthesis, agent: researcher, deps: [technical, applications], input: "{{ tasks.technical.response }} {{ tasks.applications.response }}" }
+inputs:
+  values: { topic: edge computing }
+outputs:
+  artifacts:
+    - { path: report.md, from: "{{ tasks.synthesis.response }}" }
+`;
+
+/** strands-cli's parallel demo with an approval inside a branch, on the scripted provider. */
+const parallel = readFileSync('test/fixtures/strands-examples/parallel-hitl-branch-demo.yaml', 'utf8').replace('provider: openai', 'provider: scripted');
+
+function workspace(file: string, text: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, file), text);
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+type Workspace = ReturnType<typeof workspace>;
+
+const sessionIds = (ws: Workspace) => (existsSync(join(ws.home, 'sessions')) ? readdirSync(join(ws.home, 'sessions')) : []);
+
+async function crashedWorkflow() {
+  const ws = workspace('dag.yaml', workflow);
+  const run = await runCli(['run', 'dag.yaml'], ws);
+  expect(run.signal, run.stderr).toBe('SIGKILL');
+  // Plain lines name each task.
+  expect(run.stderr).toMatch(/^started: 4 steps\n▶ task overview \(researcher\)\n✓ task overview \(researcher\) [\d.]+s · \d+ in \/ \d+ out\n/m);
+  expect(run.stderr).toContain('▶ task technical (researcher)\n');
+  const [id] = sessionIds(ws);
+  return { ws, id: id! };
+}
+
+interface ShownStep {
+  id: string;
+  title: string;
+  status: string;
+  attempt: number;
+}
+
+async function shownSteps(ws: Workspace, id: string): Promise<Record<string, ShownStep>> {
+  const show = await runCli(['sessions', 'show', id, '--json'], ws);
+  expect(show.code, show.stderr).toBe(0);
+  const steps = (JSON.parse(show.stdout) as { steps: ShownStep[] }).steps;
+  return Object.fromEntries(steps.map((step) => [step.id, step]));
+}
+
+describe('a workflow session on disk', () => {
+  it('shows each task where it stands after a crash: in sessions show, in the browser and in the resume plan', async () => {
+    const { ws, id } = await crashedWorkflow();
+    const steps = await shownSteps(ws, id);
+    expect(Object.keys(steps)).toEqual(['overview', 'technical', 'applications', 'synthesis']);
+    expect(steps.overview).toMatchObject({ title: 'task overview', status: 'done' });
+    expect(steps.technical).toMatchObject({ title: 'task technical', status: 'interrupted', attempt: 1 });
+    expect(steps.synthesis).toMatchObject({ status: 'pending' });
+    // Applications ran beside technical: started (interrupted with it) or not yet, as the crash fell.
+    const applications = steps.applications!.status;
+    expect(['interrupted', 'pending']).toContain(applications);
+
+    const show = await runCli(['sessions', 'show', id], ws);
+    expect(show.stdout).toMatch(/status +running \(interrupted: resume it with acode resume\)/);
+    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done\n  level 2\n    ✗ technical +researcher +interrupted \(attempt 1\)\n    [✗○] applications +researcher +(interrupted \(attempt 1\)|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
+
+    const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
+    const details = source.details(id);
+    expect(details).toMatchObject({ damaged: null, pattern: 'workflow' });
+    expect(details.steps.map((step) => [step.id, step.status])).toEqual([['overview', 'done'], ['technical', 'interrupted'], ['applications', applications], ['synthesis', 'pending']]);
+    expect(detailsLines(details)[0]!.map((segment) => segment.text).join('')).toBe(`✓ overview  ✗ technical  ${applications === 'pending' ? '○' : '✗'} applications  ○ synthesis  `);
+
+    const dry = await runCli(['resume', id, '--dry-run'], ws);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/skip \(done\): +task overview \(researcher\)\n/);
+    expect(dry.stdout).toMatch(/in progress: +task technical \(researcher\), attempt 1 → retry as attempt 2/);
+    expect(dry.stdout).toMatch(applications === 'pending' ? /remaining: +task applications \(researcher\), task synthesis \(researcher\)\n/ : /remaining: +task synthesis \(researcher\)\n/);
+    const plan = JSON.parse((await runCli(['resume', id, '--dry-run', '--json'], ws)).stdout) as { in_progress: { step: string; title: string }[]; remaining: { step: string }[] };
+    expect(plan.in_progress).toEqual(expect.arrayContaining([expect.objectContaining({ step: 'technical', title: 'task technical', agent: 'researcher', attempt: 1 })]));
+    expect(plan.remaining.map((step) => step.step).at(-1)).toBe('synthesis');
+  });
+
+  it('resumes only the unfinished tasks, and a fork from one task reuses every task not downstream of it', async () => {
+    const { ws, id } = await crashedWorkflow();
+    const resumed = await runCli(['resume', id, '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps_skipped: 1, steps_executed: 3 });
+    expect(Object.values(await shownSteps(ws, id)).map((step) => step.status)).toEqual(['done', 'done', 'done', 'done']);
+
+    const fork = await runCli(['fork', id, '--from-step', 'applications', '--json'], ws);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stderr).toContain('reusing 2 steps');
+    const summary = JSON.parse(fork.stdout) as { session_id: string };
+    expect(summary).toMatchObject({ status: 'completed', steps_executed: 2 });
+    const history = JSON.parse((await runCli(['sessions', 'history', summary.session_id, '--json'], ws)).stdout) as { type: string; step?: string }[];
+    // Technical does not read applications: it is reused; synthesis reads it: run again.
+    expect(history.filter((e) => e.type === 'step_reused').map((e) => e.step)).toEqual(['overview', 'technical']);
+    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(['applications', 'synthesis']);
+  });
+
+  it('refuses a --from-step that names no task, listing the ids it takes, and creates nothing', async () => {
+    const { ws, id } = await crashedWorkflow();
+    const fork = await runCli(['fork', id, '--from-step', 'analysis'], ws);
+    expect(fork.code).toBe(2);
+    expect(fork.stderr).toBe(`acode: --from-step analysis: no such step in session ${id}; give a step id whose prerequisites completed: overview, technical, applications\n`);
+    // Synthesis waits for tasks that never finished.
+    const waiting = await runCli(['fork', id, '--from-step', 'synthesis'], ws);
+    expect(waiting.code).toBe(2);
+    expect(waiting.stderr).toContain('--from-step synthesis: the steps it waits for have not completed');
+    expect(sessionIds(ws)).toEqual([id]);
+  });
+});
+
+describe('a parallel session on disk', () => {
+  it('shows each branch with its steps while an approval in one branch waits, and plans the resume by branch', async () => {
+    const ws = workspace('par.yaml', parallel);
+    const run = await runCli(['run', 'par.yaml', '--var', 'topic=async python'], ws);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('◆ web_research step 2 (approval): Review the scraped web data quality and accuracy.');
+    expect(run.stderr).toMatch(/✓ docs_research step 1 \(docs_reader\) [\d.]+s/);
+    const [id] = sessionIds(ws);
+
+    const show = await runCli(['sessions', 'show', id!], ws);
+    // By id, as --from-step takes them.
+    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done\n    ◆ web_research\/1 +approval +awaiting approval\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done\n  ○ reduce +aggregator +pending\n/);
+
+    const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
+    const details = source.details(id!);
+    expect(detailsLines(details)[0]!.map((segment) => segment.text).join('')).toBe('web_research ✓◆○  docs_research ✓  reduce ○  ');
+
+    const dry = await runCli(['resume', id!, '--dry-run'], ws);
+    expect(dry.stdout).toMatch(/skip \(done\): +web_research step 1 \(web_scraper\), docs_research step 1 \(docs_reader\)\n/);
+    expect(dry.stdout).toMatch(/in progress: +web_research step 2 \(approval\), attempt 1 → ask for the approval again\n/);
+    expect(dry.stdout).toMatch(/remaining: +web_research step 3 \(data_validator\), reduce \(aggregator\)\n/);
+
+    const fork = await runCli(['fork', id!, '--from-step', 'reduce'], ws);
+    expect(fork.code).toBe(2);
+    expect(fork.stderr).toContain('give a step id whose prerequisites completed: web_research/0, web_research/1, docs_research/0');
+  });
+});

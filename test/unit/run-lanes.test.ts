@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { StepStatus, StepView } from '../../source/state/run-store.js';
+import { nameInLane } from '../../source/state/session-steps.js';
+import { lanesOf, liveLanes, type LiveEntry } from '../../source/ui/run/run-lanes.js';
+
+/** `branches` branches of `length` steps, the first `running` of them running their first step. */
+function branches(count: number, length: number, running: number): StepView[] {
+  return Array.from({ length: count }, (_, b) =>
+    Array.from({ length }, (_, n): StepView => {
+      const status: StepStatus = b < running && n === 0 ? 'running' : 'pending';
+      return { id: `b${b}/${n}`, index: b * length + n, agent: 'worker', title: `b${b} step ${n + 1}`, group: `b${b}`, status, attempt: status === 'running' ? 1 : 0 };
+    }),
+  ).flat();
+}
+
+const lines = (entries: LiveEntry[]) => entries.reduce((sum, e) => sum + (e.kind === 'more' ? 1 : 1 + e.rows.length + (e.morePending ? 1 : 0)), 0);
+
+describe('lanes of the run view', () => {
+  it('names a step by its number in a branch, by its id in a level, by its title on its own', () => {
+    const [step] = branches(1, 1, 0);
+    expect(nameInLane({ ...step!, id: 'web/1', group: 'web' })).toBe('2');
+    expect(nameInLane({ ...step!, id: 'overview', group: 'level 1' })).toBe('overview');
+    expect(nameInLane({ ...step!, id: 'reduce', title: 'reduce', group: null })).toBe('reduce');
+  });
+
+  it('shows every lane in full when they fit', () => {
+    const live = liveLanes(lanesOf(branches(3, 3, 3), 'parallel'), 30);
+    expect(live.map((e) => (e.kind === 'lane' ? e.rows.length : -1))).toEqual([3, 3, 3]);
+  });
+
+  it('keeps the running steps of many branches within the budget, folding the rest into one line that counts them', () => {
+    const live = liveLanes(lanesOf(branches(20, 4, 20), 'parallel'), 23);
+    expect(lines(live)).toBeLessThanOrEqual(23);
+    const shown = live.filter((e) => e.kind === 'lane');
+    // Every branch shown keeps its running row and drops the rest.
+    for (const entry of shown) expect(entry.kind === 'lane' && entry.rows.map((r) => r.status)).toEqual(['running']);
+    const more = live.at(-1)!;
+    expect(more).toEqual({ kind: 'more', lanes: 20 - shown.length, steps: (20 - shown.length) * 4, running: 20 - shown.length });
+  });
+
+  it('folds idle branches before it trims running ones', () => {
+    const live = liveLanes(lanesOf(branches(10, 4, 2), 'parallel'), 14);
+    expect(lines(live)).toBeLessThanOrEqual(14);
+    expect(live.slice(0, 2).map((e) => e.kind === 'lane' && e.rows.length)).toEqual([4, 4]);
+    expect(live.at(-1)).toMatchObject({ kind: 'more', running: 0 });
+  });
+});

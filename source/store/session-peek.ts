@@ -1,4 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { upgradeCheckpoint } from './checkpoint-upgrade.js';
+import { rolledForward } from './log-tail.js';
 import { join } from 'node:path';
 import type { EngineEvent } from '../engine/events.js';
 import type { Pattern } from '../engine/pattern.js';
@@ -56,6 +58,17 @@ function hasPatternShape(spec: unknown): spec is WorkflowSpec {
   }
 }
 
+/** A running session's snapshot rolled forward over its log's tail: the snapshot is written lazily (store/log-tail.ts). */
+function shownCheckpoint(dir: string, raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.status !== 'running' || typeof raw.last_event_id !== 'number') return raw;
+  try {
+    return rolledForward(dir, upgradeCheckpoint(raw) as Checkpoint) as unknown as Record<string, unknown>;
+  } catch {
+    // A snapshot without the fields replay needs: shown as it is.
+    return raw;
+  }
+}
+
 /**
  * Reads one session for display only, with structural checks instead of the full schema: the
  * browser shows details on every selection change and must not load the validator to draw its
@@ -63,7 +76,8 @@ function hasPatternShape(spec: unknown): spec is WorkflowSpec {
  */
 export function peekSession(dir: string): SessionPeek {
   const record = readJson(join(dir, 'session.json'));
-  const cp = isObject(record) ? record.checkpoint : undefined;
+  const raw = isObject(record) ? record.checkpoint : undefined;
+  const cp = isObject(raw) ? shownCheckpoint(dir, raw) : raw;
   if (!isObject(cp) || typeof cp.status !== 'string' || typeof (cp.steps_done ?? cp.next_step) !== 'number' || typeof cp.last_response_preview !== 'string') {
     throw new Error(`${join(dir, 'session.json')} does not match the session format`);
   }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
+import { initialProgress } from '../../source/engine/session-progress.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpecText } from '../../source/spec/load-spec.js';
@@ -31,7 +32,9 @@ describe('the local session repository', () => {
     expect(await opened.events()).toEqual([]);
     expect(await repository.resolveId(id.slice(0, 4))).toBe(id);
     expect((await repository.list()).map((row) => [row.session_id, row.status])).toEqual([[id, 'created']]);
-    expect(await repository.peek(id)).toEqual({ checkpoint: expect.objectContaining({ status: 'created', steps_done: 0 }), agents: ['worker', 'worker'] });
+    const peeked = await repository.peek(id);
+    expect(peeked.checkpoint).toMatchObject({ status: 'created', steps_done: 0, steps_total: 2 });
+    expect(peeked.pattern.shape(initialProgress(0)).map((node) => node.label)).toEqual(['worker', 'worker']);
 
     await repository.delete(id);
     expect(await repository.list()).toEqual([]);

@@ -16,7 +16,8 @@ const latencyMs = 80;
 const specs = {
   chain: markedChain(6),
   workflow: markedWorkflow(3),
-  parallel: markedParallel([3, 3, 3, 3]),
+  // Branch b waits for an approval (no terminal): the run ends awaiting it, a resume --approve answers it.
+  parallel: markedParallel([3, 3, 3, 3], { approvals: { b: 1 } }),
 };
 
 /** Seeded: a failure names the seed, and ACODE_TEST_SEED=<seed> replays the same kills. */
@@ -65,7 +66,8 @@ async function uninterrupted(spec: string): Promise<{ artifact: Buffer; ms: numb
     const run = startCli(['run', 'spec.yaml', '--json'], ws);
     await started(run);
     const from = Date.now();
-    const result = await run.done;
+    let result = await run.done;
+    if (result.code === 1 && /awaiting_approval/.test(result.stdout)) result = await startCli(['resume', '--approve', '--json'], ws).done;
     expect(result.code, result.stderr).toBe(0);
     return { artifact: readFileSync(join(ws.cwd, 'artifacts/out/report.md')), ms: Date.now() - from };
   });
@@ -146,10 +148,13 @@ async function killedAndResumed(spec: string, ids: readonly string[], rand: () =
         inFlight.push(Object.keys(replayEvents(sessionLog(ws), ids.length).in_progress).length);
       }
       else if (result.code === 0) break;
+      else if (result.code === 1 && (JSON.parse(result.stdout || '{}') as { status?: string }).status === 'awaiting_approval') {
+        // The approval waits for an answer: the next resume gives it (--approve).
+      }
       // Killed just after it finished: the session is complete, and a resume says so.
       else if (result.code === 15) break;
       else expect.fail(`${where}: a process ended ${result.code}\n${transcript.join('\n')}`);
-      run = startCli(['resume', id!, '--json'], ws);
+      run = startCli(['resume', id!, '--approve', '--json'], ws);
     }
     checkDurable(ws, ids, server.requests, `${where} (${kills} kills)\n${transcript.join('\n')}`);
     return { artifact: readFileSync(join(ws.cwd, 'artifacts/out/report.md')), kills, inFlight };

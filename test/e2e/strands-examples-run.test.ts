@@ -10,15 +10,16 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const dir = 'test/fixtures/strands-examples';
 
-/** Every example acode accepts, and what it needs to run. */
-const examples = readdirSync(dir)
+/** Every example in the folder, its pattern, and (if acode accepts it) what it needs to run. */
+const folder = readdirSync(dir)
   .filter((file) => file.endsWith('.yaml'))
   .sort()
-  .flatMap((file) => {
+  .map((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const { spec } = checkSpecText(text, join(dir, file));
-    return spec ? [{ file, pattern: String((parse(text) as { pattern: { type: string } }).pattern.type), needs: exampleNeeds(spec) }] : [];
+    return { file, pattern: String((parse(text) as { pattern: { type: string } }).pattern.type), needs: spec ? exampleNeeds(spec) : undefined };
   });
+const examples = folder.flatMap((e) => (e.needs ? [{ ...e, needs: e.needs }] : []));
 
 /** The ones a loopback OpenAI server can answer alone: the openai provider and no tools. */
 const runnable = examples.filter((e) => e.needs.providers.every((p) => p === 'openai') && e.needs.tools.length === 0);
@@ -107,12 +108,14 @@ describe("strands-cli's examples, run unchanged against a loopback OpenAI server
 
   it('runs every accepted example that uses only the openai provider and no tools to completion', async () => {
     const outcomes = await inPool(runnable, 4, runExample);
-    const patterns = [...new Set(examples.map((e) => e.pattern))];
+    const patterns = [...new Set(folder.map((e) => e.pattern))];
+    const count = (n: number) => String(n).padStart(3);
     const rows = patterns.map((p) => {
       const ran = outcomes.filter((o) => o.pattern === p);
-      return `  ${p.padEnd(10)} ${String(examples.filter((e) => e.pattern === p).length).padStart(3)} accepted ${String(ran.length).padStart(3)} ran ${String(ran.filter((o) => o.summary.status === 'completed').length).padStart(3)} completed`;
+      const completed = ran.filter((o) => o.summary.status === 'completed');
+      return `  ${p.padEnd(22)} ${count(folder.filter((e) => e.pattern === p).length)} in the folder ${count(examples.filter((e) => e.pattern === p).length)} accepted ${count(ran.length)} ran ${count(completed.length)} completed`;
     });
-    console.log(`strands-cli examples run offline:\n${rows.join('\n')}`);
+    console.log(`strands-cli examples run offline (openai provider, no tools) against a loopback server:\n${rows.join('\n')}`);
     for (const o of outcomes) {
       const example = runnable.find((e) => e.file === o.file)!;
       expect(o.summary.status, `${o.file}\n${o.log}`).toBe('completed');

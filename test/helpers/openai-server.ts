@@ -7,6 +7,11 @@ export interface ChatRequest {
   headers: IncomingMessage['headers'];
   /** The chain step the request is for: "Step N" in the last user message (0-based N). */
   step: number;
+  /** The last user message and the system prompt as sent: tests of other patterns tell steps apart by them. */
+  user: string;
+  system: string;
+  /** When the request arrived (ms since the epoch, this machine's clock, as event timestamps are). */
+  at: number;
 }
 
 /** What the handler wants done with a request: answer, fail with a status, or never answer. */
@@ -27,6 +32,10 @@ export function answerFor(step: number, input: string): string {
  */
 export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
   handler: (request: ChatRequest) => Reply = () => ({ kind: 'answer' });
+  /** How long each answer takes, so several steps are in flight at once (the request is recorded at once). */
+  latencyMs = 0;
+  /** Requests received and not answered yet: model calls in flight. */
+  pending = 0;
   protected readonly basePath = '/v1';
 
   countByStep(): Record<number, number> {
@@ -39,9 +48,24 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.send(res, 404, { error: { message: `no route ${req.url}` } });
     const body = JSON.parse(raw) as ChatRequest['body'];
     const user = body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
     // Tool-call rounds repeat the step's messages: the step is the one its user message names.
-    const request: ChatRequest = { body, headers: req.headers, step: Number(/Step (\d+)/.exec(user)?.[1] ?? -1) };
+    const request: ChatRequest = { body, headers: req.headers, step: Number(/Step (\d+)/.exec(user)?.[1] ?? -1), user, system, at: Date.now() };
     this.record(request);
+    this.pending++;
+    const answer = () => {
+      this.pending--;
+      this.reply(request, res);
+    };
+    if (this.latencyMs > 0) setTimeout(answer, this.latencyMs);
+    else answer();
+  }
+
+  private reply(request: ChatRequest, res: ServerResponse): void {
+    // The client may be gone (a killed process): nothing to answer.
+    if (res.destroyed) return;
+    const { body } = request;
+    const user = request.user;
     const reply = this.handler(request);
     if (reply.kind === 'hang') return this.hang(res);
     if (reply.kind === 'error') return this.send(res, reply.status, reply.body, reply.headers);

@@ -2,12 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { isApprovalStep } from '../../source/spec/chain-steps.js';
-import { checkSpecText, templateFields } from '../../source/spec/load-spec.js';
+import { checkSpecText } from '../../source/spec/load-spec.js';
 import type { WorkflowSpec } from '../../source/spec/schema.js';
 import { formatProblem } from '../../source/spec/spec-problem.js';
-import { scanTemplate } from '../../source/spec/template-scan.js';
-import { declaredInputs, runtimeNames } from '../../source/spec/template-scopes.js';
+import { exampleNeeds } from '../helpers/example-needs.js';
 
 /**
  * strands-cli's 88 example specs (test/fixtures/strands-examples, a copy of ../shared/strands-examples,
@@ -55,18 +53,10 @@ const chainRefused: Record<string, RegExp> = {
 const accepted = (pattern: string) => examples.filter((e) => e.pattern === pattern && e.check.spec).map((e) => e.file);
 const refused = (pattern: string) => examples.filter((e) => e.pattern === pattern && !e.check.spec).map((e) => e.file);
 
-/** What a run of an example needs beyond the spec: `--var`s, approvals, tools, providers. */
-function needs(spec: WorkflowSpec) {
-  const read = new Set([...templateFields(spec)].flatMap(([, source]) => [...scanTemplate(source).names]));
-  const declared = declaredInputs(spec);
-  const required = Object.entries(spec.inputs?.required ?? {}).filter(([, type]) => typeof type !== 'object' || type.default === undefined).map(([name]) => name);
-  const vars = [...new Set([...required, ...[...read].filter((name) => !declared.includes(name) && !runtimeNames.includes(name))])].sort();
-  const pattern = spec.pattern;
-  const steps = pattern.type === 'workflow' ? pattern.config.tasks : pattern.type === 'parallel' ? [...pattern.config.branches.flatMap((b) => b.steps), ...(pattern.config.reduce ? [pattern.config.reduce] : [])] : pattern.config.steps;
-  const tools = [...(spec.tools?.python ?? []).map((t) => (typeof t === 'string' ? t : t.callable)), ...Object.values(spec.agents).flatMap((a) => a.tools ?? [])];
-  const providers = [...new Set([spec.runtime.provider, ...Object.values(spec.agents).flatMap((a) => (a.provider ? [a.provider] : []))])];
-  return { vars, approvals: steps.filter((s) => isApprovalStep(s)).length, tools: [...new Set(tools)], providers };
-}
+const needs = (spec: WorkflowSpec) => {
+  const { steps: _steps, ...rest } = exampleNeeds(spec);
+  return rest;
+};
 
 describe("strands-cli's example specs, read unchanged", () => {
   it('counts accepted and refused per pattern', () => {

@@ -7,6 +7,7 @@ import { defaultHome } from '../store/acode-home.js';
 import { mtimeOf as mtime } from '../store/file-mtime.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
+import { indexSignature } from '../store/index-log.js';
 import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
 import { peekSession } from '../store/session-peek.js';
@@ -54,7 +55,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
 
   let stamp = '';
   let live: string[] = [];
-  const snapshot = () => `${mtime(join(home, 'index.json'))}:${mtime(sessionsDir)}:${live.map((id) => mtime(join(sessionsDir, id, 'session.json'))).join(',')}`;
+  const snapshot = () => `${indexSignature(home)}:${mtime(sessionsDir)}:${live.map((id) => mtime(join(sessionsDir, id, 'session.json'))).join(',')}`;
   const track = (rows: BrowserRow[]) => {
     live = rows.filter((r) => isLiveStatus(r.status)).map((r) => r.session_id);
     stamp = snapshot();
@@ -80,7 +81,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       if (!view?.current()) return list();
       if (!standing) return track(withLocks(view.rows));
       // The frame came from the whole index: its head was missing or stale. Write it for next time.
-      if (view.stamp) writeIndexHead(home, view.rows.map(summaryOf), view.stamp);
+      writeIndexHead(home, view.rows.map(summaryOf), view.version);
       track(initial.rows);
       return null;
     };

@@ -11,6 +11,7 @@ import { visibleRows } from '../source/state/browser-rows.js';
 import { createBrowserStore } from '../source/state/browser-store.js';
 import { BrowserApp } from '../source/ui/browser/browser-app.js';
 import { generateSessions } from './generate-sessions.js';
+import { atBenchExit } from './bench-exit.js';
 import { median } from './median.js';
 import { descendantsOf, trackTree } from './process-tree.js';
 
@@ -75,9 +76,11 @@ function firstFrame(home: string, cwd: string, program: string, marker: string, 
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const env = { ...process.env, ACODE_HOME: home, TERM: 'xterm-256color', ACODE_BENCH_FRAME_FILE: clockFile, ACODE_BENCH_FRAME_MARKER: marker };
-    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; node --import ${frameClock} ${program}`, '/dev/null'], { cwd, env });
     // script runs the program in a session of its own: its tree is noted while it lives and killed
-    // whatever happens, so that no pty outlives its measurement (one once ran on for minutes).
+    // whatever happens, so that no pty outlives its measurement (one once ran on for minutes). If the
+    // bench itself is killed (SIGKILL runs no handler), timeout(1) still ends script within a minute,
+    // and the pty's hangup ends the program.
+    const child = spawn('timeout', ['-s', 'KILL', '60', 'script', '-qfec', `stty cols 120 rows 40; node --import ${frameClock} ${program}`, '/dev/null'], { cwd, env });
     const tree = trackTree(child.pid!);
     let out = '';
     let ms = Number.NaN;
@@ -159,6 +162,7 @@ export async function browserFirstFrames(homes: readonly string[], cwd: string, 
 /** The browser's figures with `count` sessions in ACODE_HOME. */
 export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-browser-'));
+  const removed = atBenchExit(() => rmSync(root, { recursive: true, force: true }));
   try {
     const home = join(root, 'home');
     const cwd = join(root, 'project');
@@ -216,6 +220,7 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
       searchMs: median(searches),
     };
   } finally {
+    removed();
     rmSync(root, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { atBenchExit } from './bench-exit.js';
 import { browserFirstFrames } from './browser-figures.js';
 import { generateSessions } from './generate-sessions.js';
 import { runsInHomes, type HomeRun } from './home-size.js';
@@ -26,6 +27,8 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 export async function homeFigures(sizes: readonly number[] = [0, 10_000, 100_000]): Promise<HomeFigures> {
   const dir = process.env.ACODE_BENCH_DIR ?? tmpdir();
   const root = mkdtempSync(join(dir, 'acode-bench-homes-'));
+  const remove = () => rmSync(root, { recursive: true, force: true });
+  const removed = atBenchExit(remove); // a hundred thousand sessions are not left behind by an interrupted bench
   const cwd = join(root, 'project');
   mkdirSync(cwd);
   try {
@@ -42,9 +45,10 @@ export async function homeFigures(sizes: readonly number[] = [0, 10_000, 100_000
     const runs = runsInHomes(root, homes);
     const frames = await browserFirstFrames(homes.map((h) => h.home), cwd);
     const start = performance.now();
-    rmSync(root, { recursive: true, force: true });
+    remove();
     return { dir, runs, generateS, removeS: seconds(start), firstFrames: frames.map((frame, i) => ({ sessions: homes[i]!.sessions, ...frame })) };
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removed();
+    remove();
   }
 }

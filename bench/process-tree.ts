@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { atBenchExit } from './bench-exit.js';
 
 /** The parent of `pid` from /proc (the field after the parenthesised name, which may hold spaces), or null once it is gone. */
 function parentOf(pid: number): number | null {
@@ -31,13 +32,6 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
-/** Process trees the bench started and has not yet reaped: killed if the bench ends first (an error, a signal). */
-const running = new Map<number, Set<number>>();
-
-process.on('exit', () => {
-  for (const tree of running.values()) killAll(tree);
-});
-
 function killAll(pids: Iterable<number>): void {
   for (const pid of pids) {
     try {
@@ -55,13 +49,17 @@ function killAll(pids: Iterable<number>): void {
  */
 export function trackTree(pid: number): { note(): void; reap(): void } {
   const tree = new Set([pid]);
-  running.set(pid, tree);
+  const reap = () => {
+    tree.forEach((each) => descendantsOf(each).forEach((child) => tree.add(child)));
+    killAll(tree);
+  };
+  // If the bench ends first (an error, a signal), the tree is killed then.
+  const done = atBenchExit(reap);
   return {
     note: () => descendantsOf(pid).forEach((each) => tree.add(each)),
     reap: () => {
-      tree.forEach((each) => descendantsOf(each).forEach((child) => tree.add(child)));
-      killAll(tree);
-      running.delete(pid);
+      done();
+      reap();
     },
   };
 }

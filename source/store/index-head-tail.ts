@@ -67,9 +67,12 @@ export function applyTail(head: IndexHead, entries: readonly IndexEntry[], limit
     const { id } = entry;
     const held = head.rows[id];
     let prior: PriorRow | null | undefined = held ? priorOf(held) : entry.prior;
-    // A live row the lists do not show: its status is in `live`, and a session never changes directory.
-    const status = held || entry.op === 'del' ? undefined : liveStatus(id);
-    if (status && entry.op === 'put') prior = { status, cwd: entry.row.cwd, damaged: false };
+    // A live row the lists do not show: its status is in `live` (a session never changes directory).
+    const status = held ? undefined : liveStatus(id);
+    if (status) {
+      const cwd = entry.op === 'put' ? entry.row.cwd : entry.prior?.cwd;
+      prior = cwd === undefined ? undefined : { status, cwd, damaged: false };
+    }
     if (prior === undefined) return false;
     if (held && entry.op === 'put' && newestFirst(held, entry.row) < 0) continue; // an older line appended again
     if (prior) subtract(head, id, prior);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './durable-file.js';
 import { fileStamp, sameStamp } from './file-mtime.js';
 import { applyTail } from './index-head-tail.js';
-import { baseName, indexFiles, legacyIndexName, logName, readIndexLog, type IndexEntry, type IndexVersion } from './index-log.js';
+import { indexFiles, logName, readIndexLog, type IndexEntry, type IndexVersion } from './index-log.js';
+import { currentBase } from './merged-index.js';
 import { isObject } from './session-peek.js';
 import { SessionLock } from './session-lock.js';
 import type { SessionSummary } from './session-record.js';
@@ -104,14 +105,6 @@ function wellFormed(head: IndexHead): boolean {
   return named.every((id) => typeof id === 'string' && plausibleRow(head.rows[id], id));
 }
 
-/** The base readers use now, with its stamp: the highest generation, else index.json, else none. */
-function currentBase(home: string): { name: string; stamp: ReturnType<typeof fileStamp> } | null {
-  const files = indexFiles(home);
-  const generation = files.bases.at(-1);
-  const name = generation !== undefined ? baseName(generation) : files.legacy ? legacyIndexName : null;
-  return name === null ? null : { name, stamp: fileStamp(join(home, name)) };
-}
-
 /** The log lines written since `head` was made; null when a log it needs is gone (a compaction ran). */
 function linesSince(home: string, { through }: IndexVersion): IndexEntry[] | null {
   const entries: IndexEntry[] = [];
@@ -141,9 +134,9 @@ export function readIndexHead(home: string): IndexHead | null {
     return null;
   }
   if (!isObject(head) || head.schemaVersion !== 2 || !isObject(head.index) || !wellFormed(head)) return null;
-  const base = currentBase(home);
+  const base = currentBase(indexFiles(home));
   const named = head.index.base;
-  if (base === null ? named !== null : named === null || named.name !== base.name || !sameStamp(named.stamp, base.stamp)) return null;
+  if (base === null ? named !== null : named === null || named.name !== base.name || !sameStamp(named.stamp, fileStamp(join(home, base.name)))) return null;
   const tail = linesSince(home, head.index);
   return tail && applyTail(head, tail, headRows) ? head : null;
 }

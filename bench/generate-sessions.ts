@@ -24,9 +24,25 @@ export interface GeneratedStore {
  * `cwdOf(i)` decides each session's working directory.
  */
 export function generateSessions(home: string, count: number, cwdOf: (i: number) => string): GeneratedStore {
+  const store: GeneratedStore = { home, ids: [] };
+  for (const _ of writeSessions(store, count, cwdOf));
+  return store;
+}
+
+/**
+ * generateSessions, letting the event loop turn every thousand sessions: a hundred thousand take
+ * a minute on a slow disk, and a signal must be able to stop the bench (and remove them) meanwhile.
+ */
+export async function generateSessionsInTurns(home: string, count: number, cwdOf: (i: number) => string): Promise<GeneratedStore> {
+  const store: GeneratedStore = { home, ids: [] };
+  for (const _ of writeSessions(store, count, cwdOf)) await new Promise((resolve) => setImmediate(resolve));
+  return store;
+}
+
+function* writeSessions(store: GeneratedStore, count: number, cwdOf: (i: number) => string): Generator<void> {
+  const { home, ids } = store;
   const index: Record<string, SessionSummary> = {};
   const mtimes: Record<string, number> = {};
-  const ids: string[] = [];
   mkdirSync(join(home, 'sessions'), { recursive: true });
   const start = Date.parse('2026-01-01T00:00:00Z');
   for (let i = 0; i < count; i++) {
@@ -63,11 +79,11 @@ export function generateSessions(home: string, count: number, cwdOf: (i: number)
     index[id] = summarize(record);
     mtimes[id] = statSync(join(dir, 'session.json')).mtimeMs;
     ids.push(id);
+    if (i % 1000 === 999) yield;
   }
   // As acode leaves it after a listing: one base, reconciled with the folder, every row's file time known, no log yet.
   const sessionsMtime = statSync(join(home, 'sessions')).mtimeMs;
   const base = join(home, baseName(0));
   writeFileSync(base, JSON.stringify({ schemaVersion: 2, generation: 0, sessions: index, mtimes, sessions_mtime: sessionsMtime }));
   writeIndexHead(home, Object.values(index).sort(newestFirst), { base: { name: baseName(0), stamp: fileStamp(base)! }, through: { generation: 0, offset: 0 } });
-  return { home, ids };
 }

@@ -59,7 +59,7 @@ const headPath = (home: string) => join(home, 'index-head.json');
  * The head of `sorted` (the index's rows, newest first), naming the index version it was read
  * from; `hasLockFile` says which live sessions have a lock file now.
  */
-export function buildIndexHead(sorted: readonly SessionSummary[], index: IndexVersion, hasLockFile: (id: string) => boolean = () => true): IndexHead {
+export function buildIndexHead(sorted: readonly SessionSummary[], index: IndexVersion, hasLockFile: (id: string) => boolean): IndexHead {
   const head: IndexHead = { schemaVersion: 2, index, total: sorted.length, statuses: {}, live: {}, locked: [], damagedCount: 0, damaged: [], directories: {}, newest: [], newestIn: {}, rows: {} };
   const keep = (row: SessionSummary) => {
     head.rows[row.session_id] = row;

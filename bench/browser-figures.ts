@@ -11,7 +11,9 @@ import { visibleRows } from '../source/state/browser-rows.js';
 import { createBrowserStore } from '../source/state/browser-store.js';
 import { BrowserApp } from '../source/ui/browser/browser-app.js';
 import { generateSessions } from './generate-sessions.js';
+import { atBenchExit } from './bench-exit.js';
 import { median } from './median.js';
+import { descendantsOf, trackTree } from './process-tree.js';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
 const floorApp = fileURLToPath(new URL('./ink-floor.js', import.meta.url));
@@ -37,10 +39,15 @@ function vmRss(pid: number): number {
   return Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024;
 }
 
-/** The process under `script` and its shell: acode titles itself `acode`, so the newest one is it. */
-function acodePid(): number | undefined {
-  const found = spawnSync('pgrep', ['-n', '-x', 'acode'], { encoding: 'utf8' }).stdout.trim();
-  return found ? Number(found) : undefined;
+/** The process acode titles itself `acode`, among those `script` runs in its pty. */
+function acodeIn(pids: readonly number[]): number | undefined {
+  return pids.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'acode';
+    } catch {
+      return false;
+    }
+  });
 }
 
 interface Frame {
@@ -69,22 +76,39 @@ function firstFrame(home: string, cwd: string, program: string, marker: string, 
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const env = { ...process.env, ACODE_HOME: home, TERM: 'xterm-256color', ACODE_BENCH_FRAME_FILE: clockFile, ACODE_BENCH_FRAME_MARKER: marker };
-    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; node --import ${frameClock} ${program}`, '/dev/null'], { cwd, env });
+    // script runs the program in a session of its own: its tree is noted while it lives and killed
+    // whatever happens, so that no pty outlives its measurement (one once ran on for minutes). If the
+    // bench itself is killed (SIGKILL runs no handler), timeout(1) still ends script within a minute,
+    // and the pty's hangup ends the program.
+    const child = spawn('timeout', ['-s', 'KILL', '60', 'script', '-qfec', `stty cols 120 rows 40; node --import ${frameClock} ${program}`, '/dev/null'], { cwd, env });
+    const tree = trackTree(child.pid!);
     let out = '';
     let ms = Number.NaN;
     let done = false;
+    let exited = false;
+    const end = (settle: () => void) => {
+      clearTimeout(deadline);
+      tree.reap();
+      settle();
+    };
     const finish = async (answeredMs: number) => {
       done = true;
+      tree.note();
       // RSS peaks as every row loads right after Ink's first frame: its highest in the next 0.6 s.
-      const pid = acodePid();
+      const pid = acodeIn(descendantsOf(child.pid!));
       let rssMb = pid ? vmRss(pid) : Number.NaN;
       for (let t = 0; probe && pid && t < 30; t++) {
         await new Promise((wake) => setTimeout(wake, 20));
         rssMb = Math.max(rssMb, vmRss(pid));
       }
+      const result = () => ({ ms, answeredMs, inProcessMs: Number(readFileSync(clockFile, 'utf8')), rssMb });
+      // The next run starts once this one has exited, so that runs never compete for the CPU (in a
+      // large store the browser first reconciles and compacts the index: it may take seconds).
+      if (exited) return end(() => resolve(result()));
+      clearTimeout(deadline);
+      deadline = setTimeout(() => end(() => reject(new Error('the browser did not quit within 30 s of q'))), 30_000);
+      child.once('exit', () => end(() => resolve(result())));
       child.stdin.write('q');
-      // The next run starts once this one has exited, so that runs never compete for the CPU.
-      child.on('exit', () => resolve({ ms, answeredMs, inProcessMs: Number(readFileSync(clockFile, 'utf8')), rssMb }));
     };
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -99,11 +123,10 @@ function firstFrame(home: string, cwd: string, program: string, marker: string, 
       if (probe?.answered(out)) void finish(performance.now() - start);
     });
     child.stdin.on('error', () => undefined); // the floor app exits by itself
-    child.on('error', reject);
-    setTimeout(() => {
-      if (!done) reject(new Error(`no first frame within 10 s; output: ${out.slice(-500)}`));
-      child.kill('SIGKILL');
-    }, 10_000).unref();
+    child.once('exit', () => (exited = true));
+    child.on('error', (error) => end(() => reject(error)));
+    // A frame never drawn, or a program that does not quit on 'q': the tree is killed and the figure fails.
+    let deadline = setTimeout(() => end(() => reject(new Error(`no first frame within 10 s; output: ${out.slice(-500)}`))), 10_000);
   });
 }
 
@@ -121,9 +144,25 @@ function nodeStartMs(): { asIs: number; withoutExtraCerts: number } {
   return { asIs: time(process.env), withoutExtraCerts: time(withoutCerts) };
 }
 
+/**
+ * The browser's first frame in homes already generated, taking turns run by run: medians over
+ * `rounds` runs in a pty each, after one round that warms the page cache.
+ */
+export async function browserFirstFrames(homes: readonly string[], cwd: string, rounds = 7): Promise<Array<{ ms: number; inProcessMs: number }>> {
+  const frames = homes.map((): Frame[] => []);
+  for (let round = 0; round <= rounds; round++) {
+    for (const [i, home] of homes.entries()) {
+      const frame = await firstFrame(home, cwd, cli, '❯', (out) => out.includes('sessions ·') && out.includes('❯'));
+      if (round > 0) frames[i]!.push(frame);
+    }
+  }
+  return frames.map((each) => ({ ms: median(each.map((f) => f.ms)), inProcessMs: median(each.map((f) => f.inProcessMs)) }));
+}
+
 /** The browser's figures with `count` sessions in ACODE_HOME. */
 export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-browser-'));
+  const removed = atBenchExit(() => rmSync(root, { recursive: true, force: true }));
   try {
     const home = join(root, 'home');
     const cwd = join(root, 'project');
@@ -181,6 +220,7 @@ export async function browserFigures(count = 10_000): Promise<BrowserFigures> {
       searchMs: median(searches),
     };
   } finally {
+    removed();
     rmSync(root, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { initialProgress, toCheckpoint } from '../source/engine/session-progress.js';
 import { fileStamp } from '../source/store/file-mtime.js';
 import { writeIndexHead } from '../source/store/index-head.js';
+import { baseName } from '../source/store/index-log.js';
 import { newestFirst } from '../source/store/summary-rows.js';
 import type { SessionRecord, SessionSummary } from '../source/store/session-record.js';
 import { summarize } from '../source/store/session-record.js';
@@ -19,13 +20,29 @@ export interface GeneratedStore {
 
 /**
  * Writes `count` sessions in acode's on-disk format (session.json, spec.json, spec.yaml,
- * events.jsonl) and their index, without fsync — test and benchmark data, made fast.
+ * events.jsonl) and their index (a base and its head), without fsync — test and benchmark data, made fast.
  * `cwdOf(i)` decides each session's working directory.
  */
 export function generateSessions(home: string, count: number, cwdOf: (i: number) => string): GeneratedStore {
+  const store: GeneratedStore = { home, ids: [] };
+  for (const _ of writeSessions(store, count, cwdOf));
+  return store;
+}
+
+/**
+ * generateSessions, letting the event loop turn every thousand sessions: a hundred thousand take
+ * a minute on a slow disk, and a signal must be able to stop the bench (and remove them) meanwhile.
+ */
+export async function generateSessionsInTurns(home: string, count: number, cwdOf: (i: number) => string): Promise<GeneratedStore> {
+  const store: GeneratedStore = { home, ids: [] };
+  for (const _ of writeSessions(store, count, cwdOf)) await new Promise((resolve) => setImmediate(resolve));
+  return store;
+}
+
+function* writeSessions(store: GeneratedStore, count: number, cwdOf: (i: number) => string): Generator<void> {
+  const { home, ids } = store;
   const index: Record<string, SessionSummary> = {};
   const mtimes: Record<string, number> = {};
-  const ids: string[] = [];
   mkdirSync(join(home, 'sessions'), { recursive: true });
   const start = Date.parse('2026-01-01T00:00:00Z');
   for (let i = 0; i < count; i++) {
@@ -62,10 +79,11 @@ export function generateSessions(home: string, count: number, cwdOf: (i: number)
     index[id] = summarize(record);
     mtimes[id] = statSync(join(dir, 'session.json')).mtimeMs;
     ids.push(id);
+    if (i % 1000 === 999) yield;
   }
-  // As acode leaves it after a listing: reconciled with the folder, every row's file time known.
+  // As acode leaves it after a listing: one base, reconciled with the folder, every row's file time known, no log yet.
   const sessionsMtime = statSync(join(home, 'sessions')).mtimeMs;
-  writeFileSync(join(home, 'index.json'), JSON.stringify({ schemaVersion: 1, sessions: index, mtimes, sessions_mtime: sessionsMtime }));
-  writeIndexHead(home, Object.values(index).sort(newestFirst), fileStamp(join(home, 'index.json'))!);
-  return { home, ids };
+  const base = join(home, baseName(0));
+  writeFileSync(base, JSON.stringify({ schemaVersion: 2, generation: 0, sessions: index, mtimes, sessions_mtime: sessionsMtime }));
+  writeIndexHead(home, Object.values(index).sort(newestFirst), { base: { name: baseName(0), stamp: fileStamp(base)! }, through: { generation: 0, offset: 0 } });
 }

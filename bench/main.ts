@@ -4,6 +4,7 @@ import { syncFloor, threeSyncFloorMs } from './fs-floor.js';
 import { groupCommit } from './group-commit.js';
 import { environmentCheck } from './environment-check.js';
 import { generateSessions } from './generate-sessions.js';
+import { homeFigures } from './home-figures.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
@@ -18,7 +19,7 @@ if (process.argv[2] === 'generate') {
   process.exit(0);
 }
 
-// `node dist/bench.js browser`: only the browser's figures (section 5).
+// `node dist/bench.js browser` or `homes`: only the browser's figures (section 5) or the home sizes' (section 6).
 const only = process.argv[2];
 
 console.log('acode benchmarks (medians; scripted provider, 0 ms latency, 2 KiB responses)\n');
@@ -84,18 +85,42 @@ if (only === 'steps') {
   await stepFigures();
   process.exit(0);
 }
-if (only !== 'browser') await engineFigures();
+if (only !== 'browser' && only !== 'homes') await engineFigures();
 
-console.log(`${only === 'browser' ? '' : '\n'}5. session browser with 10,000 sessions in ACODE_HOME`);
-const browser = await browserFigures();
+/** Section 5: the browser's figures at 10,000 sessions. */
+async function browserSection() {
+  console.log(`${only === 'browser' ? '' : '\n'}5. session browser with 10,000 sessions in ACODE_HOME`);
+  const browser = await browserFigures();
+  console.log(`   first frame, from spawning it in a pty until the frame is read back: ${browser.firstFrameMs.toFixed(0)} ms   target ≤ 300 ms  ${mark(browser.firstFrameMs <= 300)}`);
+  console.log(`   first frame, from the node process's start until it writes the frame: ${browser.inProcessMs.toFixed(0)} ms`);
+  console.log(`   a key pressed at the first frame, answered (React and Ink loaded) after: ${browser.firstKeyMs.toFixed(0)} ms from spawning`);
+  console.log(`   key press to next frame: ${browser.keyToFrameMs.toFixed(1)} ms   target ≤ 30 ms  ${mark(browser.keyToFrameMs <= 30)}`);
+  console.log(`   fuzzy search over every session: ${browser.searchMs.toFixed(1)} ms   target ≤ 50 ms  ${mark(browser.searchMs <= 50)}`);
+  console.log(`   RSS, highest while every row loads: ${browser.rssMb.toFixed(0)} MB   target ≤ 150 MB  ${mark(browser.rssMb <= 150)}`);
+  console.log(`   (floor, runs taking turns with acode's: a bare Ink app printing 30 rows, ${browser.floorMs.toFixed(0)} ms in the pty, ${browser.floorInProcessMs.toFixed(0)} ms in-process;`);
+  console.log(`    acode's first frame takes ${(browser.firstFrameMs / browser.floorMs).toFixed(2)}× the floor's: it is painted before React and Ink load)`);
+  console.log(`   (node alone, \`node -e 0\`: ${browser.nodeStart.asIs.toFixed(0)} ms; ${browser.nodeStart.withoutExtraCerts.toFixed(0)} ms without NODE_EXTRA_CA_CERTS${process.env.NODE_EXTRA_CA_CERTS ? ', which is set here' : ''})`);
+  console.log('   (for scale: the resume pickers of Codex CLI and Claude Code take ~0.75 s to list and page 50 sessions)');
+}
+
+/** Section 6: what a run and the browser cost as the store grows. */
+async function homeSection() {
+  console.log(`${only === 'homes' ? '' : '\n'}6. a 3-step scripted run (acode run, whole process) in homes of generated sessions`);
+  const homes = await homeFigures();
+  console.log(`   homes written directly in ${homes.dir}: ${homes.generateS.map((g) => `${g.sessions.toLocaleString('en')} in ${g.s.toFixed(1)} s`).join(', ')}`);
+  console.log("   sessions   run (ms)   max RSS (MB)   browser's first frame, pty (ms)   in-process (ms)");
+  for (const [i, run] of homes.runs.entries()) {
+    const frame = homes.firstFrames[i]!;
+    console.log(`   ${run.sessions.toLocaleString('en').padStart(8)}   ${run.runMs.toFixed(1).padStart(8)}   ${run.maxRssMb.toFixed(1).padStart(12)}   ${frame.ms.toFixed(0).padStart(31)}   ${frame.inProcessMs.toFixed(0).padStart(15)}`);
+  }
+  const [empty, largest] = [homes.runs[0]!, homes.runs.at(-1)!];
+  const ratio = largest.runMs / empty.runMs;
+  const frame = homes.firstFrames.at(-1)!;
+  console.log(`   run, ${largest.sessions.toLocaleString('en')} sessions vs empty: ${ratio.toFixed(2)}×   target ≤ 1.1×  ${mark(ratio <= 1.1)}`);
+  console.log(`   browser's first frame at ${frame.sessions.toLocaleString('en')} sessions: ${frame.ms.toFixed(0)} ms   target ≤ 300 ms  ${mark(frame.ms <= 300)}`);
+  console.log(`   (the homes were removed in ${homes.removeS.toFixed(1)} s; ACODE_BENCH_DIR sets where they are written)`);
+}
+
 const mark = (ok: boolean) => (ok ? 'ok' : 'OVER');
-console.log(`   first frame, from spawning it in a pty until the frame is read back: ${browser.firstFrameMs.toFixed(0)} ms   target ≤ 300 ms  ${mark(browser.firstFrameMs <= 300)}`);
-console.log(`   first frame, from the node process's start until it writes the frame: ${browser.inProcessMs.toFixed(0)} ms`);
-console.log(`   a key pressed at the first frame, answered (React and Ink loaded) after: ${browser.firstKeyMs.toFixed(0)} ms from spawning`);
-console.log(`   key press to next frame: ${browser.keyToFrameMs.toFixed(1)} ms   target ≤ 30 ms  ${mark(browser.keyToFrameMs <= 30)}`);
-console.log(`   fuzzy search over every session: ${browser.searchMs.toFixed(1)} ms   target ≤ 50 ms  ${mark(browser.searchMs <= 50)}`);
-console.log(`   RSS, highest while every row loads: ${browser.rssMb.toFixed(0)} MB   target ≤ 150 MB  ${mark(browser.rssMb <= 150)}`);
-console.log(`   (floor, runs taking turns with acode's: a bare Ink app printing 30 rows, ${browser.floorMs.toFixed(0)} ms in the pty, ${browser.floorInProcessMs.toFixed(0)} ms in-process;`);
-console.log(`    acode's first frame takes ${(browser.firstFrameMs / browser.floorMs).toFixed(2)}× the floor's: it is painted before React and Ink load)`);
-console.log(`   (node alone, \`node -e 0\`: ${browser.nodeStart.asIs.toFixed(0)} ms; ${browser.nodeStart.withoutExtraCerts.toFixed(0)} ms without NODE_EXTRA_CA_CERTS${process.env.NODE_EXTRA_CA_CERTS ? ', which is set here' : ''})`);
-console.log('   (for scale: the resume pickers of Codex CLI and Claude Code take ~0.75 s to list and page 50 sessions)');
+if (only !== 'homes') await browserSection();
+if (only !== 'browser') await homeSection();

@@ -99,7 +99,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       if (!view?.current()) return list();
       if (!standing) return track(withLocks(view.rows));
       // The frame came from the whole index: its head was missing or stale. Write it for next time.
-      if (view.stamp) writeIndexHead(home, view.rows.map(summaryOf), view.stamp);
+      writeIndexHead(home, view.rows.map(summaryOf), view.version);
       track(initial.rows);
       return null;
     };

@@ -1,44 +1,24 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LowSync } from 'lowdb';
 import { secrets } from '../secrets/redactor.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
-import { fileStamp, mtimeOf, sameStamp, type FileStamp } from './file-mtime.js';
+import { mtimeOf } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
+import { appendIndexEntry, baseName, createLog, indexFiles, legacyIndexName, logName, newestGeneration, priorOf, readIndexLog, type IndexEntry, type IndexVersion, type PriorRow } from './index-log.js';
+import { applyEntry, currentBase, leftovers, parseBase, readMerged, type BaseFile, type MergedIndex } from './merged-index.js';
 import { isLiveStatus, newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
 import { isWriteRefused } from './write-access.js';
 
-interface IndexFile {
-  schemaVersion: 1;
-  sessions: Record<string, SessionSummary>;
-  /** session.json's mtime when each row was read: a live row is re-read only when its file changed. */
-  mtimes?: Record<string, number>;
-  /** The sessions folder's mtime when the rows were last reconciled with it (no session added or removed since, if unchanged). */
-  sessions_mtime?: number;
-}
-
-/**
- * The index is acode's own cache, read on every listing of up to tens of thousands of rows: a
- * structural check per row (instead of a full schema parse) keeps the browser's first frame fast.
- * A row that fails it is re-read from its session file.
- */
-function parseIndex(raw: unknown): IndexFile {
-  const file = raw as Partial<IndexFile> | null;
-  if (!file || file.schemaVersion !== 1 || typeof file.sessions !== 'object' || file.sessions === null) throw new Error('index.json has an unknown shape');
-  return { schemaVersion: 1, sessions: file.sessions, mtimes: typeof file.mtimes === 'object' && file.mtimes ? file.mtimes : {}, sessions_mtime: typeof file.sessions_mtime === 'number' ? file.sessions_mtime : undefined };
-}
-
 /** A row a listing re-reads from its session file when that file changed: live or damaged sessions. */
 const isLive = (row: SessionSummary) => isLiveStatus(row.status) || row.damaged !== null;
-
 
 /** The index as it stands: its rows, and whether the sessions folder still agrees with them. */
 export interface IndexView {
   /** Newest first. */
   rows: SessionSummary[];
-  /** The version of index.json these rows were read from (null if it changed while being read). */
-  stamp: FileStamp | null;
+  /** The version of the index these rows were read from (a head written from them names it). */
+  version: IndexVersion;
   /**
    * True when no session was added or removed and no live row's session file changed since the
    * index was written: then reconciling (`SessionIndex.list`) would change nothing.
@@ -47,50 +27,50 @@ export interface IndexView {
 }
 
 /**
- * Reads the index without looking at the sessions folder; null when it is missing or damaged.
- * The browser's first frame is drawn from this, and reconciled right after when not current.
+ * Reads the index (base and logs) without looking at the sessions folder; null when it is
+ * damaged. The browser's first frame is drawn from this when the head cannot serve it, and
+ * reconciled right after when not current.
  */
 export function readIndexView(home: string): IndexView | null {
-  const path = join(home, 'index.json');
-  const before = fileStamp(path);
-  let file: IndexFile | null;
+  let merged: MergedIndex;
   try {
-    file = new DurableJsonFileSync(path, parseIndex).read();
+    merged = readMerged(home);
   } catch {
     return null;
   }
-  const stamp = sameStamp(before, fileStamp(path)) ? before : null;
-  if (!file) return null;
-  const entries = Object.entries(file.sessions);
+  if (!merged.trusted) return null;
+  const entries = Object.entries(merged.rows);
   if (!entries.every(([id, row]) => plausibleRow(row, id))) return null;
   const rows = entries.map(([, row]) => row).sort(newestFirst);
-  const { mtimes = {}, sessions_mtime: sessionsMtime } = file;
+  const { mtimes, sessionsMtime } = merged;
   const sessionsDir = join(home, 'sessions');
   return {
     rows,
-    stamp,
+    version: merged.version,
     current: () => sessionsMtime === mtimeOf(sessionsDir) && rows.every((row) => !isLive(row) || mtimes[row.session_id] === mtimeOf(join(sessionsDir, row.session_id, 'session.json'))),
   };
 }
 
+/** Past this size a log is folded into a base by the writer that grew it, if no listing did first. */
+const defaultCompactAt = 4 * 1024 * 1024;
+
 /**
- * index.json: one summary row per session, so listing never opens every session file. It is a
- * cache: rows are reconciled with the sessions folder on read and the whole index is rebuilt
- * from session files when it is missing or damaged.
+ * The session index: one summary row per session, so listing never opens every session file. It
+ * is a cache: rows are reconciled with the sessions folder on read and rebuilt from session files
+ * when the index is missing or damaged. A change appends one line to a log (index-log.ts), so it
+ * costs the same in a store of ten sessions or of a hundred thousand; a listing, which reads
+ * every row anyway, folds the logs into a new base.
  */
 export class SessionIndex {
-  private readonly adapter: DurableJsonFileSync<IndexFile>;
-  private readonly db: LowSync<IndexFile>;
+  private readonly compactAt: number;
 
   constructor(
     private readonly home: string,
     /** Reads one session's summary from its own files; undefined if it is gone. */
     private readonly loadSummary: (id: string) => SessionSummary | undefined,
+    options: { compactAt?: number } = {},
   ) {
-    // Each row passes the redactor as it enters (upsert, a row re-read in list): redacting the whole
-    // file on every write would cost time in proportion to the store, for rows already clean.
-    this.adapter = new DurableJsonFileSync(join(home, 'index.json'), parseIndex, undefined, (file) => JSON.stringify(file));
-    this.db = new LowSync(this.adapter, { schemaVersion: 1, sessions: {}, mtimes: {} });
+    this.compactAt = options.compactAt ?? defaultCompactAt;
   }
 
   private sessionIds(): string[] {
@@ -99,32 +79,22 @@ export class SessionIndex {
     return existsSync(dir) ? readdirSync(dir).filter((name) => !name.startsWith('.')) : [];
   }
 
-  private load(): { file: IndexFile; trusted: boolean } {
-    try {
-      this.db.read();
-      return { file: this.db.data, trusted: true };
-    } catch {
-      return { file: { schemaVersion: 1, sessions: {}, mtimes: {} }, trusted: false };
-    }
-  }
-
   private sessionMtime(id: string): number {
     return mtimeOf(join(this.home, 'sessions', id, 'session.json'));
   }
 
   /**
    * All sessions, newest first. Rows of live (created/running) or damaged sessions are re-read
-   * when their session.json changed, and the refreshed index is saved unless `write` is false
-   * (dry runs change nothing on disk).
+   * when their session.json changed; when anything changed, or logs hold entries, the index is
+   * compacted into a new base unless `write` is false (dry runs change nothing on disk).
    */
   list(write = true): SessionSummary[] {
-    const { file, trusted } = this.load();
-    const rows = file.sessions;
-    const mtimes = file.mtimes ?? {};
-    let changed = !trusted;
+    const merged = readMerged(this.home);
+    const { rows, mtimes } = merged;
+    let changed = !merged.trusted;
     // Taken before the folder is read: a session created meanwhile changes it again.
     const sessionsMtime = mtimeOf(join(this.home, 'sessions'));
-    if (sessionsMtime !== 0 && file.sessions_mtime !== sessionsMtime) changed = true;
+    if (sessionsMtime !== 0 && merged.sessionsMtime !== sessionsMtime) changed = true;
     const ids = this.sessionIds();
     const present = new Set(ids);
     for (const id of Object.keys(rows)) {
@@ -145,9 +115,10 @@ export class SessionIndex {
       mtimes[id] = mtime;
       changed = true;
     }
-    if (changed && write) {
+    if (write && (changed || merged.entries > 0 || leftovers(merged.files))) {
       try {
-        return this.save(rows, mtimes, sessionsMtime);
+        const saved = this.compact(merged, sessionsMtime);
+        if (saved) return saved;
       } catch (error) {
         // The index is a cache: listing from a read-only (or full) home shows the rows without saving them.
         if (!isWriteRefused(error)) throw error;
@@ -156,30 +127,65 @@ export class SessionIndex {
     return Object.values(rows).sort(newestFirst);
   }
 
-  upsert(summary: SessionSummary): void {
-    const { file } = this.load();
-    file.sessions[summary.session_id] = secrets.redactDeep(summary);
-    const mtimes = file.mtimes ?? {};
-    mtimes[summary.session_id] = this.sessionMtime(summary.session_id);
-    this.save(file.sessions, mtimes, file.sessions_mtime);
+  /**
+   * Records a session's new summary. `previous` is its row before, as its own files had it when
+   * it was opened (null: a new session); the index head's readers use it to keep their figures
+   * without reading every row. A created row is always a new session.
+   */
+  upsert(summary: SessionSummary, previous?: SessionSummary | null): void {
+    const row = secrets.redactDeep(summary);
+    this.append({ op: 'put', id: row.session_id, row, mtime: this.sessionMtime(row.session_id), ...this.prior(previous === undefined && row.status === 'created' ? null : previous) });
   }
 
-  remove(id: string): void {
-    const { file } = this.load();
-    delete file.sessions[id];
-    delete file.mtimes?.[id];
-    this.save(file.sessions, file.mtimes ?? {}, file.sessions_mtime);
+  /** Records that a session was deleted; `previous`, its row if known, as for upsert. */
+  remove(id: string, previous?: SessionSummary | null): void {
+    this.append({ op: 'del', id, ...this.prior(previous) });
+  }
+
+  private prior(previous: SessionSummary | null | undefined): { prior?: PriorRow | null } {
+    if (previous === undefined) return {};
+    return { prior: previous && priorOf(secrets.redactDeep(previous)) };
+  }
+
+  private append(entry: IndexEntry): void {
+    const size = appendIndexEntry(this.home, entry);
+    if (size < this.compactAt) return;
+    // Nobody listed for a long while: this writer folds the log, once per compactAt bytes of it.
+    try {
+      this.list(true);
+    } catch {
+      // A cache that could not be compacted now is compacted by the next listing.
+    }
   }
 
   /**
-   * Writes the index, then its head (the browser's first frame); returns the rows newest first.
-   * `sessionsMtime` is kept only by a reconciling listing: rows written one at a time vouch for no other session.
+   * Writes `merged` (reconciled) as the base of a new generation: the new log is created first, so
+   * appenders move to it; lines appended to the older logs since they were read are read now; then
+   * the base is written (atomically, durably), its head, and the files it replaces are removed.
+   * Null when another compaction is at work or finished meanwhile: its base stands, this one is not
+   * needed. A kill at any instant leaves the old base and logs, or the new base (and stale files a
+   * later compaction removes).
    */
-  private save(rows: Record<string, SessionSummary>, mtimes: Record<string, number>, sessionsMtime: number | undefined): SessionSummary[] {
-    this.db.data = { schemaVersion: 1, sessions: rows, mtimes, sessions_mtime: sessionsMtime };
-    this.db.write();
+  private compact(merged: MergedIndex, sessionsMtime: number): SessionSummary[] | null {
+    const { home } = this;
+    const next = newestGeneration(indexFiles(home)) + 1;
+    if (!createLog(home, next)) return null;
+    const files = indexFiles(home);
+    if (currentBase(files)?.name !== currentBase(merged.files)?.name) return null;
+    const { rows, mtimes, version } = merged;
+    for (const generation of files.logs.filter((g) => g >= version.through.generation && g < next)) {
+      const read = readIndexLog(join(home, logName(generation)), generation === version.through.generation ? version.through.offset : 0);
+      if (!read) return null; // folded by a compaction that finished meanwhile
+      for (const entry of read.entries) applyEntry(rows, mtimes, entry);
+    }
+    // Rows were redacted as they entered (upsert, a row re-read above): the base is written as it is.
+    const adapter = new DurableJsonFileSync<BaseFile>(join(home, baseName(next)), parseBase, undefined, (file) => JSON.stringify(file));
+    adapter.write({ schemaVersion: 2, generation: next, sessions: rows, mtimes, sessions_mtime: sessionsMtime || undefined });
     const sorted = Object.values(rows).sort(newestFirst);
-    writeIndexHead(this.home, sorted, this.adapter.lastWrite!);
+    // A compaction that began after this one and finished first wrote the head of a newer base: keep it.
+    if (indexFiles(home).bases.at(-1) === next) writeIndexHead(home, sorted, { base: { name: baseName(next), stamp: adapter.lastWrite! }, through: { generation: next, offset: 0 } });
+    const replaced = [...files.bases.filter((g) => g < next).map(baseName), ...files.logs.filter((g) => g < next).map(logName), ...(files.legacy ? [legacyIndexName] : [])];
+    for (const name of replaced) rmSync(join(home, name), { force: true });
     return sorted;
   }
 }

@@ -102,7 +102,14 @@ export class SessionHandle {
 
   /** Opens the session for appending events and writing checkpoints (`fileSync`: tests record the syncs). */
   openJournal(options: { fileSync?: FileSync } = {}): SessionJournal {
-    return new SessionJournal(this.dir, this.db, (record) => this.index.upsert(summarize(record)), options);
+    // Each change tells the index the row it replaces (as this session's file had it when opened),
+    // so that readers of the index head keep their figures without reading every row.
+    let indexed = summarize(this.record);
+    return new SessionJournal(this.dir, this.db, (record) => {
+      const row = summarize(record);
+      this.index.upsert(row, indexed);
+      indexed = row;
+    }, options);
   }
 }
 
@@ -136,19 +143,22 @@ export class SessionStore {
   constructor(readonly home: string) {
     this.sessionsDir = join(home, 'sessions');
     requireFolders(home, this.sessionsDir);
-    this.index = new SessionIndex(home, (id) => {
-      try {
-        const record = this.readRecord(id);
-        // The snapshot is lazy: a running (or killed) session's log may be ahead of it.
-        const checkpoint = rolledForward(join(this.sessionsDir, id), record.checkpoint);
-        return summarize(checkpoint === record.checkpoint ? record : { ...record, checkpoint, updated_at: checkpoint.last_event_at ?? record.updated_at });
-      } catch (error) {
-        const dir = join(this.sessionsDir, id);
-        if (!existsSync(dir)) return undefined;
-        const reason = error instanceof SyntaxError ? 'session.json is not valid JSON' : (error as Error).name === 'ZodError' ? 'session.json does not match the session format' : 'session.json cannot be read';
-        return damagedSummary(id, reason, statSync(dir).mtime.toISOString());
-      }
-    });
+    this.index = new SessionIndex(home, (id) => this.summaryOf(id));
+  }
+
+  /** A session's row from its own files: damaged when session.json cannot be read; undefined when the folder is gone. */
+  private summaryOf(id: string): SessionSummary | undefined {
+    try {
+      const record = this.readRecord(id);
+      // The snapshot is lazy: a running (or killed) session's log may be ahead of it.
+      const checkpoint = rolledForward(join(this.sessionsDir, id), record.checkpoint);
+      return summarize(checkpoint === record.checkpoint ? record : { ...record, checkpoint, updated_at: checkpoint.last_event_at ?? record.updated_at });
+    } catch (error) {
+      const dir = join(this.sessionsDir, id);
+      if (!existsSync(dir)) return undefined;
+      const reason = error instanceof SyntaxError ? 'session.json is not valid JSON' : (error as Error).name === 'ZodError' ? 'session.json does not match the session format' : 'session.json cannot be read';
+      return damagedSummary(id, reason, statSync(dir).mtime.toISOString());
+    }
   }
 
   private adapterFor(id: string): DurableJsonFileSync<SessionRecord> {
@@ -178,11 +188,11 @@ export class SessionStore {
    * The folder is filled under a hidden name (`.<id>.creating.<pid>`, never listed) and renamed
    * into place whole, so a kill at any instant leaves either no session or a complete one — never a
    * folder without its session.json, listed as damaged for good. Hidden folders a killed creator left
-   * are removed by the next creation.
+   * are removed by the next listing (which reads the folder anyway: a creation must not, its cost
+   * would grow with the store).
    */
   private createIn(id: string, init: NewSession): SessionHandle {
     const { specText, spec, stepsTotal, ...fields } = init;
-    this.removeAbandonedCreations();
     const dir = join(this.sessionsDir, id);
     const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
     const now = new Date().toISOString();
@@ -237,7 +247,9 @@ export class SessionStore {
 
   /** Every session, newest first, from the index (reconciled with the sessions folder). */
   list(options: { write?: boolean } = {}): SessionSummary[] {
-    return this.index.list(options.write ?? true);
+    const write = options.write ?? true;
+    if (write) this.removeAbandonedCreations();
+    return this.index.list(write);
   }
 
   /**
@@ -254,7 +266,8 @@ export class SessionStore {
   }
 
   delete(id: string): void {
+    const previous = this.summaryOf(id);
     rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
-    this.index.remove(id);
+    this.index.remove(id, previous);
   }
 }

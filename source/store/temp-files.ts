@@ -14,8 +14,8 @@ export interface TempFileScope {
   workDirs: Iterable<string>;
 }
 
-/** Files of the home that any acode process replaces (with no session as owner). */
-const homeFiles = new Set(['index.json', 'index-head.json']);
+/** Files of the home that any acode process replaces (with no session as owner): the index's bases and head. */
+const isHomeFile = (name: string) => name === 'index.json' || name === 'index-head.json' || /^index\.\d+\.json$/.test(name);
 
 /**
  * A writer that can no longer finish its temp file: dead, or this very process (whose writes are
@@ -55,6 +55,6 @@ export function removeLeftoverTempFiles(scope: TempFileScope): string[] {
   const inSessionDir = (temp: TempName) => ours(temp) || (temp.owner === null && writerGone(temp));
   sweep(scope.sessionDir, inSessionDir, true, removed);
   sweep(join(scope.sessionDir, 'blobs'), inSessionDir, true, removed);
-  sweep(scope.home, (temp) => temp.owner === null && homeFiles.has(temp.target) && writerGone(temp), true, removed);
+  sweep(scope.home, (temp) => temp.owner === null && isHomeFile(temp.target) && writerGone(temp), true, removed);
   return removed;
 }

@@ -6,6 +6,7 @@ import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { headerEcho, leakedPieces, requestKey, type Protocol } from '../helpers/header-echo.js';
 import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { indexText } from '../helpers/index-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // Canaries shaped like the real keys, so the shape rules and the registered value both have to hold.
@@ -100,7 +101,7 @@ describe('a server that echoes the API key in its errors', () => {
     expect(show.checkpoint.status).toBe('paused');
     expect(shown[4]!.stdout).toContain('HTTP 429');
     expect(readFileSync(join(ws.home, 'sessions', id!, 'session.json'), 'utf8')).toContain('[REDACTED]');
-    for (const file of ['index.json', 'index-head.json']) expect(readFileSync(join(ws.home, file), 'utf8')).toContain(id);
+    expect(indexText(ws.home)).toContain(id);
 
     expect(leaks(ws.cwd, [run, resumed, ...shown], canaries[protocol])).toEqual({});
   });

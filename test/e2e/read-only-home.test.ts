@@ -1,8 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli } from '../helpers/cli.js';
+import { removeIndex } from '../helpers/index-files.js';
 import { remount, smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -16,7 +17,7 @@ describe.skipIf(tmpfsUnavailable !== null)('a read-only ACODE_HOME (a real tmpfs
     expect((await runCli(['run', 'spec.yaml'], { cwd, env })).signal).toBe('SIGKILL');
     const id = (JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[])[0]!.session_id;
     // The index is a cache, so a listing rebuilds it when it is gone: here it cannot save it.
-    rmSync(join(home, 'index.json'));
+    removeIndex(home);
     remount(disk, 'ro');
 
     const read = [['sessions', 'list'], ['sessions', 'list', '--json'], ['sessions', 'list', '--resumable'], ['sessions', 'show', id], ['sessions', 'show', id, '--json'], ['sessions', 'history', id], ['resume', '--dry-run']];

@@ -5,6 +5,7 @@ import { createSessionSource } from '../../source/commands/browser-source.js';
 import { createBrowserStore } from '../../source/state/browser-store.js';
 import { BrowserApp } from '../../source/ui/browser/browser-app.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
+import { indexBasePath } from '../helpers/index-files.js';
 import { keys, renderInk } from '../helpers/ink.js';
 
 const now = Date.parse('2026-02-01T00:00:00Z');
@@ -194,7 +195,7 @@ describe('the session browser', () => {
     const fixture = generatedStore(1000);
     const bad = fixture.ids[500]!;
     writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'sessions', bad, 'session.json'), '{"schemaVersion": 1, "session_id": tor');
-    writeFileSync(join(fixture.ctx.env.ACODE_HOME!, 'index.json'), 'not json'); // and the index must be rebuilt
+    writeFileSync(indexBasePath(fixture.ctx.env.ACODE_HOME!), 'not json'); // and the index must be rebuilt
     const rows = (await createSessionSource(fixture.ctx)).initial.rows;
     expect(rows).toHaveLength(1000);
     expect(rows.filter((r) => r.damaged)).toEqual([expect.objectContaining({ session_id: bad, damaged: 'session.json is not valid JSON', workflow_name: '(damaged)' })]);

@@ -5,6 +5,7 @@ import { createSessionSource } from '../../source/commands/browser-source.js';
 import { readIndexView } from '../../source/store/session-index.js';
 import { SessionStore } from '../../source/store/session-store.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
+import { indexBasePath } from '../helpers/index-files.js';
 
 const running = (ids: string[]) => ids.filter((_, i) => i % 7 === 5); // the generator's `running` sessions
 
@@ -32,12 +33,12 @@ describe('the index as the browser first reads it', () => {
     expect(readIndexView(home)!.current()).toBe(false);
   });
 
-  it('is missing when index.json is damaged or a row is not what acode writes', () => {
+  it('is missing when the index is damaged or a row is not what acode writes', () => {
     const { ctx, ids } = generatedStore(5);
     const home = ctx.env.ACODE_HOME!;
-    writeFileSync(join(home, 'index.json'), JSON.stringify({ schemaVersion: 1, sessions: { [ids[0]!]: { session_id: ids[0] } } }));
+    writeFileSync(indexBasePath(home), JSON.stringify({ schemaVersion: 2, sessions: { [ids[0]!]: { session_id: ids[0] } } }));
     expect(readIndexView(home)).toBeNull();
-    writeFileSync(join(home, 'index.json'), '{"schemaVersion": 1, "sessions": {');
+    writeFileSync(indexBasePath(home), '{"schemaVersion": 2, "sessions": {');
     expect(readIndexView(home)).toBeNull();
   });
 

@@ -9,6 +9,7 @@ import { loadSpecText } from '../../source/spec/load-spec.js';
 import { defaultHome } from '../../source/store/acode-home.js';
 import { SessionStore } from '../../source/store/session-store.js';
 import { chainSpec } from '../helpers/chain-spec.js';
+import { indexBasePath } from '../helpers/index-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** Runs a scripted chain of `steps` steps into a real store, as `acode run` does. */
@@ -30,7 +31,7 @@ async function runIntoStore(store: SessionStore, steps: number, cwd: string) {
 }
 
 describe('the session store', () => {
-  it('never lists a session whose creation was killed half-way, and clears what that creation left', async () => {
+  it('never lists a session whose creation was killed half-way, and the next listing clears what that creation left', async () => {
     const cwd = tempDir();
     const home = join(cwd, 'home');
     const store = new SessionStore(home);
@@ -43,6 +44,8 @@ describe('the session store', () => {
     const listed = () => new SessionStore(home).list({ write: false }).map((row) => [row.session_id, row.status]);
     expect(listed()).toEqual([[first.record.session_id, 'completed']]);
     const second = await runIntoStore(store, 2, cwd);
+    expect(existsSync(abandoned)).toBe(true); // a creation never reads the whole sessions folder
+    store.list();
     expect(existsSync(abandoned)).toBe(false);
     expect(readdirSync(join(home, 'sessions')).sort()).toEqual([first.record.session_id, second.record.session_id].sort());
     // Every session folder is whole from the moment it appears.
@@ -81,10 +84,11 @@ describe('the session store', () => {
     const store = new SessionStore(join(cwd, 'home'));
     const a = await runIntoStore(store, 1, cwd);
     const b = await runIntoStore(store, 2, cwd);
-    writeFileSync(join(store.home, 'index.json'), '{"schemaVersion": 1, "sessions": {"x": tor');
+    store.list(); // a base
+    writeFileSync(indexBasePath(store.home), '{"schemaVersion": 2, "sessions": {"x": tor');
     const ids = store.list().map((row) => row.session_id).sort();
     expect(ids).toEqual([a.record.session_id, b.record.session_id].sort());
-    expect(JSON.parse(readFileSync(join(store.home, 'index.json'), 'utf8')).sessions[a.record.session_id].status).toBe('completed');
+    expect(JSON.parse(readFileSync(indexBasePath(store.home), 'utf8')).sessions[a.record.session_id].status).toBe('completed');
   });
 
   it('reports a damaged session file with what to do', async () => {

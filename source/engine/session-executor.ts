@@ -217,6 +217,8 @@ export class SessionExecutor {
       return;
     }
     if (!this.stop || stopRank[error.outcome] > stopRank[this.stop.error.outcome]) this.stop = { error, step };
+    // The session ends with this stop: a step waiting to retry has nothing left to wait for.
+    for (const wait of this.waits) wait.end('abandon');
   }
 
   private checkBudget(): void {
@@ -258,6 +260,8 @@ export class SessionExecutor {
     let conversation = saved ? loadConversation(this.options.blobs, saved) : undefined;
     for (;;) {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
+      // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
+      if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${stepTitle(id)}: not retried, the session stopped`);
       this.checkBudget();
       const { messages, context } = this.messagesFor(agentStep);
       const attempt = nextAttempt(this.progress, id);
@@ -304,6 +308,8 @@ export class SessionExecutor {
       }
       throw new StopRun(strategy.kind === 'pause' ? 'paused' : 'failed', stop.reason, stop.reason === 'user_exit' ? strategy.why : `${title}: ${strategy.why}`);
     }
+    // Another step stopped the session meanwhile: this one is not retried (a resume retries it).
+    if (this.stop) throw new StopRun('paused', stop.reason, `${title}: ${stop.message}; not retried, the session stopped`);
     tries.autoAttempts++;
     tries.lastStop = stop;
     if (strategy.kind === 'new_session') {

@@ -32,7 +32,9 @@ export interface ContinuationPlan {
  */
 export function planContinuation(pattern: Pattern, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
   const shape = pattern.shape(progress);
-  const planned = (id: StepId): PlannedStep => ({ step: id, agent: shape.find((node) => node.id === id)?.label ?? pattern.step(id, progress)?.label ?? '' });
+  // By id, not by a scan of the shape per step: a plan of n steps costs O(n), not O(n²).
+  const labels = new Map(shape.map((node) => [node.id, node.label]));
+  const planned = (id: StepId): PlannedStep => ({ step: id, agent: labels.get(id) ?? pattern.step(id, progress)?.label ?? '' });
   const running = Object.values(progress.in_progress).filter((step) => !progress.completed[step.step]);
   return {
     status: progress.status,

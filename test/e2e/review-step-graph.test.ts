@@ -310,6 +310,42 @@ pattern:
   });
 });
 
+describe('review: two questions open at once', () => {
+  // DEFECT (open, low): the plan lists open questions in the order they were asked (b's first here),
+  // but a preset answer (--approve) goes to whichever approval the scheduler reaches first on resume —
+  // branch order (a's) — and nothing on the command line can name the one meant.
+  it.fails('resume --approve answers the question the plan lists first', async () => {
+    const ws = workspace(`version: 0
+name: two-questions
+runtime:
+  provider: scripted
+  model_id: m
+  scripted:
+    latency_ms: 100
+agents:
+  w: { prompt: "worker" }
+pattern:
+  type: parallel
+  config:
+    branches:
+      - id: a
+        steps:
+          - { agent: w, input: "a0" }
+          - { type: hitl, prompt: "approve a?" }
+      - id: b
+        steps:
+          - { type: hitl, prompt: "approve b?" }
+`);
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const plan = await runCli(['resume', '--dry-run'], ws);
+    const listed = /in progress: +(\S+)/.exec(plan.stdout)![1];
+    expect(listed).toBe('b/0');
+    expect((await runCli(['resume', '--approve'], ws)).code).toBe(1);
+    const answered = (await history(ws, onlySession(ws))).filter((e) => e.type === 'approval_answered').map((e) => e.step);
+    expect(answered).toEqual([listed]);
+  });
+});
+
 describe('review: cancel with steps in flight', () => {
   it('SIGINT with five branches in flight pauses; the resume runs exactly those five again, and nothing finished', async () => {
     const branches = 'abcdef'.split('').map((b) => `      - { id: ${b}, steps: [ { agent: w, input: "${b}0" } ] }`).join('\n');

@@ -46,7 +46,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'approval_requested':
       return `◆ ${step(event.step)}: ${event.prompt}${event.context ? `\n${event.context}` : ''}`;
     case 'approval_answered':
-      return `  ${event.decision === 'rejected' ? '✗ rejected' : `✓ ${event.decision}`}${event.response && event.decision === 'edited' ? `: ${event.response}` : ''}`;
+      // Named: with branches running at once, the line above may be another step's.
+      return `  ${event.decision === 'rejected' ? '✗' : '✓'} ${step(event.step)}: ${event.decision}${event.response && event.decision === 'edited' ? `: ${event.response}` : ''}`;
     case 'session_cancelled':
       return `${headline('cancelled')}: ${event.message}`;
     case 'conversation_saved':
@@ -62,9 +63,9 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'lock_taken_over':
       return `took over the session lock: ${event.why}`;
     case 'tool_called':
-      return `  → ${event.name}${toolTarget(event.args)}`;
+      return `  → ${step(event.step)}: ${event.name}${toolTarget(event.args)}`;
     case 'tool_result':
-      return event.ok ? undefined : `  ✗ ${event.name}: ${event.output.split('\n')[0]}`;
+      return event.ok ? undefined : `  ✗ ${step(event.step)}: ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
       return `  write to ${event.path} from ${stepTitle(event.step)}: ${recoveryText[event.outcome]}`;
     case 'environment_accepted':

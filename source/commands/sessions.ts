@@ -80,6 +80,9 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
+  // A chain's step by number; any other pattern's by its own name (a task called "2" is not step 3).
+  const titles = new Map(pattern.shape(replayed.progress).map((node) => [node.id, node.title]));
+  const titleOf = (step: string) => (pattern.type === 'chain' ? stepTitle(step) : (titles.get(step) ?? step));
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);
     return ExitCode.ok;
@@ -89,7 +92,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
     `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
-    `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${stepTitle(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
+    `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${titleOf(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
     `spec      ${record.spec_path}`,
     `cwd       ${record.cwd}`,

@@ -15,6 +15,8 @@ export type InProgressPlan = PlannedStep & { attempt: number; next_attempt: numb
 
 /** What a resume will do, decided before anything runs (DESIGN.md §4 step 5). */
 export interface ContinuationPlan {
+  /** The pattern's type: a chain's steps are named by number, any other pattern's by id. */
+  pattern: string;
   status: SessionStatus;
   last_checkpoint: { event_id: number; at: string | null };
   /** Events in the log; more than the checkpoint's when a step was under way. */
@@ -34,12 +36,15 @@ export interface ContinuationPlan {
  */
 export function planContinuation(pattern: Pattern, progress: SessionProgress, checkpoint: Pick<Checkpoint, 'last_event_id' | 'last_event_at'>): ContinuationPlan {
   const shape = pattern.shape(progress);
+  // By id, not by a scan of the shape per step: a plan of n steps costs O(n), not O(n²).
+  const nodes = new Map(shape.map((node) => [node.id, node]));
   const planned = (id: StepId): PlannedStep => {
-    const node = shape.find((known) => known.id === id);
+    const node = nodes.get(id);
     return { step: id, title: node?.title ?? stepTitle(id), agent: node?.label ?? pattern.step(id, progress)?.label ?? '' };
   };
   const running = Object.values(progress.in_progress).filter((step) => !progress.completed[step.step]);
   return {
+    pattern: pattern.type,
     status: progress.status,
     last_checkpoint: { event_id: checkpoint.last_event_id, at: checkpoint.last_event_at },
     log_events: progress.last_event_id,
@@ -57,23 +62,24 @@ export function planContinuation(pattern: Pattern, progress: SessionProgress, ch
 }
 
 /** A planned step as a person reads it: "3 writer" for a chain step (1-based), "task overview (researcher)" otherwise. */
-function plannedName(step: PlannedStep): string {
-  const index = chainIndex(step.step);
+function plannedName(step: PlannedStep, chain: boolean): string {
+  const index = chain ? chainIndex(step.step) : undefined;
   if (index !== undefined) return `${index + 1} ${step.agent}`.trimEnd();
   return step.agent ? `${step.title} (${step.agent})` : step.title;
 }
 
 /** The plan as lines a person reads (dry-run, plain mode and the event log agree on it). */
 export function describePlan(plan: ContinuationPlan): string[] {
+  const chain = plan.pattern === 'chain';
   const range = (steps: PlannedStep[]) => {
     if (steps.length === 0) return 'none';
-    if (steps.length <= 6) return steps.map(plannedName).join(', ');
-    const first = chainIndex(steps[0]!.step);
-    const last = chainIndex(steps.at(-1)!.step);
+    if (steps.length <= 6) return steps.map((step) => plannedName(step, chain)).join(', ');
+    const first = chain ? chainIndex(steps[0]!.step) : undefined;
+    const last = chain ? chainIndex(steps.at(-1)!.step) : undefined;
     if (first !== undefined && last !== undefined && last - first + 1 === steps.length) return `${first + 1}–${last + 1} (${steps.length} steps)`;
-    return `${steps.slice(0, 5).map(plannedName).join(', ')} … (${steps.length} steps)`;
+    return `${steps.slice(0, 5).map((step) => plannedName(step, chain)).join(', ')} … (${steps.length} steps)`;
   };
-  const running = plan.in_progress.map((step) => `${plannedName(step)}, attempt ${step.attempt} → ${step.action}`);
+  const running = plan.in_progress.map((step) => `${plannedName(step, chain)}, attempt ${step.attempt} → ${step.action}`);
   return [
     `state:           ${plan.status} · last checkpoint at event ${plan.last_checkpoint.event_id} of ${plan.log_events}${plan.last_checkpoint.at ? ` (${plan.last_checkpoint.at})` : ''}`,
     `skip (done):     ${range(plan.skip)}`,

@@ -188,12 +188,15 @@ export class SessionExecutor {
   private async runReadySteps(): Promise<void> {
     const limit = maxParallel(this.options.spec);
     const running = new Map<StepId, Promise<void>>();
+    // Model calls at once are what the limit bounds: a question waiting for a person's answer holds no slot.
+    const agents = new Set<StepId>();
     let failure: { error: unknown } | undefined;
     for (;;) {
       if (!this.stop && !failure && !this.cancelled) {
         for (const step of this.pattern.ready(this.progress)) {
-          if (running.size >= limit) break;
           if (running.has(step.id) || this.waiting.has(step.id)) continue;
+          if (step.work.kind === 'agent' && agents.size >= limit) continue;
+          if (step.work.kind === 'agent') agents.add(step.id);
           const task = this.runStep(step)
             .catch((error: unknown) => {
               if (error instanceof StopRun) return this.stopped(error, step.id);
@@ -201,7 +204,10 @@ export class SessionExecutor {
               failure ??= { error };
               this.abort.abort();
             })
-            .finally(() => running.delete(step.id));
+            .finally(() => {
+              running.delete(step.id);
+              agents.delete(step.id);
+            });
           running.set(step.id, task);
         }
       }
@@ -217,6 +223,8 @@ export class SessionExecutor {
       return;
     }
     if (!this.stop || stopRank[error.outcome] > stopRank[this.stop.error.outcome]) this.stop = { error, step };
+    // The session ends with this stop: a step waiting to retry has nothing left to wait for.
+    for (const wait of this.waits) wait.end('abandon');
   }
 
   private checkBudget(): void {
@@ -258,6 +266,8 @@ export class SessionExecutor {
     let conversation = saved ? loadConversation(this.options.blobs, saved) : undefined;
     for (;;) {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
+      // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
+      if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${stepTitle(id)}: not retried, the session stopped`);
       this.checkBudget();
       const { messages, context } = this.messagesFor(agentStep);
       const attempt = nextAttempt(this.progress, id);
@@ -304,6 +314,8 @@ export class SessionExecutor {
       }
       throw new StopRun(strategy.kind === 'pause' ? 'paused' : 'failed', stop.reason, stop.reason === 'user_exit' ? strategy.why : `${title}: ${strategy.why}`);
     }
+    // Another step stopped the session meanwhile: this one is not retried (a resume retries it).
+    if (this.stop) throw new StopRun('paused', stop.reason, `${title}: ${stop.message}; not retried, the session stopped`);
     tries.autoAttempts++;
     tries.lastStop = stop;
     if (strategy.kind === 'new_session') {

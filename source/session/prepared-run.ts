@@ -62,12 +62,15 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
 
 type RunFields<Intro extends RunIntro> = Omit<PreparedRun<Intro>, 'saved' | 'journal' | 'lease' | 'onLockLost' | 'release'>;
 
-/** Lets go of what a preparation holds so far: the lock first, then the journal's file handles. */
+/**
+ * Lets go of what a preparation holds so far: the journal first — its last snapshot (written lazily)
+ * is written only while the lock is still this process's — then the lock.
+ */
 export function releaseHeld(lease: SessionLease, journal?: LeasedJournal): void {
   try {
-    lease.lock.release();
-  } finally {
     journal?.close();
+  } finally {
+    lease.lock.release();
   }
 }
 

@@ -57,7 +57,8 @@ function eventsAfter(log: string, checkpoint: Pick<Checkpoint, 'last_event_id' |
  * whole log and checks it against the snapshot.
  */
 export function rolledForward(sessionDir: string, checkpoint: Checkpoint): Checkpoint {
-  if (checkpoint.status !== 'running') return checkpoint;
+  // Running, or waiting for an answer while other branches ran on: either may have events past its snapshot.
+  if (checkpoint.status !== 'running' && checkpoint.status !== 'awaiting_approval') return checkpoint;
   const after = eventsAfter(join(sessionDir, 'events.jsonl'), checkpoint);
   if (!after?.length) return checkpoint;
   const progress = { ...initialProgress(checkpoint.steps_total), ...structuredClone(checkpoint) };

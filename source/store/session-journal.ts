@@ -44,6 +44,9 @@ const checkpointEveryMs = 1000;
 
 const lostLock = 'the session lock was taken by another process';
 
+/** Rows listings re-read from the session files; any other row shows what the index says. */
+const selfRefreshing = (status: SessionStatus) => status === 'created' || status === 'running';
+
 /**
  * The store side of the engine's Journal: the write-ahead event log first, then the constant-size
  * checkpoint (atomic rename), written lazily. A crash between the two leaves the log ahead of the
@@ -81,7 +84,6 @@ export class SessionJournal implements Journal {
    * index write; any other change of status does (a per-step index write would grow with the store).
    */
   private indexIsStale(status: SessionStatus): boolean {
-    const selfRefreshing = (s: SessionStatus) => s === 'created' || s === 'running';
     return status !== this.indexedStatus && !(selfRefreshing(this.indexedStatus) && status === 'running');
   }
 
@@ -181,8 +183,11 @@ export class SessionJournal implements Journal {
     if (pending && this.log.isDurable(pending.position) && pending.position > this.checkpointPosition) this.writeCheckpoint(pending.checkpoint, pending.ts, pending.position);
   }
 
-  /** Replaces session.json with a snapshot whose last event is at `position`, which the log holds durably. */
-  private writeCheckpoint(checkpoint: Checkpoint, ts: string, position: number): void {
+  /**
+   * Replaces session.json with a snapshot whose last event is at `position`, which the log holds
+   * durably. True when it also rewrote the session's index row.
+   */
+  private writeCheckpoint(checkpoint: Checkpoint, ts: string, position: number): boolean {
     // A holder frozen between its append and here must not overwrite the new holder's checkpoint.
     this.requireOwned();
     this.db.data.checkpoint = checkpoint;
@@ -193,10 +198,10 @@ export class SessionJournal implements Journal {
     this.checkpointStatus = checkpoint.status;
     this.checkpointMs = performance.now();
     if (this.pending && this.pending.position <= position) this.pending = undefined;
-    if (this.indexIsStale(checkpoint.status)) {
-      this.onStatusChange(this.db.data);
-      this.indexedStatus = checkpoint.status;
-    }
+    if (!this.indexIsStale(checkpoint.status)) return false;
+    this.onStatusChange(this.db.data);
+    this.indexedStatus = checkpoint.status;
+    return true;
   }
 
   pauseFromLog(reason: StopReason, message: string): boolean {
@@ -231,7 +236,12 @@ export class SessionJournal implements Journal {
       const latest = this.latest;
       if (this.log.position > this.checkpointPosition && this.stillOwned()) {
         this.log.sync();
-        if (latest && latest.progress.last_event_id === latest.eventId) this.writeCheckpoint(toCheckpoint(latest.progress), latest.ts, this.log.position);
+        if (latest && latest.progress.last_event_id === latest.eventId) {
+          const indexed = this.writeCheckpoint(toCheckpoint(latest.progress), latest.ts, this.log.position);
+          // A run that ends without a change of status (awaiting approval in one branch while the
+          // others went on): its row, which listings do not re-read, takes the steps done since.
+          if (!indexed && !selfRefreshing(this.indexedStatus)) this.onStatusChange(this.db.data);
+        }
       }
     } catch (error) {
       if (!(error instanceof JournalSealedError) && !(error instanceof Error && 'code' in error)) throw error;

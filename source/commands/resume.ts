@@ -75,9 +75,11 @@ function keepTornOnTerminal(ctx: CommandContext, cwd: string): ((torn: PendingWr
 
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
-  const approvals = approvalsFrom(flags.approval ?? {});
+  approvalsFrom(flags.approval ?? {}); // contradicting answers are refused before anything is read
   const repository = openRepository(ctx);
   const candidate = await prepareResume(repository, { id, cwd: ctx.cwd, env: ctx.env, strategy: flags.strategy });
+  // The answer goes to the question the session waited on first, as the plan lists it.
+  const approvals = approvalsFrom(flags.approval ?? {}, candidate.progress.awaiting[0]);
   const { session, config, environment, specChange } = candidate;
   const record = session.record;
   requireEnvironmentChecked(candidate);

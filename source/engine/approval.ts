@@ -20,12 +20,16 @@ export interface ApprovalDesk {
   answer(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer | undefined>;
 }
 
-/** `--approve`, `--response "…"`, `--reject`: answers the first approval step this run reaches. */
-export function presetAnswer(answer: ApprovalAnswer): ApprovalDesk {
+/**
+ * `--approve`, `--response "…"`, `--reject`: answers one approval step — the one named by `step`
+ * (the question the session was waiting on first, as its plan lists it), or, without one, the first
+ * approval this run reaches. Branches may ask several at once: the others wait for the next answer.
+ */
+export function presetAnswer(answer: ApprovalAnswer, step?: StepId): ApprovalDesk {
   let used = false;
   return {
-    answer: async () => {
-      if (used) return undefined;
+    answer: async (request) => {
+      if (used || (step !== undefined && request.step !== step)) return undefined;
       used = true;
       return answer;
     },

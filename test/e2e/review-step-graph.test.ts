@@ -314,11 +314,9 @@ pattern:
 });
 
 describe('review: two questions open at once', () => {
-  // DEFECT (open, low): the plan lists open questions in the order they were asked (b's first here),
-  // but a preset answer (--approve) goes to whichever approval the scheduler reaches first on resume —
-  // branch order (a's) — and nothing on the command line can name the one meant.
-  // Open: a preset answer goes to the first approval the scheduler reaches (engine/approval.ts presetAnswer).
-  it.fails('resume --approve answers the question the plan lists first', async () => {
+  // The plan lists open questions in the order they were asked (b's first here); a preset answer
+  // (--approve) goes to that one, not to whichever approval the scheduler reaches first on resume.
+  it('resume --approve answers the question the plan lists first', async () => {
     const ws = workspace(`version: 0
 name: two-questions
 runtime:
@@ -341,8 +339,8 @@ pattern:
           - { type: hitl, prompt: "approve b?" }
 `);
     expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
-    const plan = await runCli(['resume', '--dry-run'], ws);
-    const listed = /in progress: +(\S+)/.exec(plan.stdout)![1];
+    const plan = JSON.parse((await runCli(['resume', '--dry-run', '--json'], ws)).stdout) as { in_progress: { step: string }[] };
+    const listed = plan.in_progress[0]!.step;
     expect(listed).toBe('b/0');
     expect((await runCli(['resume', '--approve'], ws)).code).toBe(1);
     const answered = (await history(ws, onlySession(ws))).filter((e) => e.type === 'approval_answered').map((e) => e.step);

@@ -1,6 +1,5 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { stepNamer } from '../engine/pattern.js';
-import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import type { SessionExecutor, RunSummary } from '../engine/session-executor.js';
 import { redact } from '../secrets/redactor.js';
@@ -40,7 +39,7 @@ function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): 
  */
 async function openView(ctx: CommandContext, prepared: PreparedRun, executor: SessionExecutor, options: PresentOptions): Promise<RunView> {
   options.announce?.();
-  const pattern = patternFor(prepared.spec);
+  const { pattern } = prepared;
   const shape = pattern.shape(prepared.progress);
   const total = shape.length;
   const name = stepNamer(pattern, prepared.progress);

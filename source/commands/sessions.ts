@@ -80,9 +80,9 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
-  // A chain's step by number; any other pattern's by its own name (a task called "2" is not step 3).
+  // Named as the pattern names its steps ("step 3", "task 2", "web step 1"): a task called "2" is not step 3.
   const titles = new Map(pattern.shape(replayed.progress).map((node) => [node.id, node.title]));
-  const titleOf = (step: string) => (pattern.type === 'chain' ? stepTitle(step) : (titles.get(step) ?? step));
+  const titleOf = (step: string) => titles.get(step) ?? stepTitle(step);
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);
     return ExitCode.ok;

@@ -74,6 +74,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         intro: { kind: 'fork' as const, from, reused: reuse },
         sessionId: record.session_id,
         spec,
+        pattern,
         variables: record.variables,
         provider,
         blobs: session.blobs(),

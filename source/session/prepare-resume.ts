@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import type { Pattern } from '../engine/pattern.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import { stepTitle } from '../engine/step-id.js';
 import { autoResumePolicy, loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
@@ -113,6 +114,7 @@ async function findSession(repository: SessionRepository, id: string | undefined
 export interface ResumeCandidate {
   session: StoredSession;
   spec: WorkflowSpec;
+  pattern: Pattern;
   progress: SessionProgress;
   plan: ContinuationPlan;
   config: ResumeConfig;
@@ -168,6 +170,7 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   // before a crash is terminal even if its checkpoint still says running.
   refuseTerminal(progress.status, record);
   const spec = await session.spec();
+  const pattern = patternFor(spec);
   if (config.validate_environment && !existsSync(record.cwd)) {
     throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
@@ -182,8 +185,9 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   return {
     session,
     spec,
+    pattern,
     progress,
-    plan: planContinuation(patternFor(spec), progress, record.checkpoint),
+    plan: planContinuation(pattern, progress, record.checkpoint),
     config,
     strategy: resolveInProgressStrategy(request.strategy, config),
     blobs,
@@ -255,7 +259,7 @@ export interface ResumeChoices {
  * torn writes settled, leftover temp files removed). On any failure the lease is let go.
  */
 export async function claimResume(repository: SessionRepository, candidate: ResumeCandidate, choices: ResumeChoices): Promise<PreparedRun<ResumeIntro>> {
-  const { session, spec, progress, plan, config, environment, blobs, where } = candidate;
+  const { session, spec, pattern, progress, plan, config, environment, blobs, where } = candidate;
   const record = session.record;
   const provider = createProvider(spec, choices.env);
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);
@@ -273,6 +277,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         intro: { kind: 'resume' as const, plan, pendingWrites: candidate.pendingWrites, strategy: choices.strategy, leftovers },
         sessionId: record.session_id,
         spec,
+        pattern,
         variables: record.variables,
         provider,
         blobs,

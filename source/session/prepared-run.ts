@@ -1,4 +1,5 @@
 import type { ArtifactTarget } from '../engine/artifacts.js';
+import type { Pattern } from '../engine/pattern.js';
 import type { BlobStore } from '../engine/blob-store.js';
 import type { ContinuationPlan } from '../engine/continuation-plan.js';
 import type { EngineEventBody } from '../engine/events.js';
@@ -42,6 +43,8 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
   /** False for --no-save-session: nothing on disk, nothing to resume. */
   readonly saved: boolean;
   readonly spec: WorkflowSpec;
+  /** The spec's pattern, made once: the plan, the executor and the view all read this one. */
+  readonly pattern: Pattern;
   readonly variables: Variables;
   readonly progress: SessionProgress;
   readonly cwd: string;

@@ -107,8 +107,9 @@ export async function startRun(repository: SessionRepository | null, checked: Ch
   const { request, variables, artifacts, provider } = checked;
   const { loaded, specPath, cwd } = request;
   const { spec } = loaded;
-  const stepsTotal = patternFor(spec).shape(initialProgress(0)).length;
-  const fields = { intro: { kind: 'start' } as const, spec, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
+  const pattern = patternFor(spec);
+  const stepsTotal = pattern.shape(initialProgress(0)).length;
+  const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
 
   if (!repository) {
     return unsavedRun({ ...fields, sessionId: `unsaved-${randomBytes(4).toString('hex')}`, blobs: new MemoryBlobStore(), autoResume: autoResumePolicy(defaultResumeConfig, request.autoResume) }, nullJournal);

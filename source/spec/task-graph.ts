@@ -51,33 +51,63 @@ export function taskLevels(tasks: readonly TaskNode[]): TaskLevels {
 function findCycle(tasks: readonly TaskNode[], placed: ReadonlySet<string>, ids: ReadonlySet<string>): string[] {
   const deps = new Map(tasks.map((task) => [task.id, (task.deps ?? []).filter((dep) => ids.has(dep) && !placed.has(dep))]));
   const path: string[] = [];
+  const onPath = new Map<string, number>();
   let at = tasks.find((task) => !placed.has(task.id))!.id;
-  while (!path.includes(at)) {
+  while (!onPath.has(at)) {
+    onPath.set(at, path.length);
     path.push(at);
     at = deps.get(at)![0]!;
   }
   // The path walks from a task to what it waits for; run order is the reverse. Told from the
   // cycle's task that comes first in the spec, so the message reads as the spec does.
-  const loop = path.slice(path.indexOf(at)).reverse();
-  const order = tasks.map((task) => task.id);
-  const start = loop.reduce((best, id, i) => (order.indexOf(id) < order.indexOf(loop[best]!) ? i : best), 0);
+  const loop = path.slice(onPath.get(at)).reverse();
+  const order = new Map(tasks.map((task, i) => [task.id, i]));
+  const start = loop.reduce((best, id, i) => (order.get(id)! < order.get(loop[best]!)! ? i : best), 0);
   const rotated = [...loop.slice(start), ...loop.slice(0, start)];
   return [...rotated, rotated[0]!];
 }
 
-/** The tasks that must finish before `id` starts: its deps, their deps, and so on. */
-export function taskAncestors(tasks: readonly TaskNode[], id: string): Set<string> {
-  const byId = new Map(tasks.map((task) => [task.id, task]));
-  const found = new Set<string>();
-  const visit = (taskId: string) => {
-    for (const dep of byId.get(taskId)?.deps ?? []) {
-      if (found.has(dep) || !byId.has(dep)) continue;
-      found.add(dep);
-      visit(dep);
+/**
+ * Who waits for whom, walked on demand: no task's ancestor set is kept, so a workflow of n tasks in
+ * one long line costs O(n) to build and O(n) per question, never O(n²) memory. Iterative walks, so
+ * depth never meets the stack's limit.
+ */
+export interface TaskGraph {
+  /** The tasks that must finish before `id` starts: its deps, their deps, and so on. */
+  ancestors(id: string): Set<string>;
+  /** Whether `ancestor` must finish before `id` starts (walks only as far as it must). */
+  dependsOn(id: string, ancestor: string): boolean;
+  /** The tasks that wait for `id`, directly or through others. */
+  descendants(id: string): Set<string>;
+}
+
+export function taskGraph(tasks: readonly TaskNode[]): TaskGraph {
+  const deps = new Map<string, string[]>(tasks.map((task) => [task.id, []]));
+  const dependants = new Map<string, string[]>(tasks.map((task) => [task.id, []]));
+  for (const task of tasks) {
+    for (const dep of task.deps ?? []) {
+      if (!deps.has(dep)) continue;
+      deps.get(task.id)!.push(dep);
+      dependants.get(dep)!.push(task.id);
     }
+  }
+  const walk = (edges: Map<string, string[]>, from: string, stopAt?: string): Set<string> => {
+    const found = new Set<string>();
+    const todo = [...(edges.get(from) ?? [])];
+    while (todo.length) {
+      const id = todo.pop()!;
+      if (found.has(id)) continue;
+      found.add(id);
+      if (id === stopAt) break;
+      todo.push(...edges.get(id)!);
+    }
+    return found;
   };
-  visit(id);
-  return found;
+  return {
+    ancestors: (id) => walk(deps, id),
+    dependsOn: (id, ancestor) => deps.has(ancestor) && walk(deps, id, ancestor).has(ancestor),
+    descendants: (id) => walk(dependants, id),
+  };
 }
 
 /** The levels of a validated workflow spec (validation refuses cycles, so every task is placed). */

@@ -16,7 +16,7 @@ export interface KeyedScope {
   /** Every id the spec defines. */
   known: ReadonlySet<string>;
   /** The ids that have finished by the time this template renders. */
-  available: ReadonlySet<string>;
+  available: { has(id: string): boolean };
   /** Why a known id is not available here, and what to do. */
   unavailable(id: string): string;
 }

@@ -1,6 +1,6 @@
 import type { ChainStep, ParallelPattern, WorkflowPattern, WorkflowSpec } from './schema.js';
 import { isApprovalStep } from './chain-steps.js';
-import { taskAncestors } from './task-graph.js';
+import { taskGraph, taskLevels, type TaskGraph } from './task-graph.js';
 import { closestName, scanTemplate, type KeyedScope, type TemplateScope } from './template-scan.js';
 import { templateFilters } from './template.js';
 
@@ -47,15 +47,50 @@ function chainStepScope(steps: readonly ChainStep[], variables: readonly string[
   });
 }
 
-function taskScope(pattern: WorkflowPattern, variables: readonly string[], index: number): TemplateScope {
+/** What every task scope of one workflow shares, built once per pattern: O(tasks + deps). */
+interface WorkflowFacts {
+  ids: ReadonlySet<string>;
+  graph: TaskGraph;
+  /** Tasks with a hitl task among their ancestors. */
+  afterHitl: ReadonlySet<string>;
+}
+
+const workflowFacts = new WeakMap<WorkflowPattern, WorkflowFacts>();
+
+function factsOf(pattern: WorkflowPattern): WorkflowFacts {
+  const known = workflowFacts.get(pattern);
+  if (known) return known;
   const tasks = pattern.config.tasks;
-  const task = tasks[index]!;
-  const ancestors = taskAncestors(tasks, task.id);
-  const hitl = tasks.some((t) => ancestors.has(t.id) && isApprovalStep(t));
+  const graph = taskGraph(tasks);
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const afterHitl = new Set<string>();
+  // In run order, so each dep is settled before the tasks that wait for it.
+  const placed = taskLevels(tasks).levels.flat();
+  for (const id of placed) {
+    const deps = byId.get(id)!.deps ?? [];
+    if (deps.some((dep) => afterHitl.has(dep) || (byId.has(dep) && isApprovalStep(byId.get(dep)!)))) afterHitl.add(id);
+  }
+  // Tasks in or behind a cycle have no run order (validation reports the cycle): walk each one.
+  if (placed.length < tasks.length) {
+    const inOrder = new Set(placed);
+    for (const task of tasks) {
+      if (!inOrder.has(task.id) && [...graph.ancestors(task.id)].some((id) => isApprovalStep(byId.get(id)!))) afterHitl.add(task.id);
+    }
+  }
+  const facts = { ids: new Set(tasks.map((t) => t.id)), graph, afterHitl };
+  workflowFacts.set(pattern, facts);
+  return facts;
+}
+
+function taskScope(pattern: WorkflowPattern, variables: readonly string[], index: number): TemplateScope {
+  const task = pattern.config.tasks[index]!;
+  const { ids, graph, afterHitl } = factsOf(pattern);
+  const hitl = afterHitl.has(task.id);
   const keyed: KeyedScope = {
     noun: 'task',
-    known: new Set(tasks.map((t) => t.id)),
-    available: ancestors,
+    known: ids,
+    // Asked per id a template names, so no task's whole ancestry is ever kept.
+    available: { has: (id) => graph.dependsOn(task.id, id) },
     unavailable: (id) => id === task.id
       ? `task '${id}' cannot read its own response`
       : `task '${task.id}' does not depend on '${id}' (not in its deps, directly or through another task), so '${id}' may not have run when it starts; add '${id}' to the deps of '${task.id}'`,

@@ -3,7 +3,7 @@ import { checkSpecText, loadSpecText } from '../../source/spec/load-spec.js';
 import { defaultMaxParallel, maxParallel } from '../../source/spec/max-parallel.js';
 import { describePattern } from '../../source/spec/pattern-summary.js';
 import { formatProblem } from '../../source/spec/spec-problem.js';
-import { taskAncestors, taskLevels, taskOrder } from '../../source/spec/task-graph.js';
+import { taskGraph, taskLevels, taskOrder } from '../../source/spec/task-graph.js';
 
 const head = `version: 0
 name: demo
@@ -250,8 +250,18 @@ describe('task graph', () => {
   });
 
   it('finds every ancestor, through other tasks', () => {
-    expect([...taskAncestors(tasks, 'd')].sort()).toEqual(['a', 'b', 'c']);
-    expect([...taskAncestors(tasks, 'e')]).toEqual([]);
+    expect([...taskGraph(tasks).ancestors('d')].sort()).toEqual(['a', 'b', 'c']);
+    expect([...taskGraph(tasks).ancestors('e')]).toEqual([]);
+  });
+
+  it('answers dependsOn and descendants as the ancestor sets do', () => {
+    const graph = taskGraph(tasks);
+    expect(graph.dependsOn('d', 'a')).toBe(true);
+    expect(graph.dependsOn('b', 'c')).toBe(false);
+    expect(graph.dependsOn('a', 'a')).toBe(false);
+    expect(graph.dependsOn('d', 'nobody')).toBe(false);
+    expect([...graph.descendants('a')].sort()).toEqual(['b', 'c', 'd']);
+    expect([...graph.descendants('d')]).toEqual([]);
   });
 
   it('finds a cycle behind the tasks it blocks', () => {

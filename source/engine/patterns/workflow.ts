@@ -1,6 +1,6 @@
 import type { WorkflowPattern } from '../../spec/schema.js';
 import { isApprovalStep } from '../../spec/chain-steps.js';
-import { taskAncestors, taskLevels } from '../../spec/task-graph.js';
+import { taskGraph, taskLevels } from '../../spec/task-graph.js';
 import type { Pattern, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { Variables } from '../template-context.js';
@@ -31,7 +31,7 @@ export function workflowPattern(config: WorkflowPattern['config']): Pattern {
     id: task.id, label: isApprovalStep(task) ? 'approval' : task.agent, title: `task ${task.id}`, group: `level ${levelOf.get(task.id)! + 1}`,
     after: [...(task.deps ?? [])].filter((dep) => byId.has(dep)), approval: isApprovalStep(task),
   }));
-  const ancestors = new Map(tasks.map((task) => [task.id, taskAncestors(tasks, task.id)]));
+  const graph = taskGraph(tasks);
   const lastTask = levels.at(-1)?.at(-1);
   const finishedTasks = (progress: SessionProgress, only?: ReadonlySet<string>) =>
     Object.fromEntries(ordered.filter((task) => progress.completed[task.id] && (!only || only.has(task.id))).map((task) => [task.id, { response: progress.completed[task.id]!.response, status: 'success' }]));
@@ -45,7 +45,7 @@ export function workflowPattern(config: WorkflowPattern['config']): Pattern {
     ready: (progress) => ordered.filter((task) => !progress.completed[task.id] && (task.deps ?? []).every((dep) => progress.completed[dep])).map(taskWork),
     finished: (progress) => ordered.every((task) => progress.completed[task.id]),
     context(id, progress, variables) {
-      const before = ancestors.get(id) ?? new Set<string>();
+      const before = graph.ancestors(id);
       // The latest approval among the ancestors, in run order.
       const hitl = ordered.filter((task) => before.has(task.id) && isApprovalStep(task) && progress.completed[task.id]).at(-1);
       return { ...variables, tasks: finishedTasks(progress, before), ...(hitl ? { hitl_response: progress.completed[hitl.id]!.response } : {}) };
@@ -56,7 +56,7 @@ export function workflowPattern(config: WorkflowPattern['config']): Pattern {
     reusableBefore(from, progress) {
       if (!byId.has(from)) return undefined;
       // Everything finished that `from` does not lead to: its dependants read what it answers.
-      const downstream = new Set(tasks.filter((task) => ancestors.get(task.id)!.has(from)).map((task) => task.id));
+      const downstream = graph.descendants(from);
       return ordered.filter((task) => task.id !== from && !downstream.has(task.id) && progress.completed[task.id]).map((task) => task.id);
     },
     firstUnfinished: (progress) => ordered.find((task) => !progress.completed[task.id])?.id,

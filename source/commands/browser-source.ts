@@ -15,7 +15,7 @@ import { readIndexView } from '../store/session-index.js';
 import { SessionLock } from '../store/session-lock.js';
 import { peekSession, type SessionPeek } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
-import { isLiveStatus } from '../store/summary-rows.js';
+import { mayRunAhead } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
 
@@ -75,7 +75,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let live: string[] = [];
   const snapshot = () => changeStamp(home, live);
   const track = (rows: BrowserRow[]) => {
-    live = rows.filter((r) => isLiveStatus(r.status)).map((r) => r.session_id);
+    live = rows.filter((r) => mayRunAhead(r.status)).map((r) => r.session_id);
     stamp = snapshot();
     return rows;
   };

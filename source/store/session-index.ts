@@ -6,12 +6,20 @@ import { mtimeOf } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
 import { appendIndexEntry, baseName, createLog, indexFiles, legacyIndexName, logName, newestGeneration, priorOf, readIndexLog, type IndexEntry, type IndexVersion, type PriorRow } from './index-log.js';
 import { applyEntry, currentBase, leftovers, parseBase, readMerged, type BaseFile, type MergedIndex } from './merged-index.js';
-import { isLiveStatus, newestFirst, plausibleRow } from './summary-rows.js';
+import { mayRunAhead, newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
 import { isWriteRefused } from './write-access.js';
 
-/** A row a listing re-reads from its session file when that file changed: live or damaged sessions. */
-const isLive = (row: SessionSummary) => isLiveStatus(row.status) || row.damaged !== null;
+/** A row a listing re-reads from its session's files when they changed: live or damaged sessions. */
+const isLive = (row: SessionSummary) => mayRunAhead(row.status) || row.damaged !== null;
+
+/**
+ * When a session's files last changed: its snapshot, or its log — which a run appends to between
+ * the lazy snapshots, and a run killed between two of them leaves ahead of the last.
+ */
+function filesMtime(sessionsDir: string, id: string): number {
+  return Math.max(mtimeOf(join(sessionsDir, id, 'session.json')), mtimeOf(join(sessionsDir, id, 'events.jsonl')));
+}
 
 /** The index as it stands: its rows, and whether the sessions folder still agrees with them. */
 export interface IndexView {
@@ -47,7 +55,7 @@ export function readIndexView(home: string): IndexView | null {
   return {
     rows,
     version: merged.version,
-    current: () => sessionsMtime === mtimeOf(sessionsDir) && rows.every((row) => !isLive(row) || mtimes[row.session_id] === mtimeOf(join(sessionsDir, row.session_id, 'session.json'))),
+    current: () => sessionsMtime === mtimeOf(sessionsDir) && rows.every((row) => !isLive(row) || mtimes[row.session_id] === filesMtime(sessionsDir, row.session_id)),
   };
 }
 
@@ -80,12 +88,12 @@ export class SessionIndex {
   }
 
   private sessionMtime(id: string): number {
-    return mtimeOf(join(this.home, 'sessions', id, 'session.json'));
+    return filesMtime(join(this.home, 'sessions'), id);
   }
 
   /**
-   * All sessions, newest first. Rows of live (created/running) or damaged sessions are re-read
-   * when their session.json changed; when anything changed, or logs hold entries, the index is
+   * All sessions, newest first. Rows of live (created/running/awaiting) or damaged sessions are
+   * re-read when their files changed; when anything changed, or logs hold entries, the index is
    * compacted into a new base unless `write` is false (dry runs change nothing on disk).
    */
   list(write = true): SessionSummary[] {

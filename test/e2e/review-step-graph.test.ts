@@ -163,7 +163,7 @@ pattern:
     expect(shown.stdout).toMatch(/^progress {2}3\/5 steps done/m);
   });
 
-  // DEFECT (open): commands/sessions.ts showSession prints record.checkpoint, the lazy snapshot, not rolled forward.
+  // Found by the hostile review (fixed): commands/sessions.ts showSession prints record.checkpoint, the lazy snapshot, not rolled forward.
   it('sessions show of a killed workflow session counts the steps its log holds, as sessions list does', async () => {
     const tasks = Array.from({ length: 6 }, (_, i) => `      - { id: t${i}, agent: w, input: "t${i}"${i ? `, deps: [t${i - 1}]` : ''} }`).join('\n');
     const ws = workspace(`version: 0
@@ -194,10 +194,10 @@ ${tasks}
 });
 
 describe('review: listings of a parallel session killed while one branch awaits approval', () => {
-  // DEFECT (open): log-tail.ts rolledForward and the index's live rows (summary-rows.ts isLiveStatus) take only
-  // created/running sessions; a parallel session awaits approval while other branches run on.
-  // Open: rows awaiting approval are not re-read from their session (store/summary-rows.ts isLiveStatus).
-  it.fails('lists the steps its log holds', async () => {
+  // Was stale: the index row of a session awaiting approval was never re-read (only created/running
+  // rows were), and a row was re-read only when session.json changed — which the lazy snapshot may
+  // not do before a kill. Now awaiting rows are re-read too, when session.json or the log changed.
+  it('lists the steps its log holds', async () => {
     const ws = workspace(`version: 0
 name: one-branch-asks-killed
 runtime:
@@ -234,7 +234,7 @@ pattern:
 });
 
 describe('review: how steps are named', () => {
-  // DEFECT (open): continuation-plan.ts plannedName (and step-id.ts stepTitle) read any id that looks like a
+  // Found by the hostile review (fixed): continuation-plan.ts plannedName (and step-id.ts stepTitle) read any id that looks like a
   // number as a chain index, whatever the pattern.
   it('the resume plan of a workflow whose task ids look like numbers names those tasks, not chain steps', async () => {
     const ws = workspace(`version: 0

@@ -18,7 +18,7 @@ function workspace(spec: string) {
 }
 
 describe('review: the browser on workflow and parallel sessions', () => {
-  // DEFECT (open): store/session-peek.ts peekSession reads `pattern.config.steps` only, so the details
+  // Found by the hostile review (fixed): store/session-peek.ts peekSession reads `pattern.config.steps` only, so the details
   // pane calls every workflow and parallel session damaged ("spec.json is not a valid spec").
   it('shows a killed workflow session\'s details, not "damaged"', async () => {
     const ws = workspace(`version: 0
@@ -49,7 +49,7 @@ pattern:
 });
 
 describe('review: the run view of a parallel session', () => {
-  // DEFECT (open): ui/run/run-view.tsx staticItems lists finished steps in shape order inside Ink's
+  // Found by the hostile review (fixed): ui/run/run-view.tsx staticItems lists finished steps in shape order inside Ink's
   // <Static>, which prints only items appended past the ones it printed; steps that finish out of
   // shape order print another step's row again and never their own.
   it('prints each finished step once, whatever order the branches finish in', async () => {

@@ -25,7 +25,7 @@ pattern:
 `;
 
 describe('review: approvals and runtime.max_parallel', () => {
-  // DEFECT (open): session-executor.ts runReadySteps counts a step waiting for a person's answer against
+  // Found by the hostile review (fixed): session-executor.ts runReadySteps counts a step waiting for a person's answer against
   // runtime.max_parallel, so two open questions (max_parallel 2) keep a third branch's model call from
   // starting until someone answers — "an approval inside a branch waits without stopping the other branches".
   it('a question waiting for its answer does not hold a slot another branch\'s model call needs', async () => {

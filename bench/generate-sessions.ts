@@ -3,6 +3,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialProgress, toCheckpoint } from '../source/engine/session-progress.js';
 import { fileStamp } from '../source/store/file-mtime.js';
+import { filesMtime } from '../source/store/session-index.js';
 import { writeIndexHead } from '../source/store/index-head.js';
 import { baseName } from '../source/store/index-log.js';
 import { newestFirst } from '../source/store/summary-rows.js';
@@ -77,7 +78,7 @@ function* writeSessions(store: GeneratedStore, count: number, cwdOf: (i: number)
     writeFileSync(join(dir, 'spec.yaml'), `# generated\nname: ${workflow}\n`);
     writeFileSync(join(dir, 'events.jsonl'), '');
     index[id] = summarize(record);
-    mtimes[id] = statSync(join(dir, 'session.json')).mtimeMs;
+    mtimes[id] = filesMtime(join(home, 'sessions'), id);
     ids.push(id);
     if (i % 1000 === 999) yield;
   }

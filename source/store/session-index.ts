@@ -17,7 +17,7 @@ const isLive = (row: SessionSummary) => mayRunAhead(row.status) || row.damaged !
  * When a session's files last changed: its snapshot, or its log — which a run appends to between
  * the lazy snapshots, and a run killed between two of them leaves ahead of the last.
  */
-function filesMtime(sessionsDir: string, id: string): number {
+export function filesMtime(sessionsDir: string, id: string): number {
   return Math.max(mtimeOf(join(sessionsDir, id, 'session.json')), mtimeOf(join(sessionsDir, id, 'events.jsonl')));
 }
 

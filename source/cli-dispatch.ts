@@ -1,5 +1,8 @@
 import meow from 'meow';
+import { unknownFlagMessage } from './argument-typos.js';
+import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
+import { cliFlags, commandNames, sessionsCommandNames } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -45,6 +48,8 @@ ${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject
 `;
 
 function parseArguments() {
+  const typo = unknownFlagMessage(process.argv.slice(2));
+  if (typo) usage(typo);
   try {
     return meow(help, {
       importMeta: import.meta,
@@ -54,27 +59,7 @@ function parseArguments() {
       autoVersion: false,
       // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
       booleanDefault: undefined,
-      flags: {
-        help: { type: 'boolean', shortFlag: 'h' },
-        version: { type: 'boolean', shortFlag: 'v' },
-        var: { type: 'string', isMultiple: true, default: [] },
-        saveSession: { type: 'boolean', default: true },
-        json: { type: 'boolean', default: false },
-        status: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        resume: { type: 'string' },
-        dryRun: { type: 'boolean', default: false },
-        resumable: { type: 'boolean', default: false },
-        fromStep: { type: 'string' },
-        yes: { type: 'boolean', default: false },
-        onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
-        strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
-        autoResume: { type: 'boolean' },
-        approve: { type: 'boolean' },
-        reject: { type: 'boolean' },
-        response: { type: 'string' },
-        out: { type: 'string' },
-      },
+      flags: cliFlags,
     });
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
@@ -85,6 +70,14 @@ function parseArguments() {
 
 function usage(message: string): never {
   throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
+}
+
+function unknownCommand(command: string): never {
+  return usage(`unknown command '${command}'${didYouMean(command, commandNames)}`);
+}
+
+function unknownSessionsCommand(sub: string): never {
+  return usage(`unknown sessions command '${sub}'${didYouMean(sub, sessionsCommandNames)} (${sessionsCommandNames.join(', ')})`);
 }
 
 function requireArg(value: string | undefined, what: string): string {
@@ -110,7 +103,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   if (flags.help) {
     // Before anything is imported or opened: help never touches a session.
     const text = command === undefined ? cli.help : commandUsage(command, args[0]);
-    if (text === undefined) return usage(command === 'sessions' ? `unknown sessions command '${args[0]}' (list, show, history, delete, unlock)` : `unknown command '${command}'`);
+    if (text === undefined) return command === 'sessions' ? unknownSessionsCommand(args[0]!) : unknownCommand(command!);
     context.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     return ExitCode.ok;
   }
@@ -143,7 +136,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
-      return usage(`unknown sessions command '${sub}' (list, show, history, delete, unlock)`);
+      return unknownSessionsCommand(sub);
     }
     case undefined: {
       if (!context.interactive) {
@@ -154,7 +147,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       return browseCommand(context);
     }
     default:
-      return usage(`unknown command '${command}'`);
+      return unknownCommand(command);
   }
 }
 

@@ -14,13 +14,13 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step S]    new session reusing <id>'s completed steps not depending on S
+    $ acode fork <id> [--from-step S] [--name <name>]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--json]
     $ acode sessions history <id> [--json]   the event log in replay order
@@ -30,10 +30,10 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
-  <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
+  <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
   Exit codes
@@ -113,7 +113,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
       if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
@@ -121,7 +121,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case 'fork': {
       const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json });
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');

@@ -11,6 +11,8 @@ const flagHelp = {
   out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
   force: `    --force              run, resume: artifacts may overwrite a file this session did not write;
                          delete, unlock: without asking`,
+  name: `    --name <name>        run, fork: a name for the new session, unique in $ACODE_HOME; resume, show,
+                         fork, delete and the browser's search take it wherever an id is taken`,
   saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
   autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)`,
@@ -37,24 +39,25 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
 
 const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
 
-const idNote = `  <id> may be any unique prefix of at least 4 characters (see 'acode sessions list').`;
+const idNote = `  <id> may be any unique prefix of at least 4 characters, or the session's --name (see 'acode sessions list').`;
 
 const usages = {
   run: `
   Run a workflow spec as a new session; prints the session id first, then one line per step.
 
   Usage
-    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
+    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
                 [--approve | --response "…" | --reject] [--json]
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-${flagLines('var', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 
   Examples
     $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
+    $ acode run spec.yaml --name nightly-report   then: acode resume nightly-report
     $ acode run spec.yaml --json | jq .status
 `,
   resume: `
@@ -78,7 +81,7 @@ ${idNote}
   that do not depend on step S and running the rest again.
 
   Usage
-    $ acode fork <id> [--from-step S] [--json]
+    $ acode fork <id> [--from-step S] [--name <name>] [--json]
 
   Options
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
@@ -86,6 +89,7 @@ ${idNote}
                          reused; in a parallel run branch/n (n from 0) or reduce, the other branches
                          and the steps before it in its branch reused. 'acode sessions show <id>'
                          lists the ids (default: the first unfinished step)
+    --name <name>        a name for the new session (unique in $ACODE_HOME)
     --json               print one JSON object on stdout
 
 ${idNote}

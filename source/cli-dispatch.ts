@@ -26,6 +26,7 @@ const help = `
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
@@ -135,6 +136,11 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
+      if (sub === 'cleanup') {
+        if (id !== undefined) usage(`acode sessions cleanup takes no session id; choose sessions with --older-than and --status`);
+        const { cleanupSessions } = await import('./commands/sessions-cleanup.js');
+        return cleanupSessions(context, { olderThan: flags.olderThan, status: flags.status, dryRun: flags.dryRun, yes: flags.yes });
+      }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
     }

@@ -118,6 +118,7 @@ ${idNote}
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
 
   'acode sessions <command> --help' describes one of them.
 `,
@@ -192,6 +193,25 @@ ${idNote}
 
   Examples
     $ acode sessions unlock 3f2a
+`,
+  'sessions cleanup': `
+  Delete old sessions: those whose status is listed and that were last updated longer ago than the
+  age. Lists them first; asks on a terminal, needs --yes without one. A session a live process runs
+  is never deleted. Defaults come from retention.* in $ACODE_HOME/config.yml and .acode/config.yml
+  (older_than: 30d, status: [completed, failed, cancelled]); nothing is deleted unless you run this.
+
+  Usage
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
+
+  Options
+    --older-than A       last updated more than A ago: 90m, 12h, 30d, 2w (default retention.older_than)
+    --status S,S…        only these statuses (default retention.status: completed, failed, cancelled)
+    --dry-run            list what would be deleted; delete nothing
+    --yes                delete without asking (needed without a terminal)
+
+  Examples
+    $ acode sessions cleanup --dry-run
+    $ acode sessions cleanup --older-than 7d --status failed,cancelled --yes
 `,
 } as const;
 

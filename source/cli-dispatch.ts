@@ -28,6 +28,7 @@ const help = `
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
+    $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
@@ -143,6 +144,11 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
+    }
+    case 'schema': {
+      if (args.length > 0) usage(`acode schema takes no arguments (--out <file> writes it to a file)`);
+      const { schemaCommand } = await import('./commands/schema.js');
+      return schemaCommand(context, { out: flags.out });
     }
     case undefined: {
       if (!context.interactive) {

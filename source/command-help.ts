@@ -109,6 +109,20 @@ ${idNote}
   Examples
     $ acode validate examples/chain-3-step-resume-demo.yaml
 `,
+  schema: `
+  Print the JSON Schema of workflow specs (draft-07), generated from the schema acode validates
+  with, for editor completion and checks. The package ships it as schema/acode-spec.schema.json.
+
+  Usage
+    $ acode schema [--out <file>]
+
+  Options
+    --out <file>         write it to <file> instead of stdout
+
+  Examples
+    $ acode schema --out acode-spec.schema.json
+    then, on a spec's first line: # yaml-language-server: $schema=acode-spec.schema.json
+`,
   sessions: `
   Manage the sessions stored in $ACODE_HOME.
 

@@ -28,7 +28,9 @@ const help = `
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]   write a starter spec (workflow.yaml)
     $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
+    $ acode completion bash|zsh|fish     shell completion: source <(acode completion bash)
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
@@ -144,6 +146,15 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
+    }
+    case 'init': {
+      if (args.length > 1) usage(`acode init takes one file name, got ${args.length}: ${args.join(' ')}`);
+      const { initCommand } = await import('./commands/init.js');
+      return initCommand(context, args[0], { provider: flags.provider, force: flags.force });
+    }
+    case 'completion': {
+      const { completionCommand } = await import('./commands/completion.js');
+      return completionCommand(context, args[0]);
     }
     case 'schema': {
       if (args.length > 0) usage(`acode schema takes no arguments (--out <file> writes it to a file)`);

@@ -109,6 +109,35 @@ ${idNote}
   Examples
     $ acode validate examples/chain-3-step-resume-demo.yaml
 `,
+  init: `
+  Write a starter workflow spec: a two-step chain (research, then a report) to run or edit. It
+  refuses to replace a file unless --force.
+
+  Usage
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]
+
+  Options
+    --provider P         scripted (default: offline, no key needed), openai (OPENAI_API_KEY), ollama
+    --force              replace <file> if it exists
+
+  <file> defaults to workflow.yaml.
+
+  Examples
+    $ acode init && acode run workflow.yaml
+    $ acode init research.yaml --provider ollama
+`,
+  completion: `
+  Print a shell completion script: commands, sessions subcommands, flags and the values of flags
+  that take a fixed list.
+
+  Usage
+    $ acode completion bash|zsh|fish
+
+  Examples
+    $ source <(acode completion bash)                  # add to ~/.bashrc
+    $ source <(acode completion zsh)                   # in ~/.zshrc, after compinit
+    $ acode completion fish > ~/.config/fish/completions/acode.fish
+`,
   schema: `
   Print the JSON Schema of workflow specs (draft-07), generated from the schema acode validates
   with, for editor completion and checks. The package ships it as schema/acode-spec.schema.json.

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliPath, runCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -114,5 +114,25 @@ describe('acode completion', () => {
     const bad = await runCli(['completion', 'tcsh'], ws);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('acode completion bash|zsh|fish');
+  });
+});
+
+describe('the README kill instruction', () => {
+  it('kill -9 <the pid the run prints> kills that run alone, and acode resume finishes it', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'slow.yaml'), readFileSync(new URL('../../examples/chain-3-step-resume-demo.yaml', import.meta.url), 'utf8').replace('latency_ms: 2500', 'latency_ms: 300'));
+    const bystander = startCli(['run', 'slow.yaml', '--name', 'bystander'], ws);
+    const run = startCli(['run', 'slow.yaml', '--var', 'topic=kill test'], ws);
+    const pid = await new Promise<number>((resolve) => run.child.stderr!.on('data', (chunk: Buffer) => {
+      const match = /^acode: session [0-9a-f]{16} · chain-resume-demo · pid (\d+)$/m.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+    }));
+    expect(pid).toBe(run.child.pid);
+    process.kill(pid, 'SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect((await bystander.done).code).toBe(0);
+    const resumed = await runCli(['resume', '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
   });
 });

@@ -136,3 +136,26 @@ describe('the README kill instruction', () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('the demos in a clone', () => {
+  it('leave git status clean: everything they write is ignored', async () => {
+    const clone = tempDir();
+    const repo = new URL('../..', import.meta.url).pathname;
+    // The tracked files as they are now (committed or not), so the check sees this .gitignore.
+    execFileSync('git', ['init', '-q', clone]);
+    for (const file of ['.gitignore', ...execFileSync('git', ['ls-files', 'examples'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')]) {
+      execFileSync('mkdir', ['-p', join(clone, file, '..')]);
+      writeFileSync(join(clone, file), readFileSync(join(repo, file), 'utf8').replace(/latency_ms: \d+/g, 'latency_ms: 0'));
+    }
+    execFileSync('git', ['add', '-A'], { cwd: clone });
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'clone'], { cwd: clone });
+    const ws = { cwd: clone, env: { ACODE_HOME: tempDir() } };
+    expect((await runCli(['run', 'examples/chain-3-step-resume-demo.yaml', '--var', 'topic=AI agents'], ws)).code).toBe(0);
+    expect((await runCli(['run', 'examples/chain-approval-demo.yaml'], ws)).code).toBe(1);
+    expect((await runCli(['resume', '--approve'], ws)).code).toBe(0);
+    expect((await runCli(['run', 'examples/agent-files-demo.yaml', '--var', 'topic=durable agents'], ws)).code).toBe(0);
+    expect((await runCli(['init'], ws)).code).toBe(0);
+    expect(existsSync(join(clone, 'notes.md'))).toBe(true);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+  });
+});

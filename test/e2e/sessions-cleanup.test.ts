@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function workspace() {
@@ -94,5 +95,28 @@ describe('acode sessions cleanup', () => {
     const badConfig = await runCli(['sessions', 'cleanup', '--dry-run'], ws);
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toMatch(/config\.yml:2:\d+: error: retention\.older_than: not an age/);
+  });
+
+  it('asks on a terminal: n keeps every session, y deletes the ones it listed', async () => {
+    const ws = workspace();
+    const ids = await sessions(ws, 2);
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    try {
+      const command = `'${process.execPath}' '${cliPath}' sessions cleanup --older-than 0s`;
+      terminal.run(command);
+      const asked = await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      for (const id of ids) expect(asked).toContain(id);
+      terminal.run('n');
+      await terminal.waitFor((screen) => screen.includes('kept them'));
+      expect(sessionIds(ws.home)).toEqual(ids);
+      terminal.run('clear');
+      terminal.run(command);
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      terminal.run('y');
+      await terminal.waitFor((screen) => screen.includes('deleted 2 sessions'));
+      expect(sessionIds(ws.home)).toEqual([]);
+    } finally {
+      terminal.close();
+    }
   });
 });

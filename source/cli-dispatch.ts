@@ -76,6 +76,19 @@ function usage(message: string): never {
   throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
 }
 
+/** Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying where they belong. */
+const flagHomes = [
+  { flag: 'name', typed: '--name', commands: ['run', 'fork'], hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
+  { flag: 'olderThan', typed: '--older-than', commands: ['sessions cleanup'], hint: `'acode sessions cleanup --older-than 30d'` },
+  { flag: 'provider', typed: '--provider', commands: ['init'], hint: `'acode init --provider openai'` },
+] as const;
+
+function misplacedFlag(flags: Record<string, unknown>, command: string | undefined): void {
+  for (const { flag, typed, commands, hint } of flagHomes) {
+    if (flags[flag] !== undefined && !(commands as readonly (string | undefined)[]).includes(command)) usage(`${typed} is an option of ${commands.map((c) => `acode ${c}`).join(' and ')}; ${hint}`);
+  }
+}
+
 function unknownCommand(command: string): never {
   return usage(`unknown command '${command}'${didYouMean(command, commandNames)}`);
 }
@@ -100,6 +113,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
+  if (!flags.help) misplacedFlag(flags, command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command);
   if (flags.version) {
     context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
     return ExitCode.ok;

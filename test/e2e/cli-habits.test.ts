@@ -21,6 +21,8 @@ describe('did you mean', () => {
     [['run', 'spec.yaml', '--nmae', 'x'], "unknown flag '--nmae' — did you mean '--name'?"],
     [['resume', '--dryrun'], "unknown flag '--dryrun' — did you mean '--dry-run'?"],
     [['resum', '--help'], "unknown command 'resum' — did you mean 'resume'?"],
+    [['resume', '--name', 'nightly'], "--name is an option of acode run and acode fork; to pick a session by its name, give the name where the id goes: 'acode resume <name>'"],
+    [['sessions', 'list', '--older-than', '3d'], '--older-than is an option of acode sessions cleanup'],
   ])('acode %j names the closest command or flag, exits 2 and writes nothing', async (args, message) => {
     const ws = workspace();
     const result = await runCli(args, ws);

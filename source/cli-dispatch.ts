@@ -1,5 +1,8 @@
 import meow from 'meow';
+import { unknownFlagMessage } from './argument-typos.js';
+import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
+import { cliFlags, commandNames, sessionsCommandNames } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -11,26 +14,30 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step S]    new session reusing <id>'s completed steps not depending on S
+    $ acode fork <id> [--from-step S] [--name <name>]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--json]
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]   write a starter spec (workflow.yaml)
+    $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
+    $ acode completion bash|zsh|fish     shell completion: source <(acode completion bash)
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
-  <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
+  <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
   Exit codes
@@ -45,6 +52,8 @@ ${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject
 `;
 
 function parseArguments() {
+  const typo = unknownFlagMessage(process.argv.slice(2));
+  if (typo) usage(typo);
   try {
     return meow(help, {
       importMeta: import.meta,
@@ -54,27 +63,7 @@ function parseArguments() {
       autoVersion: false,
       // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
       booleanDefault: undefined,
-      flags: {
-        help: { type: 'boolean', shortFlag: 'h' },
-        version: { type: 'boolean', shortFlag: 'v' },
-        var: { type: 'string', isMultiple: true, default: [] },
-        saveSession: { type: 'boolean', default: true },
-        json: { type: 'boolean', default: false },
-        status: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        resume: { type: 'string' },
-        dryRun: { type: 'boolean', default: false },
-        resumable: { type: 'boolean', default: false },
-        fromStep: { type: 'string' },
-        yes: { type: 'boolean', default: false },
-        onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
-        strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
-        autoResume: { type: 'boolean' },
-        approve: { type: 'boolean' },
-        reject: { type: 'boolean' },
-        response: { type: 'string' },
-        out: { type: 'string' },
-      },
+      flags: cliFlags,
     });
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
@@ -85,6 +74,27 @@ function parseArguments() {
 
 function usage(message: string): never {
   throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
+}
+
+/** Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying where they belong. */
+const flagHomes = [
+  { flag: 'name', typed: '--name', commands: ['run', 'fork'], hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
+  { flag: 'olderThan', typed: '--older-than', commands: ['sessions cleanup'], hint: `'acode sessions cleanup --older-than 30d'` },
+  { flag: 'provider', typed: '--provider', commands: ['init'], hint: `'acode init --provider openai'` },
+] as const;
+
+function misplacedFlag(flags: Record<string, unknown>, command: string | undefined): void {
+  for (const { flag, typed, commands, hint } of flagHomes) {
+    if (flags[flag] !== undefined && !(commands as readonly (string | undefined)[]).includes(command)) usage(`${typed} is an option of ${commands.map((c) => `acode ${c}`).join(' and ')}; ${hint}`);
+  }
+}
+
+function unknownCommand(command: string): never {
+  return usage(`unknown command '${command}'${didYouMean(command, commandNames)}`);
+}
+
+function unknownSessionsCommand(sub: string): never {
+  return usage(`unknown sessions command '${sub}'${didYouMean(sub, sessionsCommandNames)} (${sessionsCommandNames.join(', ')})`);
 }
 
 function requireArg(value: string | undefined, what: string): string {
@@ -103,6 +113,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
+  if (!flags.help) misplacedFlag(flags, command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command);
   if (flags.version) {
     context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
     return ExitCode.ok;
@@ -110,7 +121,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   if (flags.help) {
     // Before anything is imported or opened: help never touches a session.
     const text = command === undefined ? cli.help : commandUsage(command, args[0]);
-    if (text === undefined) return usage(command === 'sessions' ? `unknown sessions command '${args[0]}' (list, show, history, delete, unlock)` : `unknown command '${command}'`);
+    if (text === undefined) return command === 'sessions' ? unknownSessionsCommand(args[0]!) : unknownCommand(command!);
     context.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     return ExitCode.ok;
   }
@@ -120,7 +131,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
       if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');
@@ -128,7 +139,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     }
     case 'fork': {
       const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json });
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
@@ -142,8 +153,27 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
+      if (sub === 'cleanup') {
+        if (id !== undefined) usage(`acode sessions cleanup takes no session id; choose sessions with --older-than and --status`);
+        const { cleanupSessions } = await import('./commands/sessions-cleanup.js');
+        return cleanupSessions(context, { olderThan: flags.olderThan, status: flags.status, dryRun: flags.dryRun, yes: flags.yes });
+      }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
-      return usage(`unknown sessions command '${sub}' (list, show, history, delete, unlock)`);
+      return unknownSessionsCommand(sub);
+    }
+    case 'init': {
+      if (args.length > 1) usage(`acode init takes one file name, got ${args.length}: ${args.join(' ')}`);
+      const { initCommand } = await import('./commands/init.js');
+      return initCommand(context, args[0], { provider: flags.provider, force: flags.force });
+    }
+    case 'completion': {
+      const { completionCommand } = await import('./commands/completion.js');
+      return completionCommand(context, args[0]);
+    }
+    case 'schema': {
+      if (args.length > 0) usage(`acode schema takes no arguments (--out <file> writes it to a file)`);
+      const { schemaCommand } = await import('./commands/schema.js');
+      return schemaCommand(context, { out: flags.out });
     }
     case undefined: {
       if (!context.interactive) {
@@ -154,7 +184,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       return browseCommand(context);
     }
     default:
-      return usage(`unknown command '${command}'`);
+      return unknownCommand(command);
   }
 }
 

@@ -11,6 +11,8 @@ const flagHelp = {
   out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
   force: `    --force              run, resume: artifacts may overwrite a file this session did not write;
                          delete, unlock: without asking`,
+  name: `    --name <name>        run, fork: a name for the new session, unique in $ACODE_HOME; resume, show,
+                         fork, delete and the browser's search take it wherever an id is taken`,
   saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
   autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)`,
@@ -37,24 +39,25 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
 
 const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
 
-const idNote = `  <id> may be any unique prefix of at least 4 characters (see 'acode sessions list').`;
+const idNote = `  <id> may be any unique prefix of at least 4 characters, or the session's --name (see 'acode sessions list').`;
 
 const usages = {
   run: `
   Run a workflow spec as a new session; prints the session id first, then one line per step.
 
   Usage
-    $ acode run <spec.yaml> [--var k=v]… [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
+    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
                 [--approve | --response "…" | --reject] [--json]
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-${flagLines('var', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 
   Examples
     $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
+    $ acode run spec.yaml --name nightly-report   then: acode resume nightly-report
     $ acode run spec.yaml --json | jq .status
 `,
   resume: `
@@ -78,7 +81,7 @@ ${idNote}
   that do not depend on step S and running the rest again.
 
   Usage
-    $ acode fork <id> [--from-step S] [--json]
+    $ acode fork <id> [--from-step S] [--name <name>] [--json]
 
   Options
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
@@ -86,6 +89,7 @@ ${idNote}
                          reused; in a parallel run branch/n (n from 0) or reduce, the other branches
                          and the steps before it in its branch reused. 'acode sessions show <id>'
                          lists the ids (default: the first unfinished step)
+    --name <name>        a name for the new session (unique in $ACODE_HOME)
     --json               print one JSON object on stdout
 
 ${idNote}
@@ -105,6 +109,49 @@ ${idNote}
   Examples
     $ acode validate examples/chain-3-step-resume-demo.yaml
 `,
+  init: `
+  Write a starter workflow spec: a two-step chain (research, then a report) to run or edit. It
+  refuses to replace a file unless --force.
+
+  Usage
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]
+
+  Options
+    --provider P         scripted (default: offline, no key needed), openai (OPENAI_API_KEY), ollama
+    --force              replace <file> if it exists
+
+  <file> defaults to workflow.yaml.
+
+  Examples
+    $ acode init && acode run workflow.yaml
+    $ acode init research.yaml --provider ollama
+`,
+  completion: `
+  Print a shell completion script: commands, sessions subcommands, flags and the values of flags
+  that take a fixed list.
+
+  Usage
+    $ acode completion bash|zsh|fish
+
+  Examples
+    $ source <(acode completion bash)                  # add to ~/.bashrc
+    $ source <(acode completion zsh)                   # in ~/.zshrc, after compinit
+    $ acode completion fish > ~/.config/fish/completions/acode.fish
+`,
+  schema: `
+  Print the JSON Schema of workflow specs (draft-07), generated from the schema acode validates
+  with, for editor completion and checks. The package ships it as schema/acode-spec.schema.json.
+
+  Usage
+    $ acode schema [--out <file>]
+
+  Options
+    --out <file>         write it to <file> instead of stdout
+
+  Examples
+    $ acode schema --out acode-spec.schema.json
+    then, on a spec's first line: # yaml-language-server: $schema=acode-spec.schema.json
+`,
   sessions: `
   Manage the sessions stored in $ACODE_HOME.
 
@@ -114,6 +161,7 @@ ${idNote}
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
 
   'acode sessions <command> --help' describes one of them.
 `,
@@ -188,6 +236,25 @@ ${idNote}
 
   Examples
     $ acode sessions unlock 3f2a
+`,
+  'sessions cleanup': `
+  Delete old sessions: those whose status is listed and that were last updated longer ago than the
+  age. Lists them first; asks on a terminal, needs --yes without one. A session a live process runs
+  is never deleted. Defaults come from retention.* in $ACODE_HOME/config.yml and .acode/config.yml
+  (older_than: 30d, status: [completed, failed, cancelled]); nothing is deleted unless you run this.
+
+  Usage
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
+
+  Options
+    --older-than A       last updated more than A ago: 90m, 12h, 30d, 2w (default retention.older_than)
+    --status S,S…        only these statuses (default retention.status: completed, failed, cancelled)
+    --dry-run            list what would be deleted; delete nothing
+    --yes                delete without asking (needed without a terminal)
+
+  Examples
+    $ acode sessions cleanup --dry-run
+    $ acode sessions cleanup --older-than 7d --status failed,cancelled --yes
 `,
 } as const;
 

@@ -1,5 +1,6 @@
 import type { ExitCode } from '../errors/acode-error.js';
 import { forkSession } from '../session/fork.js';
+import { checkSessionName } from '../session/session-name.js';
 import { openRepository, type CommandContext } from './command-context.js';
 import { runSession } from './run-session.js';
 
@@ -7,6 +8,8 @@ export interface ForkFlags {
   /** The step to run again from: a chain's 1-based number, or a step id; what does not depend on it is reused. Default: the first unfinished step. */
   fromStep?: string;
   json: boolean;
+  /** `--name`: the new session's unique name. */
+  name?: string;
 }
 
 /**
@@ -14,7 +17,7 @@ export interface ForkFlags {
  * directory, reusing the source's completed steps before N — the way out of a terminal state.
  */
 export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFlags): Promise<ExitCode> {
-  const prepared = await forkSession(openRepository(ctx), { id, fromStep: flags.fromStep, cwd: ctx.cwd, env: ctx.env });
+  const prepared = await forkSession(openRepository(ctx), { id, fromStep: flags.fromStep, name: flags.name === undefined ? undefined : checkSessionName(flags.name), cwd: ctx.cwd, env: ctx.env });
   const announce = () => {
     const { from, reused } = prepared.intro;
     ctx.stderr.write(`acode: forked session ${from} → ${prepared.sessionId}, reusing ${reused} step${reused === 1 ? '' : 's'}\n`);

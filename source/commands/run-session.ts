@@ -56,7 +56,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
   };
 
   if (!ctx.interactive || options.json) {
-    ctx.stderr.write(`acode: session ${prepared.sessionId} · ${prepared.spec.name}\n`);
+    ctx.stderr.write(`acode: session ${prepared.sessionId} · ${prepared.spec.name} · pid ${process.pid}\n`);
     executor.subscribe((event) => {
       const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`${redact(line)}\n`);

@@ -1,4 +1,5 @@
-import type { ExitCode } from '../errors/acode-error.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { checkSessionName } from '../session/session-name.js';
 import { checkStart, readSpecForRun, startRun } from '../session/start.js';
 import { formatProblem } from '../spec/spec-problem.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
@@ -17,19 +18,23 @@ export interface RunFlags {
   out?: string;
   /** `--force`: artifacts may overwrite files this session did not write. */
   force?: boolean;
+  /** `--name`: a unique human name for the session. */
+  name?: string;
 }
 
 /** `acode run <spec>`: validates, creates the session (unless --no-save-session) and runs it. */
 export async function runCommand(ctx: CommandContext, specPath: string, flags: RunFlags): Promise<ExitCode> {
   // Checked before anything is written: a contradictory answer changes nothing on disk.
   const approvals = approvalsFrom(flags.approval ?? {});
+  const name = flags.name === undefined ? undefined : checkSessionName(flags.name);
+  if (name !== undefined && !flags.saveSession) throw new AcodeError(`--name names a saved session; drop --no-save-session, or --name`, ExitCode.usage);
   const overrides = parseVars(flags.vars);
   const { loaded, unused } = readSpecForRun(specPath, Object.keys(overrides));
   for (const warning of loaded.warnings) ctx.stderr.write(`${formatProblem(warning)}\n`);
   for (const { name, closest } of unused) {
     ctx.stderr.write(`acode: warning: --var ${name} is not declared under inputs and no template uses it; it is ignored${closest ? ` (did you mean '${closest}'?)` : ''}\n`);
   }
-  const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume });
+  const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume, name });
   // --no-save-session: no repository, nothing stored.
   const prepared = await startRun(flags.saveSession ? openRepository(ctx) : null, checked);
   return runSession(ctx, prepared, { json: flags.json, approvals });

@@ -7,6 +7,7 @@ import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import { checkpointSteps, nameInLane, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { formatAgo } from '../human-units.js';
+import { sessionTitle } from '../session/session-name.js';
 import { listWithLiveness, type ListedSession } from '../session/listing.js';
 import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
@@ -19,7 +20,7 @@ const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
 function table(ctx: CommandContext, rows: ListedSession[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
-  const cells = rows.map((r) => [r.session_id, r.workflow_name, r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const cells = rows.map((r) => [r.session_id, sessionTitle(r), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[], status?: SessionStatus) =>
     c.map((cell, i) => (i === 2 && status ? paint(ctx, statusWords[status].hue, cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
@@ -88,7 +89,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     return ExitCode.ok;
   }
   const lines = [
-    `session   ${record.session_id}`,
+    `session   ${record.session_id}${record.name === undefined ? '' : ` (${record.name})`}`,
     `workflow  ${record.workflow_name} (${record.pattern_type})`,
     `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,

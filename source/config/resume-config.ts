@@ -5,6 +5,7 @@ import { parsePositioned } from '../spec/yaml-positions.js';
 import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import { z } from '../validation/z.js';
 import { configFiles, defaultLockTimeoutSeconds } from './resume-defaults.js';
+import { defaultRetentionConfig, retentionSchema, type RetentionConfig } from './retention-settings.js';
 
 const resumeSchema = z.strictObject({
   in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']),
@@ -18,7 +19,8 @@ const resumeSchema = z.strictObject({
 });
 
 // No defaults inside the schema: a file that sets one key must not reset the others.
-const configSchema = z.strictObject({ resume: resumeSchema.partial().optional() });
+const configSchema = z.strictObject({ resume: resumeSchema.partial().optional(), retention: retentionSchema.partial().optional() });
+type ConfigFile = z.infer<typeof configSchema>;
 
 export type ResumeConfig = z.infer<typeof resumeSchema>;
 
@@ -38,8 +40,8 @@ export function autoResumePolicy(config: ResumeConfig, flag?: boolean): AutoResu
   return { enabled: flag ?? config.auto_resume, maxAttempts: config.max_attempts, onUnknown: config.on_unknown };
 }
 
-/** One config file's `resume` settings; a bad file is an AcodeError naming file:line:column. */
-function readConfigFile(file: string): Partial<ResumeConfig> {
+/** One config file's settings; a bad file is an AcodeError naming file:line:column. */
+function readConfigFile(file: string): ConfigFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -57,7 +59,7 @@ function readConfigFile(file: string): Partial<ResumeConfig> {
   }));
   if (problems.length === 0) {
     const result = configSchema.safeParse(yaml.doc.toJS() ?? {});
-    if (result.success) return result.data.resume ?? {};
+    if (result.success) return result.data;
     for (const issue of result.error.issues) {
       const path = issue.path as (string | number)[];
       const where = issue.code === 'unrecognized_keys' ? yaml.locateKey(path, issue.keys[0] ?? '') : yaml.locate(path);
@@ -66,7 +68,7 @@ function readConfigFile(file: string): Partial<ResumeConfig> {
     }
   }
   throw new AcodeError(
-    `${problems.map(formatProblem).join('\n')}\nFix the config (settings: ${Object.keys(resumeSchema.shape).map((k) => `resume.${k}`).join(', ')}); nothing was changed.`,
+    `${problems.map(formatProblem).join('\n')}\nFix the config (settings: ${[...Object.keys(resumeSchema.shape).map((k) => `resume.${k}`), ...Object.keys(retentionSchema.shape).map((k) => `retention.${k}`)].join(', ')}); nothing was changed.`,
     ExitCode.usage,
   );
 }
@@ -74,5 +76,11 @@ function readConfigFile(file: string): Partial<ResumeConfig> {
 /** `$ACODE_HOME/config.yml`, overridden by the project's `.acode/config.yml`. */
 export function loadResumeConfig(home: string, projectDir: string): ResumeConfig {
   const [homeFile, projectFile] = configFiles(home, projectDir) as [string, string];
-  return { ...defaultResumeConfig, ...readConfigFile(homeFile), ...readConfigFile(projectFile) };
+  return { ...defaultResumeConfig, ...readConfigFile(homeFile).resume, ...readConfigFile(projectFile).resume };
+}
+
+/** `retention.*`, the defaults of `acode sessions cleanup`, from the same two files. */
+export function loadRetentionConfig(home: string, projectDir: string): RetentionConfig {
+  const [homeFile, projectFile] = configFiles(home, projectDir) as [string, string];
+  return { ...defaultRetentionConfig, ...readConfigFile(homeFile).retention, ...readConfigFile(projectFile).retention };
 }

@@ -18,6 +18,8 @@ export interface ForkRequest {
   id: string;
   /** The step to run again from: a chain's 1-based number, or a step id; what does not depend on it is reused. Default: the first unfinished step. */
   fromStep?: string;
+  /** `--name`: the fork's own name (a name belongs to one session: the source's is not carried over). */
+  name?: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
@@ -61,9 +63,9 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const reuse = plan.reuse.length;
 
   const provider = createProvider(spec, request.env);
-  const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, ...fields } = source.record;
+  const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, ...fields } = source.record;
   const inherited = fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inheritedArtifacts(replayed, source.record) };
-  const session = await repository.create({ ...fields, ...inherited, specText: await source.specText(), spec, stepsTotal: steps });
+  const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), specText: await source.specText(), spec, stepsTotal: steps });
   const record = session.record;
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds);
   let journal: LeasedJournal | undefined;

@@ -48,6 +48,8 @@ export interface StartRequest {
   force?: boolean;
   /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
   autoResume?: boolean;
+  /** `--name`: the session's unique name in its ACODE_HOME. */
+  name?: string;
 }
 
 /** The output folder, absolute and with symlinks resolved, so a resume writes to the same place. */
@@ -117,6 +119,7 @@ export async function startRun(repository: SessionRepository | null, checked: Ch
   await repository.requireWritable('start a session');
   const config = loadResumeConfig(repository.home, cwd);
   const session = await repository.create({
+    ...(request.name === undefined ? {} : { name: request.name }),
     workflow_name: spec.name,
     pattern_type: spec.pattern.type,
     spec_path: resolve(cwd, specPath),

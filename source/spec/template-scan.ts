@@ -1,5 +1,8 @@
 import nunjucks from 'nunjucks';
 import { forbiddenKeys } from './template-sandbox.js';
+import { closestName } from '../closest-name.js';
+
+export { closestName };
 
 /**
  * The static half of the template checks: walks a template's nunjucks syntax tree and finds what
@@ -64,31 +67,6 @@ const guardTests = new Set(['defined', 'undefined', 'none']);
 const guardFilters = new Set(['default', 'd']);
 /** Constructs that load other templates: a spec has none to load. */
 const loaders = new Set(['Include', 'Import', 'FromImport', 'Extends', 'Super']);
-
-/** Levenshtein distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
-}
-
-/** The candidate closest to `name`, if it is close enough to be a likely typo. */
-export function closestName(name: string, candidates: Iterable<string>): string | undefined {
-  let best: { name: string; d: number } | undefined;
-  for (const candidate of candidates) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (!best || d < best.d) best = { name: candidate, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
-}
 
 /** `tasks.x` / `tasks['x']` as one name, `tasks.x`, for guards on ids; undefined for anything else. */
 function keyedName(node: TemplateNode | undefined): string | undefined {

@@ -14,10 +14,10 @@ export const browserFilters = ['all', 'resumable', 'running', 'paused', 'complet
 export type BrowserFilter = (typeof browserFilters)[number];
 export type BrowserScope = 'here' | 'all';
 
-/** Everything `/` searches: id, workflow, variables, working directory and last response. */
+/** Everything `/` searches: id, name, workflow, variables, working directory and last response. */
 function searchText(row: BrowserRow): string {
   const vars = Object.entries(row.variables).map(([k, v]) => `${k}=${String(v)}`).join(' ');
-  return `${row.session_id} ${row.workflow_name} ${vars} ${row.cwd} ${row.last_response}`;
+  return `${row.session_id} ${row.name ?? ''} ${row.workflow_name} ${vars} ${row.cwd} ${row.last_response}`;
 }
 
 type Target = { row: BrowserRow; search: Fuzzysort.Prepared };

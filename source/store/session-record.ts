@@ -37,6 +37,8 @@ export const sessionSchemaVersion = 2;
 export const sessionRecordSchema = z.object({
   schemaVersion: z.union([z.literal(1), z.literal(2)]).transform((): 2 => 2),
   session_id: z.string(),
+  /** `--name`: unique in its ACODE_HOME (claimed in names/); absent for sessions started without one. */
+  name: z.string().optional(),
   workflow_name: z.string(),
   pattern_type: z.string(),
   spec_path: z.string(),
@@ -60,6 +62,8 @@ export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 /** One row of the index and of `sessions list --json` (DESIGN.md §1). */
 export const sessionSummarySchema = z.object({
   session_id: z.string(),
+  /** Absent for unnamed sessions (and rows written before names). */
+  name: z.string().optional(),
   workflow_name: z.string(),
   status: statusSchema,
   pattern_type: z.string(),
@@ -81,6 +85,7 @@ export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 export function summarize(record: SessionRecord): SessionSummary {
   return {
     session_id: record.session_id,
+    ...(record.name === undefined ? {} : { name: record.name }),
     workflow_name: record.workflow_name,
     status: record.checkpoint.status,
     pattern_type: record.pattern_type,

@@ -13,6 +13,9 @@ import { processAlive } from './process-liveness.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
 import { readEventLog, type FileSync } from './event-log.js';
 import { SessionIndex } from './session-index.js';
+import { SessionNames } from './session-names.js';
+import { isSessionName } from '../session/session-name.js';
+import { didYouMean } from '../closest-name.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { rolledForward } from './log-tail.js';
 import { SessionJournal } from './session-journal.js';
@@ -139,11 +142,13 @@ function requireFolders(...dirs: string[]): void {
 export class SessionStore {
   readonly sessionsDir: string;
   private readonly index: SessionIndex;
+  private readonly names: SessionNames;
 
   constructor(readonly home: string) {
     this.sessionsDir = join(home, 'sessions');
     requireFolders(home, this.sessionsDir);
     this.index = new SessionIndex(home, (id) => this.summaryOf(id));
+    this.names = new SessionNames(home, (id) => idPattern.test(id) && existsSync(join(this.sessionsDir, id)));
   }
 
   /** A session's row from its own files: damaged when session.json cannot be read; undefined when the folder is gone. */
@@ -197,8 +202,10 @@ export class SessionStore {
     const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
     const now = new Date().toISOString();
     const record: SessionRecord = { schemaVersion: sessionSchemaVersion, session_id: id, created_at: now, updated_at: now, ...fields, checkpoint: toCheckpoint(initialProgress(stepsTotal)) };
-    mkdirSync(building, { recursive: true, mode: 0o700 });
+    // The name first: a session never exists under a name another session holds.
+    if (record.name !== undefined) this.names.claim(record.name, id);
     try {
+      mkdirSync(building, { recursive: true, mode: 0o700 });
       writeFileDurable(join(building, 'spec.yaml'), specText, 0o600, id);
       writeFileDurable(join(building, 'spec.json'), JSON.stringify(spec), 0o600, id);
       writeFileDurable(join(building, 'events.jsonl'), '', 0o600, id);
@@ -206,6 +213,7 @@ export class SessionStore {
       renameSync(building, dir);
     } catch (error) {
       rmSync(building, { recursive: true, force: true });
+      if (record.name !== undefined) this.names.release(record.name, id);
       throw error;
     }
     fsyncDirectory(this.sessionsDir);
@@ -223,9 +231,15 @@ export class SessionStore {
     }
   }
 
-  /** Finds a session by id or unique prefix (≥ 4 characters). */
+  /** Finds a session by id, unique prefix (≥ 4 characters) or name. */
   resolveId(idOrPrefix: string): string {
     if (idPattern.test(idOrPrefix) && existsSync(join(this.sessionsDir, idOrPrefix))) return idOrPrefix;
+    // Names are never made of hex digits alone, so a name and an id prefix cannot be confused.
+    if (isSessionName(idOrPrefix)) {
+      const named = this.names.lookup(idOrPrefix);
+      if (named !== undefined) return named;
+      throw new AcodeError(`no session matches '${idOrPrefix}': no session has that name${didYouMean(idOrPrefix, this.names.all())}; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.usage, 'ACODE-RESUME-005');
+    }
     if (idOrPrefix.length < 4) throw new AcodeError(`session id prefix '${idOrPrefix}' is too short: give at least 4 characters (see 'acode sessions list')`, ExitCode.usage);
     const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => id.startsWith(idOrPrefix)) : [];
     if (ids.length === 1) return ids[0]!;
@@ -269,5 +283,6 @@ export class SessionStore {
     const previous = this.summaryOf(id);
     rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
     this.index.remove(id, previous);
+    if (previous?.name !== undefined) this.names.release(previous.name, id);
   }
 }

@@ -43,7 +43,7 @@ describe('acode run and resume with the scripted provider', () => {
     const result = await runCli(['run', 'spec.yaml'], ws);
     expect(result.code).toBe(0);
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^acode: session [0-9a-f]{16} · e2e-chain$/);
+    expect(lines[0]).toMatch(/^acode: session [0-9a-f]{16} · e2e-chain · pid \d+$/);
     expect(lines.slice(1)).toEqual([
       'started: 2 steps',
       '▶ step 1/2 worker',

@@ -36,6 +36,10 @@ const commands: [args: string[], usage: string, flag: string][] = [
   [['sessions', 'history', 'abcd'], '$ acode sessions history <id>', 'replay order'],
   [['sessions', 'delete', 'abcd'], '$ acode sessions delete <id>', '--force'],
   [['sessions', 'unlock', 'abcd'], '$ acode sessions unlock <id>', '--force'],
+  [['sessions', 'cleanup'], '$ acode sessions cleanup', '--older-than A'],
+  [['init'], '$ acode init [<file>]', '--provider P'],
+  [['schema'], '$ acode schema [--out <file>]', 'yaml-language-server'],
+  [['completion'], '$ acode completion bash|zsh|fish', 'source <(acode completion bash)'],
 ];
 
 describe('acode <command> --help', () => {

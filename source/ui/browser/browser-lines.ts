@@ -4,6 +4,7 @@ import type { SessionDetails, WholeList } from '../../state/browser-store.js';
 import { nameInLane, stepStateStyle, type SessionStep } from '../../state/session-steps.js';
 import { browserBindings, hints } from '../keys/bindings.js';
 import { labelHue } from '../../session/status-words.js';
+import { sessionTitle } from '../../session/session-name.js';
 
 /**
  * The browser's screen as styled lines: what the Ink components render, and what the first frame
@@ -77,7 +78,7 @@ export function tableLines(view: TableView, width: number, now: number): Line[] 
   rows.forEach((row, i) => {
     const selected = view.top + i === view.selected;
     const status = statusLabel(row);
-    const before = `${selected ? '❯ ' : '  '}${fit(row.session_id.slice(0, 8), 9)}${fit(row.workflow_name, workflowWidth)} `;
+    const before = `${selected ? '❯ ' : '  '}${fit(row.session_id.slice(0, 8), 9)}${fit(sessionTitle(row), workflowWidth)} `;
     const after = `${fit(`${row.steps_done}/${row.steps_total}`, 9)}${fit(formatCount(row.tokens.input + row.tokens.output), 7)} ${fit(formatAgo(Date.parse(row.updated_at), now), 9)} ${fit(row.cwd, cwdWidth)}`;
     // The selected row is drawn inverse, its status uncoloured.
     lines.push(selected ? [{ text: before, inverse: true }, { text: fit(status, 12), inverse: true }, { text: after, inverse: true }] : [{ text: before }, { text: fit(status, 12), color: labelHue(status) }, { text: after }]);

@@ -14,7 +14,7 @@ export function shapeWords(steps: readonly Pick<StepView, 'group'>[], pattern: s
   return `${steps.length} steps`;
 }
 
-/** The first line of the run view: workflow, shape, session id, and whether it resumed. */
+/** The first line of the run view: workflow, shape, session id, this process's pid, and whether it resumed. */
 export function Header({ store }: { store: RunStore }) {
   const sessionId = useStore(store, (s) => s.sessionId);
   const workflowName = useStore(store, (s) => s.workflowName);
@@ -26,6 +26,8 @@ export function Header({ store }: { store: RunStore }) {
       <Text bold>{workflowName}</Text>
       <Text dimColor>· {shape} · session</Text>
       <Text color="magenta">{sessionId}</Text>
+      {/* The pid the README's "kill -9 <pid>" names: this run, not every acode on the machine. */}
+      <Text dimColor>· pid {process.pid}</Text>
       {resumed ? <Text color="yellow">(resumed)</Text> : null}
     </Box>
   );

@@ -1,0 +1,93 @@
+import { cliFlags, commandNames, completionShells, initProviders, longFlags, sessionsCommandNames } from '../command-table.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import type { CommandContext } from './command-context.js';
+
+type Shell = (typeof completionShells)[number];
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The values a flag takes, when they are a fixed list: `--strategy rollback|retry|prompt`. */
+function flagValues(): [flag: string, values: readonly string[]][] {
+  const fixed: [string, readonly string[]][] = Object.entries(cliFlags).flatMap(([name, flag]) => ('choices' in flag ? [[`--${kebab(name)}`, flag.choices] as [string, readonly string[]]] : []));
+  return [...fixed, ['--provider', initProviders]];
+}
+
+/** Commands whose argument is a file. */
+const fileCommands = ['run', 'validate', 'init'];
+
+function bash(): string {
+  const valueCases = flagValues().map(([flag, values]) => `    ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ); return ;;`).join('\n');
+  return `# acode completion for bash: source <(acode completion bash), or save it to ~/.local/share/bash-completion/completions/acode
+_acode() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  case "$prev" in
+${valueCases}
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${longFlags().join(' ')}" -- "$cur") ); return
+  fi
+  if (( COMP_CWORD == 1 )); then
+    COMPREPLY=( $(compgen -W "${commandNames.join(' ')}" -- "$cur") ); return
+  fi
+  case "\${COMP_WORDS[1]}" in
+    sessions) if (( COMP_CWORD == 2 )); then COMPREPLY=( $(compgen -W "${sessionsCommandNames.join(' ')}" -- "$cur") ); return; fi ;;
+    completion) COMPREPLY=( $(compgen -W "${completionShells.join(' ')}" -- "$cur") ); return ;;
+    ${fileCommands.join('|')}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+  esac
+  COMPREPLY=()
+}
+complete -o default -F _acode acode acode-tui
+`;
+}
+
+function zsh(): string {
+  const valueCases = flagValues().map(([flag, values]) => `    ${flag}) compadd -- ${values.join(' ')}; return ;;`).join('\n');
+  return `#compdef acode acode-tui
+# acode completion for zsh: source <(acode completion zsh) after compinit, or save it as _acode on your $fpath
+_acode() {
+  case "\${words[CURRENT-1]}" in
+${valueCases}
+  esac
+  if [[ "\${words[CURRENT]}" == -* ]]; then
+    compadd -- ${longFlags().join(' ')}; return
+  fi
+  if (( CURRENT == 2 )); then
+    compadd -- ${commandNames.join(' ')}; return
+  fi
+  case "\${words[2]}" in
+    sessions) if (( CURRENT == 3 )); then compadd -- ${sessionsCommandNames.join(' ')}; return; fi ;;
+    completion) compadd -- ${completionShells.join(' ')}; return ;;
+    ${fileCommands.join('|')}) _files; return ;;
+  esac
+}
+compdef _acode acode acode-tui
+`;
+}
+
+function fish(): string {
+  const lines = [
+    '# acode completion for fish: acode completion fish > ~/.config/fish/completions/acode.fish',
+    'complete -c acode -f',
+    `complete -c acode -n '__fish_use_subcommand' -a '${commandNames.join(' ')}'`,
+    `complete -c acode -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from ${sessionsCommandNames.join(' ')}' -a '${sessionsCommandNames.join(' ')}'`,
+    `complete -c acode -n '__fish_seen_subcommand_from completion' -a '${completionShells.join(' ')}'`,
+    `complete -c acode -n '__fish_seen_subcommand_from ${fileCommands.join(' ')}' -F`,
+  ];
+  const values = new Map(flagValues());
+  for (const flag of longFlags()) {
+    const choices = values.get(flag);
+    lines.push(`complete -c acode -l ${flag.slice(2)}${choices ? ` -x -a '${choices.join(' ')}'` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const scripts: Record<Shell, () => string> = { bash, zsh, fish };
+
+/** `acode completion bash|zsh|fish`: a script completing commands, subcommands, flags and their values. */
+export function completionCommand(ctx: CommandContext, shell: string | undefined): ExitCode {
+  if (shell === undefined || !(completionShells as readonly string[]).includes(shell)) {
+    throw new AcodeError(`${shell === undefined ? 'missing the shell' : `no completion for '${shell}'`}: acode completion ${completionShells.join('|')}`, ExitCode.usage);
+  }
+  ctx.stdout.write(scripts[shell as Shell]());
+  return ExitCode.ok;
+}

@@ -1,0 +1,66 @@
+import { loadResumeConfig, loadRetentionConfig } from '../config/resume-config.js';
+import { ageHelp, parseAge } from '../config/retention-settings.js';
+import type { SessionStatus } from '../engine/events.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { formatAgo } from '../human-units.js';
+import { applyCleanup, planCleanup } from '../session/cleanup.js';
+import type { ListedSession } from '../session/listing.js';
+import { sessionTitle } from '../session/session-name.js';
+import { sessionStatuses } from '../session/status-words.js';
+import { openRepository, type CommandContext } from './command-context.js';
+
+export interface CleanupFlags {
+  /** `--older-than 30d`; default retention.older_than. */
+  olderThan?: string;
+  /** `--status completed,failed`; default retention.status. */
+  status?: string;
+  dryRun: boolean;
+  yes: boolean;
+}
+
+function statusList(text: string): SessionStatus[] {
+  const statuses = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = statuses.filter((s) => !(sessionStatuses as readonly string[]).includes(s));
+  if (bad.length || !statuses.length) throw new AcodeError(`--status '${text}': ${bad.length ? `${bad.join(', ')} is not a session status` : 'names no status'}; use a comma-separated list of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
+  return statuses as SessionStatus[];
+}
+
+function listing(rows: readonly ListedSession[]): string {
+  return rows.map((r) => `  ${r.session_id}  ${sessionTitle(r)}  ${r.status}  updated ${formatAgo(Date.parse(r.updated_at))}`).join('\n');
+}
+
+/**
+ * `acode sessions cleanup [--older-than 30d] [--status …] [--dry-run] [--yes]`: deletes old sessions,
+ * never silently — it lists them first and asks on a terminal; without one it needs --yes.
+ */
+export async function cleanupSessions(ctx: CommandContext, flags: CleanupFlags): Promise<ExitCode> {
+  const repository = openRepository(ctx);
+  const retention = loadRetentionConfig(repository.home, ctx.cwd);
+  const age = flags.olderThan ?? retention.older_than;
+  const olderThanMs = parseAge(age);
+  if (olderThanMs === undefined) throw new AcodeError(`--older-than '${age}' is not an age: use ${ageHelp}`, ExitCode.usage);
+  const statuses = flags.status === undefined ? retention.status : statusList(flags.status);
+  const lockTimeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
+  const plan = await planCleanup(repository, { olderThanMs, statuses }, lockTimeoutMs);
+  const rule = `${statuses.join(', ')}, last updated more than ${age} ago`;
+  for (const { session, why } of plan.spared) ctx.stderr.write(`keeping ${session.session_id}: ${why}\n`);
+  if (plan.doomed.length === 0) {
+    ctx.stderr.write(`no sessions to delete (${rule})\n`);
+    return ExitCode.ok;
+  }
+  const count = `${plan.doomed.length} session${plan.doomed.length === 1 ? '' : 's'}`;
+  ctx.stdout.write(`${flags.dryRun ? 'would delete' : 'to delete'} ${count} (${rule}):\n${listing(plan.doomed)}\n`);
+  if (flags.dryRun) return ExitCode.ok;
+  await repository.requireWritable('delete sessions');
+  if (!flags.yes) {
+    if (!ctx.interactive) throw new AcodeError(`refusing to delete ${count} without a terminal to confirm; add --yes (or see them with --dry-run)`, ExitCode.usage);
+    if (!(await ctx.confirm(`Delete these ${count} and their event logs? [y/N] `))) {
+      ctx.stderr.write('kept them\n');
+      return ExitCode.ok;
+    }
+  }
+  const result = await applyCleanup(repository, plan, lockTimeoutMs);
+  for (const id of result.spared) ctx.stderr.write(`kept ${id}: a process took it up meanwhile\n`);
+  ctx.stderr.write(`deleted ${result.deleted.length} session${result.deleted.length === 1 ? '' : 's'}\n`);
+  return ExitCode.ok;
+}

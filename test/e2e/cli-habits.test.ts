@@ -1,0 +1,163 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
+import { openAiServerPerTest } from '../helpers/openai-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function workspace() {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+const fixture = openAiServerPerTest();
+
+describe('did you mean', () => {
+  it.each([
+    [['resum'], "unknown command 'resum' — did you mean 'resume'?"],
+    [['sessions', 'clenup'], "unknown sessions command 'clenup' — did you mean 'cleanup'?"],
+    [['run', 'spec.yaml', '--nmae', 'x'], "unknown flag '--nmae' — did you mean '--name'?"],
+    [['resume', '--dryrun'], "unknown flag '--dryrun' — did you mean '--dry-run'?"],
+    [['resum', '--help'], "unknown command 'resum' — did you mean 'resume'?"],
+    [['resume', '--name', 'nightly'], "--name is an option of acode run and acode fork; to pick a session by its name, give the name where the id goes: 'acode resume <name>'"],
+    [['sessions', 'list', '--older-than', '3d'], '--older-than is an option of acode sessions cleanup'],
+  ])('acode %j names the closest command or flag, exits 2 and writes nothing', async (args, message) => {
+    const ws = workspace();
+    const result = await runCli(args, ws);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(existsSync(ws.home)).toBe(false);
+  });
+
+  it('takes a flag value that starts with a dash as the value, not a flag', async () => {
+    const ws = workspace();
+    const result = await runCli(['run', 'missing.yaml', '--var', '-x=1'], ws);
+    expect(result.stderr).not.toContain('unknown flag');
+  });
+});
+
+describe('acode init', () => {
+  it('writes a scripted starter that runs offline to completion', async () => {
+    const ws = workspace();
+    const init = await runCli(['init'], ws);
+    expect(init.code).toBe(0);
+    expect(init.stderr).toContain('run it: acode run workflow.yaml');
+    const text = readFileSync(join(ws.cwd, 'workflow.yaml'), 'utf8');
+    // The schema reference resolves from where the file was written.
+    const ref = /^# yaml-language-server: \$schema=(.+)$/m.exec(text)![1]!;
+    expect(existsSync(join(ws.cwd, ref))).toBe(true);
+    const run = await runCli(['run', 'workflow.yaml', '--json'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', steps_total: 2, steps_executed: 2 });
+  });
+
+  it('writes an openai starter that runs against an OpenAI-compatible server', async () => {
+    const ws = workspace();
+    expect((await runCli(['init', 'research.yaml', '--provider', 'openai'], ws)).code).toBe(0);
+    const { server, baseUrl } = fixture.current();
+    const run = await runCli(['run', 'research.yaml', '--json'], { cwd: ws.cwd, env: { ...ws.env, OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'sk-test-init' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+  });
+
+  it('writes an ollama starter that validates', async () => {
+    const ws = workspace();
+    expect((await runCli(['init', 'local.yaml', '--provider', 'ollama'], ws)).code).toBe(0);
+    const result = await runCli(['validate', 'local.yaml'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('provider ollama');
+  });
+
+  it('never replaces a file without --force, and refuses an unknown provider', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'workflow.yaml'), 'mine');
+    const refused = await runCli(['init'], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('workflow.yaml exists');
+    expect(readFileSync(join(ws.cwd, 'workflow.yaml'), 'utf8')).toBe('mine');
+    expect((await runCli(['init', '--force'], ws)).code).toBe(0);
+    expect(readFileSync(join(ws.cwd, 'workflow.yaml'), 'utf8')).toContain('name: starter-chain');
+    expect((await runCli(['init', 'x.yaml', '--provider', 'gemini'], ws)).code).toBe(2);
+    expect(existsSync(join(ws.cwd, 'x.yaml'))).toBe(false);
+  });
+});
+
+describe('acode schema', () => {
+  it('prints the committed schema file', async () => {
+    const result = await runCli(['schema'], workspace());
+    expect(result.stdout).toBe(readFileSync(new URL('../../schema/acode-spec.schema.json', import.meta.url), 'utf8'));
+  });
+});
+
+describe('acode completion', () => {
+  /** What the bash completion offers for a command line whose last word is being typed. */
+  function complete(words: string[]): string[] {
+    const script = `source <("${process.execPath}" "${cliPath}" completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _acode; echo "\${COMPREPLY[@]}"`;
+    return execFileSync('bash', ['-c', script], { encoding: 'utf8' }).trim().split(' ').filter(Boolean);
+  }
+
+  it('completes commands, sessions subcommands, flags and flag values in bash', () => {
+    expect(complete(['acode', 'res'])).toEqual(['resume']);
+    expect(complete(['acode', 'sessions', 'cl'])).toEqual(['cleanup']);
+    expect(complete(['acode', 'run', 'spec.yaml', '--na'])).toEqual(['--name']);
+    expect(complete(['acode', 'resume', '--strategy', 'r'])).toEqual(['rollback', 'retry']);
+    expect(complete(['acode', 'init', '--provider', ''])).toEqual(['scripted', 'openai', 'ollama']);
+  });
+
+  it('prints zsh and fish scripts naming every command, and refuses another shell', async () => {
+    const ws = workspace();
+    for (const shell of ['zsh', 'fish']) {
+      const result = await runCli(['completion', shell], ws);
+      expect(result.code).toBe(0);
+      for (const command of ['run', 'resume', 'fork', 'sessions', 'cleanup', '--older-than']) expect(result.stdout).toContain(command.replace(/^--/, ''));
+    }
+    const bad = await runCli(['completion', 'tcsh'], ws);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('acode completion bash|zsh|fish');
+  });
+});
+
+describe('the README kill instruction', () => {
+  it('kill -9 <the pid the run prints> kills that run alone, and acode resume finishes it', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'slow.yaml'), readFileSync(new URL('../../examples/chain-3-step-resume-demo.yaml', import.meta.url), 'utf8').replace('latency_ms: 2500', 'latency_ms: 300'));
+    const bystander = startCli(['run', 'slow.yaml', '--name', 'bystander'], ws);
+    const run = startCli(['run', 'slow.yaml', '--var', 'topic=kill test'], ws);
+    const pid = await new Promise<number>((resolve) => run.child.stderr!.on('data', (chunk: Buffer) => {
+      const match = /^acode: session [0-9a-f]{16} · chain-resume-demo · pid (\d+)$/m.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+    }));
+    expect(pid).toBe(run.child.pid);
+    process.kill(pid, 'SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect((await bystander.done).code).toBe(0);
+    const resumed = await runCli(['resume', '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('the demos in a clone', () => {
+  it('leave git status clean: everything they write is ignored', async () => {
+    const clone = tempDir();
+    const repo = new URL('../..', import.meta.url).pathname;
+    // The tracked files as they are now (committed or not), so the check sees this .gitignore.
+    execFileSync('git', ['init', '-q', clone]);
+    for (const file of ['.gitignore', ...execFileSync('git', ['ls-files', 'examples'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')]) {
+      execFileSync('mkdir', ['-p', join(clone, file, '..')]);
+      writeFileSync(join(clone, file), readFileSync(join(repo, file), 'utf8').replace(/latency_ms: \d+/g, 'latency_ms: 0'));
+    }
+    execFileSync('git', ['add', '-A'], { cwd: clone });
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'clone'], { cwd: clone });
+    const ws = { cwd: clone, env: { ACODE_HOME: tempDir() } };
+    expect((await runCli(['run', 'examples/chain-3-step-resume-demo.yaml', '--var', 'topic=AI agents'], ws)).code).toBe(0);
+    expect((await runCli(['run', 'examples/chain-approval-demo.yaml'], ws)).code).toBe(1);
+    expect((await runCli(['resume', '--approve'], ws)).code).toBe(0);
+    expect((await runCli(['run', 'examples/agent-files-demo.yaml', '--var', 'topic=durable agents'], ws)).code).toBe(0);
+    expect((await runCli(['init'], ws)).code).toBe(0);
+    expect(existsSync(join(clone, 'notes.md'))).toBe(true);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+  });
+});

@@ -1,0 +1,122 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function workspace() {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, ''));
+  writeFileSync(join(cwd, 'slow.yaml'), chainSpec({ steps: 1, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 60000' }).replace(/outputs:[\s\S]*$/, ''));
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+const sessionIds = (home: string) => readdirSync(join(home, 'sessions')).filter((name) => !name.startsWith('.')).sort();
+
+/** Moves a session's last update `days` into the past, and drops the index so that it is rebuilt from the sessions. */
+function age(home: string, id: string, days: number, status?: string) {
+  const file = join(home, 'sessions', id, 'session.json');
+  const record = JSON.parse(readFileSync(file, 'utf8')) as { updated_at: string; created_at: string; checkpoint: { status: string } };
+  record.updated_at = record.created_at = new Date(Date.now() - days * 86_400_000).toISOString();
+  if (status) record.checkpoint.status = status;
+  writeFileSync(file, JSON.stringify(record));
+  for (const name of readdirSync(home)) if (name.startsWith('index')) rmSync(join(home, name));
+}
+
+async function sessions(ws: ReturnType<typeof workspace>, n: number, name?: string) {
+  for (let i = 0; i < n; i++) expect((await runCli(['run', 'spec.yaml', ...(name ? ['--name', `${name}-${i}`] : [])], ws)).code).toBe(0);
+  return sessionIds(ws.home);
+}
+
+describe('acode sessions cleanup', () => {
+  it('lists old finished sessions with --dry-run and deletes nothing', async () => {
+    const ws = workspace();
+    const [old, fresh] = await sessions(ws, 2);
+    age(ws.home, old!, 40);
+    const result = await runCli(['sessions', 'cleanup', '--dry-run'], ws);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('would delete 1 session (completed, failed, cancelled, last updated more than 30d ago)');
+    expect(result.stdout).toContain(old);
+    expect(result.stdout).not.toContain(fresh);
+    expect(sessionIds(ws.home)).toHaveLength(2);
+  });
+
+  it('without a terminal it needs --yes, then deletes only what it listed and frees the names', async () => {
+    const ws = workspace();
+    const ids = await sessions(ws, 3, 'job');
+    const named = (id: string) => (JSON.parse(readFileSync(join(ws.home, 'sessions', id, 'session.json'), 'utf8')) as { name: string }).name;
+    const [a, b, c] = ids as [string, string, string];
+    age(ws.home, a, 10);
+    age(ws.home, b, 3, 'failed');
+    const refused = await runCli(['sessions', 'cleanup', '--older-than', '2d', '--status', 'completed,failed'], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('add --yes');
+    expect(sessionIds(ws.home)).toHaveLength(3);
+    const freed = named(a);
+    const done = await runCli(['sessions', 'cleanup', '--older-than', '2d', '--status', 'completed,failed', '--yes'], ws);
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain('deleted 2 sessions');
+    expect(sessionIds(ws.home)).toEqual([c]);
+    expect((await runCli(['sessions', 'list', '--json'], ws)).stdout).not.toContain(a);
+    expect((await runCli(['run', 'spec.yaml', '--name', freed], ws)).code).toBe(0);
+  });
+
+  it('never deletes a session a live process runs', async () => {
+    const ws = workspace();
+    const live = startCli(['run', 'slow.yaml'], ws);
+    try {
+      await new Promise<void>((resolve) => live.child.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('▶') && resolve()));
+      const [id] = sessionIds(ws.home) as [string];
+      const result = await runCli(['sessions', 'cleanup', '--status', 'running', '--older-than', '0s', '--yes'], ws);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`keeping ${id}: a live process runs it`);
+      expect(sessionIds(ws.home)).toEqual([id]);
+    } finally {
+      live.child.kill('SIGKILL');
+      await live.done;
+    }
+  });
+
+  it('takes its defaults from retention settings, and refuses a bad age', async () => {
+    const ws = workspace();
+    const [old] = await sessions(ws, 1);
+    age(ws.home, old!, 3);
+    mkdirSync(join(ws.cwd, '.acode'));
+    writeFileSync(join(ws.cwd, '.acode', 'config.yml'), 'retention:\n  older_than: 2d\n  status: [completed]\n');
+    const result = await runCli(['sessions', 'cleanup', '--dry-run'], ws);
+    expect(result.stdout).toContain('would delete 1 session (completed, last updated more than 2d ago)');
+    const bad = await runCli(['sessions', 'cleanup', '--older-than', 'soon'], ws);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--older-than 'soon' is not an age");
+    writeFileSync(join(ws.cwd, '.acode', 'config.yml'), 'retention:\n  older_than: forever\n');
+    const badConfig = await runCli(['sessions', 'cleanup', '--dry-run'], ws);
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr).toMatch(/config\.yml:2:\d+: error: retention\.older_than: not an age/);
+  });
+
+  it('asks on a terminal: n keeps every session, y deletes the ones it listed', async () => {
+    const ws = workspace();
+    const ids = await sessions(ws, 2);
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    try {
+      const command = `'${process.execPath}' '${cliPath}' sessions cleanup --older-than 0s`;
+      terminal.run(command);
+      const asked = await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      for (const id of ids) expect(asked).toContain(id);
+      terminal.run('n');
+      await terminal.waitFor((screen) => screen.includes('kept them'));
+      expect(sessionIds(ws.home)).toEqual(ids);
+      terminal.run('clear');
+      terminal.run(command);
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      terminal.run('y');
+      await terminal.waitFor((screen) => screen.includes('deleted 2 sessions'));
+      expect(sessionIds(ws.home)).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+});

@@ -37,7 +37,7 @@ async function storeWithACrashedSession() {
 }
 
 describe('the session browser in a real terminal', () => {
-  it('opens full-screen, finds a session by search, resumes it with Enter, and gives the terminal back', async () => {
+  it('opens full-screen, finds a session by search, resumes it with Enter, comes back on it when the run ends, and gives the terminal back', async () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
@@ -52,7 +52,15 @@ describe('the session browser in a real terminal', () => {
 
     terminal.press('Enter');
     screen = await terminal.waitFor((s) => s.includes('Enter start') && /Resume session [0-9a-f]{16}\?/.test(s) && /in progress: +2 worker, attempt 1 → retry as attempt 2/.test(s));
+    const id = /Resume session ([0-9a-f]{16})\?/.exec(screen)![1]!;
     terminal.press('Enter');
+
+    // The run ends: the browser opens again, on that session, with the search it had.
+    screen = await terminal.waitFor((s) => s.includes(`the resume of ${id.slice(0, 8)} ended (exit 0)`) && new RegExp(`❯ ${id.slice(0, 8)} tmux-browse +completed +3/3`).test(s));
+    expect(screen).toMatch(/\/tmux-browse/);
+    expect(screen).toContain('1 shown');
+    expect(screen).not.toContain('MARKER-BEFORE');
+    terminal.press('q');
 
     screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(screen).toContain('EXIT=0');

@@ -16,12 +16,10 @@ function handleSearchKey(store: BrowserStore, input: string, key: KeyEvent): voi
 }
 
 /**
- * One key press in the browser: overlays first, then the search line, then the list. A message
- * shown is dismissed by the next key, which then does what it always does. Esc backs out of
- * whatever is open and never quits: q (or Ctrl+C) does.
+ * One key press in the browser: overlays first, then the search line, then the list. Esc backs
+ * out of whatever is open and never quits: q (or Ctrl+C) does.
  */
 function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
-  if (store.getState().message !== null) store.getState().dismissMessage();
   const s = store.getState();
   if (key.ctrl && input === 'c') return s.exit();
   if (s.overlay) {
@@ -69,9 +67,10 @@ const isControl = (char: string) => char < ' ' || char === '\u007f';
  * text): they act one at a time, as typed — except text typed into a search, which goes in at
  * once (one search, not one per letter). A key that opens a question (delete? unlock?) or closes
  * the browser ends the chunk: what follows was typed before the question showed, so it never
- * answers it.
+ * answers it. A message shown is gone at the next key, which then does what it always does.
  */
 export function handleTyped(store: BrowserStore, input: string, key: KeyEvent): void {
+  if (store.getState().message !== null) store.getState().dismissMessage();
   if (input.length < 2 || key.ctrl || key.meta || input.includes('\u001B')) {
     handleKey(store, input, key);
     return;

@@ -95,6 +95,8 @@ describe('Esc and q in the browser', () => {
     expect(help).toMatch(/Esc +close what is open, clear the search \(never quits\)/);
     expect(help).toMatch(/q Ctrl\+C +quit/);
     expect(help).toMatch(/Shift\+Tab +cycle filters backwards/);
+    expect(help.split('\n').length).toBeLessThanOrEqual(30); // every key, and still the footer, in 30 rows
+    expect(help.split('\n').at(-1)).toContain('↑↓ move');
   });
 });
 

@@ -49,9 +49,12 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
       <TopLines store={store} width={columns} />
       {overlay ? <BrowserOverlay store={store} /> : <SessionTable store={store} width={columns} now={now} />}
       <Box flexGrow={1} />
-      <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderDimColor>
-        <DetailsPane store={store} width={columns} />
-      </Box>
+      {/* The help lists every key: it takes the details pane's lines too. */}
+      {overlay?.kind === 'help' ? null : (
+        <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderDimColor>
+          <DetailsPane store={store} width={columns} />
+        </Box>
+      )}
       <LineText line={footerLine()} />
     </Box>
   );

@@ -11,7 +11,9 @@ trap 'rm -rf "$html" "$profile"' EXIT
   echo '<html><head><meta charset="utf-8"><style>'
   echo 'body{margin:0;background:#1e1e2e;} pre{margin:0;padding:14px 18px;color:#cdd6f4;font:15px/1.35 "DejaVu Sans Mono",monospace;}'
   echo '</style></head><body><pre>'
-  tmux capture-pane -e -p -t "$target" | head -n "$rows" | aha --no-header --black
+  # tmux follows a reset with default colours (ESC[0;7m ESC[39m ESC[49m): no-ops to a terminal, but
+  # aha applies them after the inverse and loses it, so they are dropped after a reset.
+  tmux capture-pane -e -p -t "$target" | head -n "$rows" | sed -E 's/(\x1b\[0(;[0-9]+)*m)\x1b\[39m\x1b\[49m/\1/g' | aha --no-header --black
   echo '</pre></body></html>'
 } >"$html"
 width=$(( $(tmux display -p -t "$target" '#{pane_width}') * 9 + 40 ))

@@ -1,9 +1,10 @@
 import { ExitCode } from '../errors/acode-error.js';
-import { createBrowserStore } from '../state/browser-store.js';
+import { createBrowserStore, type BrowserStart, type BrowserState } from '../state/browser-store.js';
 import { enterFullScreen } from '../ui/browser/full-screen.js';
 import type { CommandContext } from './command-context.js';
 import { createSessionSource } from './browser-source.js';
 import { importInk } from './import-ink.js';
+import type * as BrowserScreen from '../ui/browser/browser-screen.js';
 
 /** How often the browser checks for sessions that changed in other terminals. */
 const pollMs = 1000;
@@ -12,13 +13,24 @@ const firstLookMs = 30;
 /** Search targets prepared per turn of the event loop (~5 ms). */
 const warmSlice = 400;
 
-/** `acode` in a terminal: the full-screen session browser; Enter hands the chosen session to resume. */
+/** `acode` in a terminal: the full-screen session browser. Enter resumes the chosen session; when that run ends, the browser opens again on it. */
 export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
   // React and Ink load while the first frame is read and painted without them.
   const ink = importInk(() => import('../ui/browser/browser-screen.js'));
   ink.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  let start: BrowserStart | undefined;
+  for (;;) {
+    const { resumeId, filter, scope, query } = await browse(ctx, ink, start);
+    if (!resumeId) return ExitCode.ok;
+    const { resumeFromBrowser } = await import('./resume-from-browser.js');
+    start = { id: resumeId, filter, scope, query, message: await resumeFromBrowser(ctx, resumeId) };
+  }
+}
+
+/** The browser on screen until the person quits or picks a session to resume: its state then. */
+async function browse(ctx: CommandContext, ink: Promise<typeof BrowserScreen>, start: BrowserStart | undefined): Promise<BrowserState> {
   const source = await createSessionSource(ctx);
-  const store = createBrowserStore(source, ctx.cwd);
+  const store = createBrowserStore(source, ctx.cwd, start);
   const screen = enterFullScreen(store);
   let stopWatching: (() => void) | undefined;
   let stopped = false;
@@ -58,8 +70,5 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
     stopWatching?.();
     screen.restore();
   }
-  const resumeId = store.getState().resumeId;
-  if (!resumeId) return ExitCode.ok;
-  const { resumeCommand } = await import('./resume.js');
-  return resumeCommand(ctx, resumeId, { json: false, dryRun: false });
+  return store.getState();
 }

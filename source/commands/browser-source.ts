@@ -136,6 +136,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
         damaged: null,
       };
     },
+    runningIn(id) {
+      const lock = lockOf(id);
+      return lock.kind === 'held' ? { pid: lock.owner.pid, host: lock.owner.host, heartbeatAt: lock.owner.heartbeat_at } : null;
+    },
     // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
     async plan(id) {
       const [{ prepareResume }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('../session/prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);

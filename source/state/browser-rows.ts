@@ -14,10 +14,40 @@ export const browserFilters = ['all', 'resumable', 'running', 'paused', 'complet
 export type BrowserFilter = (typeof browserFilters)[number];
 export type BrowserScope = 'here' | 'all';
 
-/** Everything `/` searches: id, name, workflow, variables, working directory and last response. */
-function searchText(row: BrowserRow): string {
+/** Everything `/` searches, field by field: id, name, workflow, variables, working directory and last response. */
+function searchFields(row: BrowserRow): Record<SearchField, string> {
   const vars = Object.entries(row.variables).map(([k, v]) => `${k}=${String(v)}`).join(' ');
-  return `${row.session_id} ${row.name ?? ''} ${row.workflow_name} ${vars} ${row.cwd} ${row.last_response}`;
+  return { id: row.session_id, name: row.name ?? '', workflow: row.workflow_name, variables: vars, directory: row.cwd, response: row.last_response };
+}
+type SearchField = 'id' | 'name' | 'workflow' | 'variables' | 'directory' | 'response';
+const fieldOrder: readonly SearchField[] = ['id', 'name', 'workflow', 'variables', 'directory', 'response'];
+
+function searchText(row: BrowserRow): string {
+  const fields = searchFields(row);
+  return fieldOrder.map((field) => fields[field]).join(' ');
+}
+
+/** Characters of one field a search matched, by their index in the field. */
+export type MatchedChars = Partial<Record<SearchField, ReadonlySet<number>>>;
+
+/**
+ * Which characters of each field `query` matched in `row` (what the table highlights), or null
+ * when it does not match. Run for the rows on screen only.
+ */
+export function matchedChars(row: BrowserRow, query: string): MatchedChars | null {
+  if (!query.trim()) return null;
+  const result = fuzzysort.single(query.trim(), searchText(row));
+  if (!result) return null;
+  const fields = searchFields(row);
+  const matched: MatchedChars = {};
+  let start = 0;
+  for (const field of fieldOrder) {
+    const end = start + fields[field].length;
+    const inField = result.indexes.filter((i) => i >= start && i < end).map((i) => i - start);
+    if (inField.length) matched[field] = new Set(inField);
+    start = end + 1;
+  }
+  return matched;
 }
 
 type Target = { row: BrowserRow; search: Fuzzysort.Prepared };

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SessionStep } from './session-steps.js';
+import { runningElsewhereMessage, type RunningOwner } from './running-elsewhere.js';
 import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
 
 
@@ -48,6 +49,8 @@ export interface SessionSource {
   list(): Promise<BrowserRow[]>;
   /** Read on each selection change, so it is synchronous and cheap (one session's files). */
   details(id: string): SessionDetails;
+  /** The live process holding the session's lock, read now; null when none does. */
+  runningIn(id: string): RunningOwner | null;
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
   remove(id: string): Promise<void>;
@@ -85,7 +88,8 @@ export interface BrowserState {
   move(delta: number): void;
   page(direction: 1 | -1): void;
   jump(edge: 'first' | 'last'): void;
-  cycleFilter(): void;
+  /** The next filter (1) or the previous one (-1), round. */
+  cycleFilter(direction: 1 | -1): void;
   toggleScope(): void;
   startSearch(): void;
   typeSearch(text: string): void;
@@ -101,15 +105,41 @@ export interface BrowserState {
   toggleHelp(): void;
   previewResume(): void;
   setPageSize(rows: number): void;
+  /** Clears the message: the next key after one was shown. */
+  dismissMessage(): void;
   exit(): void;
 }
 
 export type BrowserStore = StoreApi<BrowserState>;
 
+/**
+ * How the browser opens again after a resume it started: on that session, with the filter, scope
+ * and query it had (each let go, in that order, if the session no longer passes it), and a message.
+ */
+export interface BrowserStart {
+  id: string;
+  filter: BrowserFilter;
+  scope: BrowserScope;
+  query: string;
+  message: string | null;
+}
+
 const clamp = (value: number, min: number, max: number) => Math.max(min, Math.min(max, value));
 
+/** The view a reopened browser starts with: the one it had, loosened until the session is in it. */
+function reopened(set: RowSet, cwd: string, start: BrowserStart): Pick<BrowserState, 'filter' | 'scope' | 'query' | 'message'> {
+  const tries = [
+    { filter: start.filter, scope: start.scope, query: start.query },
+    { filter: 'all' as const, scope: start.scope, query: start.query },
+    { filter: 'all' as const, scope: start.scope, query: '' },
+    { filter: 'all' as const, scope: 'all' as const, query: '' },
+  ];
+  const view = tries.find((t) => visibleRows(set, { ...t, cwd }).some((row) => row.session_id === start.id)) ?? tries[0]!;
+  return { ...view, message: start.message };
+}
+
 /** One store per browser: selection, filter, scope, query and rows live here; components only render and dispatch. */
-export function createBrowserStore(source: SessionSource, cwd: string): BrowserStore {
+export function createBrowserStore(source: SessionSource, cwd: string, start?: BrowserStart): BrowserStore {
   return createStore<BrowserState>()((set, get) => {
     /** Recomputes the visible rows and keeps the selection on the same session when it is still there. */
     const view = (patch: Partial<BrowserState>, keepId = true) => {
@@ -162,6 +192,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
 
     /** The last move was to the end of the list (G): it stays there when more rows load. */
     let endWanted = false;
+    /** A query typed on the first rows: its best match in the whole list is selected when it loads. */
+    let searchedEarly = false;
     const initial = prepareRows(source.initial.rows);
     const scope: BrowserScope = initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all';
     const state: Omit<BrowserState, 'visible' | 'whole' | 'selected' | 'selectedId' | 'top' | 'details'> = {
@@ -187,10 +219,13 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
         get().move(edge === 'first' ? -Infinity : Infinity);
         endWanted = edge === 'last';
       },
-      cycleFilter: () => view({ filter: browserFilters[(browserFilters.indexOf(get().filter) + 1) % browserFilters.length]!, top: 0 }),
+      cycleFilter: (direction) => view({ filter: browserFilters[(browserFilters.indexOf(get().filter) + direction + browserFilters.length) % browserFilters.length]!, top: 0 }),
       toggleScope: () => view({ scope: get().scope === 'here' ? 'all' : 'here', top: 0 }),
       startSearch: () => set({ searching: true }),
-      typeSearch: (text) => view({ query: text, selected: 0, top: 0 }, false),
+      typeSearch(text) {
+        searchedEarly = get().whole !== null;
+        view({ query: text, selected: 0, top: 0 }, false);
+      },
       endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
       refresh: () => void reload(null),
       replaceRows(rows) {
@@ -198,7 +233,7 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
         view({ set: prepareRows(rows), whole: null });
         // Keys pressed on the first rows meant the whole list: its end, a search's best match in it.
         if (partial && endWanted) get().jump('last');
-        else if (partial && get().query.trim()) get().move(-Infinity);
+        else if (partial && searchedEarly && get().query.trim()) get().move(-Infinity);
         reloadDetails();
       },
       ask(action) {
@@ -227,6 +262,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       previewResume() {
         const row = get().visible[get().selected];
         if (!row) return;
+        const owner = source.runningIn(row.session_id);
+        if (owner) return set({ message: runningElsewhereMessage(row.session_id, owner) });
         set({ message: `planning the resume of ${row.session_id.slice(0, 8)}…` });
         source.plan(row.session_id).then(
           (lines) => set({ overlay: { kind: 'plan', id: row.session_id, lines }, message: null }),
@@ -238,10 +275,13 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
         const s = get();
         if (pageSize !== s.pageSize) set({ pageSize, ...select(s.visible, s.selected, s.top, pageSize) });
       },
+      dismissMessage: () => set({ message: null }),
       exit: () => set({ quit: true }),
     };
+    if (start) Object.assign(state, reopened(initial, cwd, start));
     const visible = visibleRows(initial, state);
-    const first = visible[0];
-    return { ...state, visible, whole: source.initial.whole ?? null, selected: 0, selectedId: first?.session_id ?? null, top: 0, details: first ? loadDetails(first.session_id) : null };
+    const index = Math.max(0, start ? visible.findIndex((row) => row.session_id === start.id) : 0);
+    const first = visible[index];
+    return { ...state, visible, whole: source.initial.whole ?? null, selected: index, selectedId: first?.session_id ?? null, top: Math.max(0, index - state.pageSize + 1), details: first ? loadDetails(first.session_id) : null };
   });
 }

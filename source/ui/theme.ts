@@ -18,3 +18,6 @@ export const stepColor: Record<StepStatus, string | undefined> = {
   skipped: 'blueBright',
   failed: 'red',
 };
+
+/** Characters a search matched, in the session browser's rows. */
+export const searchMatch = { color: 'yellow', bold: true, underline: true } as const;

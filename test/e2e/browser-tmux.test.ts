@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/generate-sessions.js';
-import { cliPath, runCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
 
@@ -37,7 +38,7 @@ async function storeWithACrashedSession() {
 }
 
 describe('the session browser in a real terminal', () => {
-  it('opens full-screen, finds a session by search, resumes it with Enter, and gives the terminal back', async () => {
+  it('opens full-screen, finds a session by search, resumes it with Enter, comes back on it when the run ends, and gives the terminal back', async () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
@@ -52,7 +53,15 @@ describe('the session browser in a real terminal', () => {
 
     terminal.press('Enter');
     screen = await terminal.waitFor((s) => s.includes('Enter start') && /Resume session [0-9a-f]{16}\?/.test(s) && /in progress: +2 worker, attempt 1 → retry as attempt 2/.test(s));
+    const id = /Resume session ([0-9a-f]{16})\?/.exec(screen)![1]!;
     terminal.press('Enter');
+
+    // The run ends: the browser opens again, on that session, with the search it had.
+    screen = await terminal.waitFor((s) => s.includes(`the resume of ${id.slice(0, 8)} ended (exit 0)`) && new RegExp(`❯ ${id.slice(0, 8)} tmux-browse +completed +3/3`).test(s));
+    expect(screen).toMatch(/\/tmux-browse/);
+    expect(screen).toContain('1 shown');
+    expect(screen).not.toContain('MARKER-BEFORE');
+    terminal.press('q');
 
     screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(screen).toContain('EXIT=0');
@@ -72,6 +81,42 @@ describe('the session browser in a real terminal', () => {
     expect((await run).code).toBe(0);
     await terminal.waitFor((s) => /live-one +completed +3\/3/.test(s));
     terminal.press('q');
+  });
+
+  it('at 70 columns drops columns, says where a live session runs on Enter, and quits only on q', async () => {
+    const cwd = tempDir();
+    const home = join(tempDir(), 'home');
+    generateSessions(home, 30, () => cwd);
+    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 20000\n    faults:'));
+    const run = startCli(['run', 'slow.yaml'], { cwd, env: { ACODE_HOME: home } });
+    try {
+      terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 70, rows: 24 });
+      terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+      await terminal.waitFor((s) => /live-one +running +0\/3/.test(s) && s.includes('31 sessions'));
+      terminal.press('g'); // the newest session, which may have started after the browser opened
+      let screen = await terminal.waitFor((s) => /❯ [0-9a-f]{8} live-one +running +0\/3/.test(s));
+      const head = screen.split('\n').find((line) => line.includes('WORKFLOW'))!;
+      expect(head.trim().split(/ +/)).toEqual(['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'UPDATED']);
+      for (const row of screen.split('\n').filter((line) => /^[ ❯] [0-9a-f]{8} /.test(line))) expect(row).toMatch(/ \d+[smhd] ago$/);
+
+      terminal.press('Enter');
+      const said = `is running in pid ${run.child.pid} on host ${hostname()}`;
+      const joined = (s: string) => s.split('\n').map((line) => line.trim()).join(' ');
+      screen = await terminal.waitFor((s) => joined(s).includes(said) && joined(s).includes('cannot be resumed while that process runs'));
+      expect(screen).not.toContain('Resume session');
+
+      terminal.press('Escape'); // the next key clears the message; Esc never quits
+      await terminal.waitFor((s) => !joined(s).includes(said));
+      terminal.press('Escape');
+      terminal.press('BTab'); // Shift+Tab: the filters backwards
+      screen = await terminal.waitFor((s) => s.includes('filter failed'));
+      expect(screen).not.toMatch(/EXIT=/);
+      terminal.press('q');
+      expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=0');
+    } finally {
+      run.child.kill('SIGKILL');
+      await run.done;
+    }
   });
 
   it('answers keys pressed as soon as the first frame shows, without echoing them', async () => {

@@ -2,7 +2,7 @@ import xterm from '@xterm/headless';
 
 /**
  * What a terminal shows for `output` written from its top-left corner: one string per row, each
- * cell as its character and its style (colour, dim, bold, inverse). A real terminal emulator
+ * cell as its character and its style (colour, dim, bold, underline, inverse). A real terminal emulator
  * (xterm.js, headless) decodes the escape codes, so two outputs that differ only in how they are
  * encoded give the same screen.
  */
@@ -18,7 +18,7 @@ export async function screenOf(output: string, columns: number, rows: number): P
     let styled = '';
     for (let x = 0; x < columns; x++) {
       line?.getCell(x, cell);
-      const style = `${cell.getFgColorMode()}:${cell.getFgColor()}${cell.isDim() ? 'd' : ''}${cell.isBold() ? 'b' : ''}${cell.isInverse() ? 'i' : ''}`;
+      const style = `${cell.getFgColorMode()}:${cell.getFgColor()}${cell.isDim() ? 'd' : ''}${cell.isBold() ? 'b' : ''}${cell.isUnderline() ? 'u' : ''}${cell.isInverse() ? 'i' : ''}`;
       text += cell.getChars() || ' ';
       styled += `${cell.getChars() || ' '}${style === '0:-1' ? '' : `[${style}]`}`;
     }

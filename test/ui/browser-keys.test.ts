@@ -50,6 +50,18 @@ describe('keys that arrive as one chunk (typed while the browser was busy)', () 
     expect(existsSync(selected)).toBe(true);
   });
 
+  it('clear a message shown, and still act: a move, or text typed into a search', async () => {
+    const { store, type, ids } = await browser();
+    type('u'); // the selected session holds no lock: a message says so
+    expect(store.getState().message).toBe(`session ${ids.at(-1)!.slice(0, 8)} is not locked`);
+    type('j');
+    expect(store.getState()).toMatchObject({ message: null, selected: 1 });
+    type('/');
+    store.setState({ message: 'cannot read the sessions: EIO' }); // as a failed background read says it
+    type('kube'); // one chunk of search text, typed while the message showed
+    expect(store.getState()).toMatchObject({ message: null, searching: true, query: 'kube' });
+  });
+
   it('stop at Ctrl+C, which closes the browser', async () => {
     const { store, type } = await browser();
     type('j\u0003jj');

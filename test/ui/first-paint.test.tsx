@@ -31,8 +31,9 @@ async function firstStore(fixture: ReturnType<typeof generatedStore>, rows: numb
   return store;
 }
 
-async function expectSameScreen(fixture: ReturnType<typeof generatedStore>, columns: number, rows: number) {
+async function expectSameScreen(fixture: ReturnType<typeof generatedStore>, columns: number, rows: number, prepare?: (store: BrowserStore) => void) {
   const store = await firstStore(fixture, rows);
+  prepare?.(store);
   const painted = paintFirstFrame(store.getState(), { columns, rows }, now);
   expect(painted).not.toBeNull();
   const ink = inkFrame(store, columns, rows);
@@ -69,6 +70,15 @@ describe('the first frame painted before Ink loads', () => {
 
   it('is the same in a narrow terminal, where lines are cut at the edge', async () => {
     await expectSameScreen(generatedStore(30), 64, 20);
+  });
+
+  it.each([60, 70, 80])('is the same at %i columns, where columns drop, with a search highlighted and a message wrapped', async (columns) => {
+    const { text: screen } = await expectSameScreen(generatedStore(30), columns, 24, (store) => {
+      store.getState().typeSearch('review');
+      store.setState({ message: 'session 0f802af1 is running in pid 4242 on host build-box-7 (heartbeat 1s ago) — it cannot be resumed while that process runs; follow it there, or press Enter again once it has stopped' });
+    });
+    expect(screen.join('\n')).toContain('code-review');
+    expect(screen.join('\n')).toContain('host build-box-7');
   });
 
   it('is the same with wide characters in the last response', async () => {

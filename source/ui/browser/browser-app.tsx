@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
 import { handleTyped } from './browser-keys.js';
-import { chrome, footerLine, headerLines, searchLine } from './browser-lines.js';
+import { chrome, footerLine, headerLines, topLines } from './browser-lines.js';
 import { BrowserOverlay } from './browser-overlays.js';
 import { DetailsPane } from './details-pane.js';
 import { LineText, Lines } from './line-text.js';
@@ -20,11 +20,13 @@ function Header({ store }: { store: BrowserStore }) {
   return <Lines lines={headerLines({ home, rows, whole, filter, scope, shown })} />;
 }
 
-function SearchLine({ store }: { store: BrowserStore }) {
+/** The search line and the last message, between the header and the table. */
+function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   const query = useStore(store, (s) => s.query);
   const searching = useStore(store, (s) => s.searching);
   const message = useStore(store, (s) => s.message);
-  return <LineText line={searchLine({ query, searching, message })} />;
+  const pageSize = useStore(store, (s) => s.pageSize);
+  return <Lines lines={topLines({ query, searching, message }, width, pageSize)} />;
 }
 
 /** The full-screen session browser. */
@@ -44,12 +46,15 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   return (
     <Box flexDirection="column" width={columns} height={rows}>
       <Header store={store} />
-      <SearchLine store={store} />
+      <TopLines store={store} width={columns} />
       {overlay ? <BrowserOverlay store={store} /> : <SessionTable store={store} width={columns} now={now} />}
       <Box flexGrow={1} />
-      <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderDimColor>
-        <DetailsPane store={store} width={columns} />
-      </Box>
+      {/* The help lists every key: it takes the details pane's lines too. */}
+      {overlay?.kind === 'help' ? null : (
+        <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderDimColor>
+          <DetailsPane store={store} width={columns} />
+        </Box>
+      )}
       <LineText line={footerLine()} />
     </Box>
   );

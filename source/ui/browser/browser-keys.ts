@@ -15,7 +15,10 @@ function handleSearchKey(store: BrowserStore, input: string, key: KeyEvent): voi
   else if (input && !key.ctrl && !key.meta) s.typeSearch(s.query + input);
 }
 
-/** One key press in the browser: overlays first, then the search line, then the list. */
+/**
+ * One key press in the browser: overlays first, then the search line, then the list. Esc backs
+ * out of whatever is open and never quits: q (or Ctrl+C) does.
+ */
 function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   const s = store.getState();
   if (key.ctrl && input === 'c') return s.exit();
@@ -35,16 +38,16 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   else if (matches(b['browser.last'], input, key)) s.jump('last');
   else if (matches(b['browser.resume'], input, key)) s.previewResume();
   else if (matches(b['browser.search'], input, key)) s.startSearch();
-  else if (matches(b['browser.filter'], input, key)) s.cycleFilter();
+  else if (matches(b['browser.filter'], input, key)) s.cycleFilter(1);
+  else if (matches(b['browser.filterBack'], input, key)) s.cycleFilter(-1);
   else if (matches(b['browser.scope'], input, key)) s.toggleScope();
   else if (matches(b['browser.delete'], input, key)) s.ask('delete');
   else if (matches(b['browser.unlock'], input, key)) s.ask('unlock');
   else if (matches(b['browser.refresh'], input, key)) s.refresh();
   else if (matches(b['browser.help'], input, key)) s.toggleHelp();
-  else if (matches(b['browser.quit'], input, key)) {
+  else if (matches(b['browser.back'], input, key)) {
     if (s.query) s.endSearch(false);
-    else s.exit();
-  }
+  } else if (matches(b['browser.quit'], input, key)) s.exit();
 }
 
 /** One character of a chunk as the key Ink would report for it alone. */
@@ -64,9 +67,10 @@ const isControl = (char: string) => char < ' ' || char === '\u007f';
  * text): they act one at a time, as typed — except text typed into a search, which goes in at
  * once (one search, not one per letter). A key that opens a question (delete? unlock?) or closes
  * the browser ends the chunk: what follows was typed before the question showed, so it never
- * answers it.
+ * answers it. A message shown is gone at the next key, which then does what it always does.
  */
 export function handleTyped(store: BrowserStore, input: string, key: KeyEvent): void {
+  if (store.getState().message !== null) store.getState().dismissMessage();
   if (input.length < 2 || key.ctrl || key.meta || input.includes('\u001B')) {
     handleKey(store, input, key);
     return;

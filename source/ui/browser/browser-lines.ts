@@ -1,10 +1,13 @@
 import { formatAgo, formatCount } from '../../human-units.js';
-import { countByStatus, statusLabel, type BrowserRow, type BrowserScope } from '../../state/browser-rows.js';
+import { countByStatus, matchedChars, statusLabel, type BrowserRow, type BrowserScope, type MatchedChars } from '../../state/browser-rows.js';
 import type { SessionDetails, WholeList } from '../../state/browser-store.js';
 import { nameInLane, stepStateStyle, type SessionStep } from '../../state/session-steps.js';
 import { browserBindings, hints } from '../keys/bindings.js';
 import { labelHue } from '../../session/status-words.js';
 import { sessionTitle } from '../../session/session-name.js';
+import { searchMatch } from '../theme.js';
+import { columnsFor, markerWidth, type ColumnKey } from './table-columns.js';
+import { wrapText } from './wrap-text.js';
 
 /**
  * The browser's screen as styled lines: what the Ink components render, and what the first frame
@@ -15,6 +18,7 @@ export interface Segment {
   color?: string;
   dim?: boolean;
   bold?: boolean;
+  underline?: boolean;
   inverse?: boolean;
 }
 export type Line = Segment[];
@@ -50,10 +54,22 @@ export function headerLines(view: HeaderView): [Line, Line] {
   ];
 }
 
-/** The query while searching (or kept), else the last message. */
-export function searchLine(view: { query: string; searching: boolean; message: string | null }): Line {
-  if (!view.searching && !view.query) return [{ text: view.message ?? ' ', color: 'yellow' }];
-  return [{ text: '/', color: 'cyan' }, { text: view.query }, view.searching ? { text: ' ', inverse: true } : dim('  (/ to edit, Esc clears)')];
+export interface TopView {
+  query: string;
+  searching: boolean;
+  message: string | null;
+}
+
+/**
+ * The lines between the header and the table: the query while searching (or kept), then the last
+ * message wrapped to the width (never cut; the table gives up rows for it, keeping one), else a
+ * blank line.
+ */
+export function topLines(view: TopView, width: number, pageSize: number): Line[] {
+  const lines: Line[] = [];
+  if (view.searching || view.query) lines.push([{ text: '/', color: 'cyan' }, { text: view.query }, view.searching ? { text: ' ', inverse: true } : dim('  (/ to edit, Esc clears)')]);
+  if (view.message) lines.push(...wrapText(view.message, width, Math.max(1, pageSize - lines.length)).map((text): Line => [{ text, color: 'yellow' }]));
+  return lines.length ? lines : [[{ text: ' ' }]];
 }
 
 export interface TableView {
@@ -62,26 +78,91 @@ export interface TableView {
   pageSize: number;
   selected: number;
   unloaded: number;
+  query: string;
+  /** Lines the top lines take beyond their one: as many fewer rows are shown. */
+  taken: number;
 }
 
-/** The windowed table: its head, the rows that fit, and ▲/▼ counts for the rest. */
+type Cell = { text: string; matched?: ReadonlySet<number>; color?: string };
+
+/** A cell cut or padded to its column, with the characters a search matched highlighted. */
+function cellSegments(cell: Cell, width: number, gap: number, selected: boolean): Segment[] {
+  const text = fit(cell.text, width);
+  const base: Segment = selected ? { text: '', inverse: true } : { text: '', color: cell.color };
+  const visible = cell.text.length > width ? width - 1 : cell.text.length;
+  const segments: Segment[] = [];
+  let run = '';
+  let runMatched = false;
+  const flush = () => {
+    if (run) segments.push(runMatched ? { ...base, ...searchMatch, text: run } : { ...base, text: run });
+    run = '';
+  };
+  [...text].forEach((char, i) => {
+    const hit = Boolean(cell.matched?.has(i)) && i < visible;
+    if (hit !== runMatched) flush();
+    runMatched = hit;
+    run += char;
+  });
+  flush();
+  if (gap) segments.push({ ...base, color: undefined, text: ' '.repeat(gap) });
+  return segments;
+}
+
+/** One row's cells, by column. */
+function rowCells(row: BrowserRow, query: string, now: number): Record<ColumnKey, Cell> {
+  const matched = matchedChars(row, query);
+  const status = statusLabel(row);
+  return {
+    id: { text: row.session_id.slice(0, 8), matched: matched?.id },
+    workflow: { text: sessionTitle(row), matched: titleMatches(row, matched) },
+    status: { text: status, color: labelHue(status) },
+    steps: { text: `${row.steps_done}/${row.steps_total}` },
+    tokens: { text: formatCount(row.tokens.input + row.tokens.output) },
+    updated: { text: formatAgo(Date.parse(row.updated_at), now) },
+    directory: { text: row.cwd, matched: matched?.directory },
+  };
+}
+
+/** The matched characters of the workflow cell, which shows `name · workflow` when the session has a name. */
+function titleMatches(row: BrowserRow, matched: MatchedChars | null): ReadonlySet<number> | undefined {
+  if (!matched || row.name === undefined) return matched?.workflow;
+  const offset = row.name.length + ' · '.length;
+  const chars = [...(matched.name ?? []), ...[...(matched.workflow ?? [])].map((i) => i + offset)];
+  return chars.length ? new Set(chars) : undefined;
+}
+
+/** Adjacent segments of the same style as one (fewer, longer runs of text). */
+function merged(line: Line): Line {
+  const out: Line = [];
+  for (const segment of line) {
+    const last = out.at(-1);
+    if (last && last.color === segment.color && last.dim === segment.dim && last.bold === segment.bold && last.inverse === segment.inverse && last.underline === segment.underline) last.text += segment.text;
+    else out.push({ ...segment });
+  }
+  return out;
+}
+
+/**
+ * The windowed table: its head, the rows that fit, and ▲/▼ counts for the rest. Columns drop at
+ * narrow widths in a fixed order (table-columns.ts); a search's matched characters are highlighted.
+ */
 export function tableLines(view: TableView, width: number, now: number): Line[] {
-  const workflowWidth = 22;
-  const cwdWidth = Math.max(10, width - (2 + 9 + workflowWidth + 12 + 9 + 7 + 9 + 8));
-  const rows = view.visible.slice(view.top, view.top + view.pageSize);
-  const below = view.visible.length + view.unloaded - view.top - view.pageSize;
-  const lines: Line[] = [
-    [dim(`  ${fit('ID', 9)}${fit('WORKFLOW', workflowWidth)} ${fit('STATUS', 12)}${fit('STEPS', 9)}${fit('TOKENS', 7)} ${fit('UPDATED', 9)} DIRECTORY`)],
-    [dim(view.top > 0 ? `  ▲ ${view.top} more` : ' ')],
-  ];
+  const columns = columnsFor(width);
+  const shown = Math.max(1, view.pageSize - view.taken);
+  // The rows given to a message: the window still holds the selection.
+  const top = Math.max(0, Math.min(view.top, view.selected), view.selected - shown + 1);
+  const rows = view.visible.slice(top, top + shown);
+  const below = view.visible.length + view.unloaded - top - shown;
+  const head = ' '.repeat(markerWidth) + columns.map((c) => fit(c.title, c.width) + ' '.repeat(c.gap)).join('');
+  const lines: Line[] = [[dim(head.trimEnd())], [dim(top > 0 ? `  ▲ ${top} more` : ' ')]];
   if (rows.length === 0) lines.push([dim('  no sessions match')]);
   rows.forEach((row, i) => {
-    const selected = view.top + i === view.selected;
-    const status = statusLabel(row);
-    const before = `${selected ? '❯ ' : '  '}${fit(row.session_id.slice(0, 8), 9)}${fit(sessionTitle(row), workflowWidth)} `;
-    const after = `${fit(`${row.steps_done}/${row.steps_total}`, 9)}${fit(formatCount(row.tokens.input + row.tokens.output), 7)} ${fit(formatAgo(Date.parse(row.updated_at), now), 9)} ${fit(row.cwd, cwdWidth)}`;
+    const selected = top + i === view.selected;
+    const cells = rowCells(row, view.query, now);
     // The selected row is drawn inverse, its status uncoloured.
-    lines.push(selected ? [{ text: before, inverse: true }, { text: fit(status, 12), inverse: true }, { text: after, inverse: true }] : [{ text: before }, { text: fit(status, 12), color: labelHue(status) }, { text: after }]);
+    const line: Line = [selected ? { text: '❯ ', inverse: true } : { text: '  ' }];
+    for (const column of columns) line.push(...cellSegments(cells[column.key], column.width, column.gap, selected));
+    lines.push(merged(line));
   });
   lines.push([dim(below > 0 ? `  ▼ ${below} more` : ' ')]);
   return lines;

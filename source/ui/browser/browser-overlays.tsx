@@ -4,7 +4,7 @@ import type { BrowserStore } from '../../state/browser-store.js';
 import { browserBindings } from '../keys/bindings.js';
 
 function describeKeys(keys: readonly string[]): string {
-  return keys.map((k) => (k === 'return' ? 'Enter' : k === 'escape' ? 'Esc' : k === 'pageup' ? 'PgUp' : k === 'pagedown' ? 'PgDn' : k === 'tab' ? 'Tab' : k.replace('ctrl+', 'Ctrl+').replace(/^up$/, '↑').replace(/^down$/, '↓'))).join(' ');
+  return keys.map((k) => (k === 'return' ? 'Enter' : k === 'escape' ? 'Esc' : k === 'pageup' ? 'PgUp' : k === 'pagedown' ? 'PgDn' : k === 'tab' ? 'Tab' : k === 'shift+tab' ? 'Shift+Tab' : k.replace(/^ctrl\+(.)$/, (_, c: string) => `Ctrl+${c.toUpperCase()}`).replace(/^up$/, '↑').replace(/^down$/, '↓'))).join(' ');
 }
 
 /** Help, confirmations and the resume plan, drawn over the table. */

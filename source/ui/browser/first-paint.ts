@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import cliTruncate from 'cli-truncate';
 import { unloadedRows, type BrowserState } from '../../state/browser-store.js';
-import { detailsLines, footerLine, headerLines, searchLine, tableLines, type Line, type Segment } from './browser-lines.js';
+import { detailsLines, footerLine, headerLines, tableLines, topLines, type Line, type Segment } from './browser-lines.js';
 
 /** Styles a segment as Ink's <Text> does (the same chalk, in the same order). */
 function styled(segment: Segment): string {
@@ -9,6 +9,7 @@ function styled(segment: Segment): string {
   if (segment.dim) text = chalk.dim(text);
   if (segment.color) text = (chalk as unknown as Record<string, (s: string) => string>)[segment.color]!(text);
   if (segment.bold) text = chalk.bold(text);
+  if (segment.underline) text = chalk.underline(text);
   if (segment.inverse) text = chalk.inverse(text);
   return text;
 }
@@ -24,10 +25,11 @@ export function paintFirstFrame(state: BrowserState, size: { columns: number; ro
   if (state.overlay) return null;
   const unloaded = unloadedRows(state);
   const shown = state.visible.length + unloaded;
+  const between = topLines(state, size.columns, state.pageSize);
   const top: Line[] = [
     ...headerLines({ home: state.home, rows: state.set.rows, whole: state.whole, filter: state.filter, scope: state.scope, shown }),
-    searchLine(state),
-    ...tableLines({ ...state, unloaded }, size.columns, now),
+    ...between,
+    ...tableLines({ ...state, unloaded, taken: between.length - 1 }, size.columns, now),
   ];
   const bottom: Line[] = [[{ text: '─'.repeat(size.columns), dim: true }], ...detailsLines(state.details), footerLine()];
   const gap = size.rows - top.length - bottom.length;

@@ -6,7 +6,7 @@ export function LineText({ line }: { line: Line }) {
   return (
     <Text wrap="truncate-end">
       {line.map((segment, i) => (
-        <Text key={i} color={segment.color} dimColor={segment.dim} bold={segment.bold} inverse={segment.inverse}>
+        <Text key={i} color={segment.color} dimColor={segment.dim} bold={segment.bold} underline={segment.underline} inverse={segment.inverse}>
           {segment.text}
         </Text>
       ))}

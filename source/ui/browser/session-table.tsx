@@ -1,6 +1,6 @@
 import { useStore } from 'zustand';
 import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
-import { tableLines } from './browser-lines.js';
+import { tableLines, topLines } from './browser-lines.js';
 import { Lines } from './line-text.js';
 
 /** The windowed table: only the rows that fit are rendered, with ▲/▼ counts for the rest. */
@@ -10,5 +10,8 @@ export function SessionTable({ store, width, now }: { store: BrowserStore; width
   const pageSize = useStore(store, (s) => s.pageSize);
   const selected = useStore(store, (s) => s.selected);
   const unloaded = useStore(store, unloadedRows);
-  return <Lines lines={tableLines({ visible, top, pageSize, selected, unloaded }, width, now)} />;
+  const query = useStore(store, (s) => s.query);
+  // Rows the lines above the table take from it (a wrapped message).
+  const taken = useStore(store, (s) => topLines(s, width, s.pageSize).length - 1);
+  return <Lines lines={tableLines({ visible, top, pageSize, selected, unloaded, query, taken }, width, now)} />;
 }

@@ -2,7 +2,7 @@ import type { Key } from 'ink';
 
 /** Every shortcut, defined once: behaviour, footer hints and help read from here. */
 export interface KeyBinding {
-  /** A character, `ctrl+<char>`, or a named key: up, down, left, right, pageup, pagedown, escape, return. */
+  /** A character, `ctrl+<char>`, or a named key: up, down, left, right, pageup, pagedown, escape, return, tab, shift+tab, home, end. */
   keys: readonly string[];
   /** Footer label. */
   label: string;
@@ -49,12 +49,14 @@ export const browserBindings = {
   'browser.resume': { keys: ['return'], label: 'Enter resume', description: 'resume the selected session: plan, changed files, live run' },
   'browser.search': { keys: ['/'], label: '/ search', description: 'fuzzy search id, workflow, variables, directory and last response of every session' },
   'browser.filter': { keys: ['tab'], label: 'Tab filter', description: 'cycle filters: all, resumable, running, paused, completed, failed' },
+  'browser.filterBack': { keys: ['shift+tab'], label: '', description: 'cycle filters backwards' },
   'browser.scope': { keys: ['s'], label: 's scope', description: "this directory's sessions, or every session" },
   'browser.delete': { keys: ['d'], label: 'd delete', description: 'delete the selected session (asks first)' },
   'browser.unlock': { keys: ['u'], label: 'u unlock', description: "remove the selected session's lock (asks first)" },
   'browser.refresh': { keys: ['r'], label: 'r refresh', description: 'reload the session list' },
   'browser.help': { keys: ['?'], label: '? help', description: 'show or hide this help' },
-  'browser.quit': { keys: ['q', 'escape', 'ctrl+c'], label: 'q quit', description: 'quit' },
+  'browser.back': { keys: ['escape'], label: '', description: 'close what is open, clear the search (never quits)' },
+  'browser.quit': { keys: ['q', 'ctrl+c'], label: 'q quit', description: 'quit' },
 } as const satisfies Record<string, KeyBinding>;
 
 export const confirmBindings = {
@@ -72,6 +74,7 @@ const named: Record<string, (key: Key) => boolean> = {
   escape: (k) => k.escape,
   return: (k) => k.return,
   tab: (k) => k.tab && !k.shift,
+  'shift+tab': (k) => k.tab && k.shift,
   home: (k) => k.home,
   end: (k) => k.end,
 };

@@ -72,7 +72,7 @@ describe('the session browser in a real terminal', () => {
 
   it('updates the list live while a session runs in another terminal', async () => {
     const { cwd, home } = await storeWithACrashedSession();
-    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 700\n    faults:'));
+    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 1500\n    faults:'));
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`node ${cliPath}`);
     await terminal.waitFor((s) => s.includes('51 sessions'));

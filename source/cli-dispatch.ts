@@ -19,7 +19,7 @@ const help = `
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S]    new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
-    $ acode sessions show <id> [--json]
+    $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
@@ -27,7 +27,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
+${flagLines('var', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters. Resume settings (resume.*) are read
@@ -66,6 +66,7 @@ function parseArguments() {
         dryRun: { type: 'boolean', default: false },
         resumable: { type: 'boolean', default: false },
         fromStep: { type: 'string' },
+        step: { type: 'string' },
         yes: { type: 'boolean', default: false },
         onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
         strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },
@@ -139,7 +140,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
       if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
-      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
+      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });

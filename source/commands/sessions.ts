@@ -15,7 +15,7 @@ import { openRepository, paint, type CommandContext } from './command-context.js
 import { formatDollars, pricerFor, totalDollars, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
-import { stepDetailLines, stepFacts } from './step-detail.js';
+import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
 
 const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SessionStep } from './session-steps.js';
+import { createStepViewStore, type SessionStepsView, type StepViewStore } from './step-view-store.js';
 import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
 
 
@@ -48,6 +49,8 @@ export interface SessionSource {
   list(): Promise<BrowserRow[]>;
   /** Read on each selection change, so it is synchronous and cheap (one session's files). */
   details(id: string): SessionDetails;
+  /** Every step of a session with what it did (the step view): the whole log is read, so only on Enter. */
+  steps(id: string, resumable: boolean): Promise<SessionStepsView>;
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
   remove(id: string): Promise<void>;
@@ -79,6 +82,10 @@ export interface BrowserState {
   overlay: Overlay;
   details: SessionDetails | null;
   message: string | null;
+  /** The selected session's steps, opened by Enter (its own store: the view over the list). */
+  stepView: StepViewStore;
+  /** Enter: opens the selected session's steps. */
+  openSteps(): void;
   /** Set when the person chose to resume: the command layer takes over. */
   resumeId: string | null;
   quit: boolean;
@@ -176,6 +183,11 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       overlay: null,
       message: null,
       resumeId: null,
+      stepView: createStepViewStore((id, resumable) => source.steps(id, resumable)),
+      openSteps() {
+        const row = get().visible[get().selected];
+        if (row) get().stepView.getState().open(row.session_id, row.resumable);
+      },
       quit: false,
       move(delta) {
         endWanted = false;

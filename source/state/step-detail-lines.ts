@@ -1,9 +1,9 @@
 import { formatCount, formatDuration } from '../human-units.js';
 import type { TokenUsage } from '../engine/events.js';
-import { formatDollars } from '../state/step-cost.js';
-import { firstLine, type StepResult, type StepToolCall } from '../state/step-results.js';
-import type { SessionStep } from '../state/session-steps.js';
-import { stepStateStyle } from '../state/session-steps.js';
+import { formatDollars } from './step-cost.js';
+import { firstLine, type StepResult, type StepToolCall } from './step-results.js';
+import type { SessionStep } from './session-steps.js';
+import { stepStateStyle } from './session-steps.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 
 /** "148 in / 41 out", with "≈ $0.0004" when the model is priced. */

@@ -55,7 +55,8 @@ export class StepResultsFold {
   apply(event: EngineEvent): void {
     const at = Date.parse(event.ts);
     const step = 'step' in event && typeof event.step === 'string' ? event.step : undefined;
-    if (step !== undefined) {
+    // A new attempt ends the one before at that one's last event: the wait in between is no one's time.
+    if (step !== undefined && event.type !== 'step_started') {
       const attempt = this.open.get(step);
       if (attempt && at > attempt.last) attempt.last = at;
     }

@@ -56,7 +56,7 @@ function stepDollars(price: StepPricer | undefined, step: SessionStep, result: S
 
 /**
  * Every step with where it stands and what it did, in lanes for patterns that have them:
- * "  level 2" / "    ✓ technical  researcher  done  2.1s  148 in / 41 out ≈ $0.0004  The answer…".
+ * "  level 2" / "    ✓ technical  researcher  done  attempt 1  2.1s  148 in / 41 out ≈ $0.0004  The answer…".
  */
 function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[], results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined): string[] {
   // A chain's steps by number; any other step by its id, as --step and --from-step take it.

@@ -12,18 +12,15 @@ export function spendText(tokens: TokenUsage, dollars: number | undefined): stri
 }
 
 /**
- * What a step's row says of it: its state with the attempt when that matters (a retried step, or
- * one under way or stopped) — "interrupted (attempt 2)" — then its time, tokens (and dollars),
- * the first line of its response.
+ * What a step's row says of it: its state, then — once it started — its attempt, time, tokens
+ * (and dollars) and the first line of its response: "done", ["attempt 1", "2.1s", "148 in / 41 out", "The answer…"].
  */
 export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result: StepResult | undefined, dollars: number | undefined): { state: string; facts: string[] } {
-  const word = stepStateStyle[step.status].word;
-  const attempt = result?.attempt || step.attempt;
-  const state = attempt > 1 || (attempt > 0 && ['interrupted', 'failed', 'running'].includes(step.status)) ? `${word} (attempt ${attempt})` : word;
-  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', firstLine(result.response)] : [] };
+  const state = stepStateStyle[step.status].word;
+  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', firstLine(result.response)] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
   const first = firstLine(result.response);
-  return { state, facts: [formatDuration(result.elapsed_ms), ...spent, ...(first ? [first] : [])] };
+  return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(first ? [first] : [])] };
 }
 
 const shownOutputLines = 12;

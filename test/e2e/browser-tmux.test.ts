@@ -51,7 +51,7 @@ describe('the session browser in a real terminal', () => {
     await terminal.waitFor((s) => /\/tmux-browse/.test(s) && s.includes('1 shown') && /❯ [0-9a-f]{8} tmux-browse +interrupted +1\/3/.test(s));
 
     terminal.press('Enter'); // its steps
-    await terminal.waitFor((s) => s.includes('resumable: r resumes it') && /✗ 2 +worker +interrupted \(attempt 1\)/.test(s));
+    await terminal.waitFor((s) => s.includes('resumable: r resumes it') && /✗ 2 +worker +interrupted +attempt 1/.test(s));
     terminal.press('r');
     screen = await terminal.waitFor((s) => s.includes('Enter start') && /Resume session [0-9a-f]{16}\?/.test(s) && /in progress: +2 worker, attempt 1 → retry as attempt 2/.test(s));
     terminal.press('Enter');

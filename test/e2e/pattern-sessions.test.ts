@@ -87,7 +87,7 @@ describe('a workflow session on disk', () => {
     const show = await runCli(['sessions', 'show', id], ws);
     expect(show.stdout).toMatch(/status +running \(interrupted: resume it with acode resume\)/);
     // Each step's state, then what it did: time, tokens, the first line of its response.
-    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted \(attempt 1\) +[\d.]+s\n    [✗○] applications +researcher +(interrupted \(attempt 1\) +[\d.]+s|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
+    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted +attempt 1 +[\d.]+s\n    [✗○] applications +researcher +(interrupted +attempt 1 +[\d.]+s|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id);
@@ -147,7 +147,7 @@ describe('a parallel session on disk', () => {
 
     const show = await runCli(['sessions', 'show', id!], ws);
     // By id, as --from-step takes them.
-    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done +[\d.]+s +\d+ in \/ \d+ out +web_scraper answered .*\n    ◆ web_research\/1 +approval +awaiting approval +[\d.]+s\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done .*\n  ○ reduce +aggregator +pending\n/);
+    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +web_scraper answered .*\n    ◆ web_research\/1 +approval +awaiting approval +attempt 1 +[\d.]+s\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done .*\n  ○ reduce +aggregator +pending\n/);
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id!);

@@ -90,8 +90,8 @@ describe('every step\'s result', () => {
     const run = await runCli(['run', 'spec.yaml'], ws);
     const shown = await runCli(['sessions', 'show', sessionIdOf(run.stderr)], ws);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/✓ 1 {2}worker {2}done {2}[\d.]+s {2}\d+ in \/ \d+ out {2}Summary of step 0\n/);
-    expect(shown.stdout).toMatch(/✓ 3 {2}worker {2}done {2}.* Summary of step 2\n/);
+    expect(shown.stdout).toMatch(/✓ 1 {2}worker {2}done {2}attempt 1 {2}[\d.]+s {2}\d+ in \/ \d+ out {2}Summary of step 0\n/);
+    expect(shown.stdout).toMatch(/✓ 3 {2}worker {2}done {2}attempt 1 .* Summary of step 2\n/);
     expect(shown.stdout).not.toContain('$');
   });
 

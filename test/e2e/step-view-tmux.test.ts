@@ -64,7 +64,7 @@ describe('the step view of the session browser, in a real terminal', () => {
     // Enter on a completed session: its steps, not an error.
     terminal.press('Enter');
     let screen = await terminal.waitFor((s) => s.includes('3 steps') && /❯ ✓ 1 +worker +done .*Short answer 0/.test(s) && /✓ 3 +worker +done .*Short answer 2/.test(s));
-    expect(screen).toMatch(/✓ 2 +worker +done +[\d.]+s +\d+ in \/ \d+ out ≈ \$0\.\d+ +answer line 1/);
+    expect(screen).toMatch(/✓ 2 +worker +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out ≈ \$0\.\d+ +answer line 1/);
     expect(screen).not.toContain('resumable');
 
     // r on a session that cannot be resumed says so, and stays.

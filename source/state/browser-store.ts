@@ -186,7 +186,8 @@ export function createBrowserStore(source: SessionSource, cwd: string): BrowserS
       stepView: createStepViewStore((id, resumable) => source.steps(id, resumable)),
       openSteps() {
         const row = get().visible[get().selected];
-        if (row) get().stepView.getState().open(row.session_id, row.resumable);
+        if (!row) return;
+        void get().stepView.getState().open(row.session_id, row.resumable).then((problem) => problem && set({ message: problem }));
       },
       quit: false,
       move(delta) {

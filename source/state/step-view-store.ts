@@ -38,8 +38,8 @@ export interface StepViewState {
   /** The selected step's response and tool calls, wrapped to the width; null while the list shows. */
   detail: { lines: string[]; top: number } | null;
   message: string | null;
-  /** Reads the session's steps and shows them (the browser's Enter). */
-  open(id: string, resumable: boolean): void;
+  /** Reads the session's steps and shows them (the browser's Enter); resolves with why it could not, or null. */
+  open(id: string, resumable: boolean): Promise<string | null>;
   close(): void;
   move(delta: number): void;
   page(direction: 1 | -1): void;
@@ -91,12 +91,16 @@ export function createStepViewStore(read: ReadSteps): StepViewStore {
     open(id, resumable) {
       const ticket = ++reading;
       set({ loading: id, message: null });
-      read(id, resumable).then(
+      return read(id, resumable).then(
         (session) => {
           if (ticket === reading) set({ session, loading: null, selected: 0, top: 0, detail: null, message: null });
+          return null;
         },
         (error: unknown) => {
-          if (ticket === reading) set({ loading: null, message: `cannot read the steps of ${id.slice(0, 8)}: ${(error as Error).message}` });
+          if (ticket !== reading) return null;
+          // The view closes: the list says why.
+          set({ loading: null });
+          return `cannot read the steps of ${id.slice(0, 8)}: ${(error as Error).message}`;
         },
       );
     },

@@ -4,7 +4,7 @@ import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from './stop-reason-text.js';
-import { noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
+import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -52,6 +52,8 @@ export interface RunState {
   skipped: number;
   /** What the skipped steps spent when they ran: what this run did not spend again. */
   saving: ResumeSaving;
+  /** What this run's model calls cost; undefined when a model's price is unknown (or nothing prices them). */
+  dollars: number | undefined;
   resumed: boolean;
   tokens: TokenUsage;
   startedAt: number;
@@ -105,6 +107,9 @@ function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): St
   return steps.map((step) => (step.id === id ? { ...step, ...patch } : step));
 }
 
+/** The agent a step runs (empty for a step not known yet). */
+const agentOf = (steps: readonly StepView[], id: StepId) => steps.find((step) => step.id === id)?.agent ?? '';
+
 /** A step's tokens with one more model call's. */
 function stepTokens(steps: readonly StepView[], id: StepId, usage: TokenUsage): TokenUsage {
   return addUsage(steps.find((step) => step.id === id)?.tokens ?? { input: 0, output: 0 }, usage);
@@ -134,6 +139,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
     phase: 'starting',
     skipped: 0,
     saving: noSaving(init.steps.length, init.price),
+    dollars: init.price ? 0 : undefined,
     resumed: false,
     tokens: { input: 0, output: 0 },
     startedAt: now(),
@@ -212,11 +218,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         }
         case 'conversation_saved':
-          set({ tokens: addUsage(get().tokens, event.usage), steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage) }) });
+          set({ tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage), steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage) }) });
           return;
         case 'conversation_reset':
           set({
             tokens: addUsage(get().tokens, event.usage),
+            dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage),
             steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
           });
           return;
@@ -226,7 +233,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_completed': {
           asked.delete(event.step);
           const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: undefined });
-          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
+          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }
         case 'step_failed': {

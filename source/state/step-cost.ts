@@ -102,9 +102,22 @@ export function savingWith(saving: ResumeSaving, agent: string, usage: TokenUsag
   };
 }
 
+/** Dollars so far plus one model call's; undefined (unpriced) once any call's model has no price. */
+export function dollarsWith(dollars: number | undefined, price: StepPricer | undefined, agent: string, usage: TokenUsage): number | undefined {
+  if (dollars === undefined || !price) return undefined;
+  const more = price(agent, usage);
+  return more === undefined ? undefined : dollars + more;
+}
+
 /** "resume saved ≈ $0.31, 2 of 3 steps (12,345 tokens)", or without a price "resume saved 12,345 tokens, 2 of 3 steps". */
 export function resumeSavingText(saving: ResumeSaving): string {
   const tokens = (saving.tokens.input + saving.tokens.output).toLocaleString('en-US');
   const steps = `${saving.steps} of ${saving.stepsTotal} step${saving.stepsTotal === 1 ? '' : 's'}`;
   return saving.dollars === undefined ? `resume saved ${tokens} tokens, ${steps}` : `resume saved ${formatDollars(saving.dollars)}, ${steps} (${tokens} tokens)`;
+}
+
+/** "this run ≈ $0.042 · resume saved ≈ $0.31, 2 of 3 steps (48,210 tokens)": each part when there is one; "" for neither. */
+export function runSpendText(dollars: number | undefined, saving: ResumeSaving | undefined): string {
+  const parts = [...(dollars ? [`this run ${formatDollars(dollars)}`] : []), ...(saving && saving.steps > 0 ? [resumeSavingText(saving)] : [])];
+  return parts.join(' · ');
 }

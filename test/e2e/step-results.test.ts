@@ -130,6 +130,9 @@ describe('every step\'s result', () => {
     const expected = (session.checkpoint.tokens.input * 0.15 + session.checkpoint.tokens.output * 0.6) / 1e6;
     expect(session.dollars).toBeCloseTo(expected, 12);
     expect(session.steps.every((step) => step.dollars !== null && step.dollars > 0)).toBe(true);
+    // The closing line prices the run the same way.
+    const closing = run.stderr.split('\n').find((line) => line.includes('completed: 3 steps'))!;
+    expect(closing).toMatch(/ · this run ≈ \$0\.\d+$/);
     const text = await runCli(['sessions', 'show', id], ws);
     expect(text.stdout).toMatch(/tokens {4}\d+ in \/ \d+ out ≈ \$0\.\d+\n/);
     expect(text.stdout).toMatch(/✓ 1 {2}worker .* out ≈ \$0\.\d+ {2}Summary of step 0/);
@@ -172,7 +175,7 @@ describe('every step\'s result', () => {
     const run = await runCli(['run', 'spec.yaml'], ws);
     const resumed = await runCli(['resume', sessionIdOf(run.stderr)], ws);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/resume saved [\d,]+ tokens, 1 of 3 steps/);
+    expect(resumed.stderr).toMatch(/tokens \d+ in \/ \d+ out · resume saved [\d,]+ tokens, 1 of 3 steps$/m);
     expect(resumed.stderr).not.toContain('$');
   });
 });

@@ -41,8 +41,11 @@ describe('what the run view says a step and a resume cost', () => {
     apply({ type: 'step_skipped', step: '0', agent: 'researcher', usage: { input: 1_000_000, output: 0 } });
     apply({ type: 'step_skipped', step: '1', agent: 'analyst', usage: { input: 0, output: 1_000_000 } });
     // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
-    const frame = await ui.waitForFrame((f) => f.includes('resume saved'));
-    expect(frame).toContain('resume saved ≈ $0.75, 2 of 3 steps (2,000,000 tokens)');
+    apply({ type: 'step_started', step: '2', agent: 'writer', attempt: 1, idempotency_key: 'k2' });
+    apply({ type: 'conversation_saved', step: '2', attempt: 1, blob: 'b', messages: 3, usage: { input: 1_000_000, output: 0 } });
+    apply({ type: 'step_completed', step: '2', agent: 'writer', attempt: 1, idempotency_key: 'k2', response: 'r', usage: { input: 0, output: 1_000_000 }, duration_ms: 10 });
+    const frame = await ui.waitForFrame((f) => f.includes('resume saved') && f.includes('3/3 done'));
+    expect(frame).toContain('this run ≈ $0.75 · resume saved ≈ $0.75, 2 of 3 steps (2,000,000 tokens)');
   });
 
   it('says it in tokens when the model has no known price, and not at all for steps of old logs', async () => {

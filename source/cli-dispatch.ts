@@ -22,7 +22,7 @@ const help = `
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S] [--name <name>]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
-    $ acode sessions show <id> [--json]
+    $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
@@ -34,7 +34,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
@@ -73,7 +73,8 @@ function parseArguments() {
 
 
 function usage(message: string): never {
-  throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
+  // A question ("did you mean …?") reads badly with a clause glued after it.
+  throw new AcodeError(message.endsWith('?') ? `${message} (see 'acode --help')` : `${message}; see 'acode --help'`, ExitCode.usage);
 }
 
 /** Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying where they belong. */
@@ -81,6 +82,8 @@ const flagHomes = [
   { flag: 'name', typed: '--name', commands: ['run', 'fork'], hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
   { flag: 'olderThan', typed: '--older-than', commands: ['sessions cleanup'], hint: `'acode sessions cleanup --older-than 30d'` },
   { flag: 'provider', typed: '--provider', commands: ['init'], hint: `'acode init --provider openai'` },
+  { flag: 'fromStep', typed: '--from-step', commands: ['fork'], hint: `'acode fork <id> --from-step 2' starts a new session from that step` },
+  { flag: 'step', typed: '--step', commands: ['sessions show'], hint: `'acode sessions show <id> --step 2' prints that step's response` },
 ] as const;
 
 function misplacedFlag(flags: Record<string, unknown>, command: string | undefined): void {
@@ -150,7 +153,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
       if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
-      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json });
+      if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
       if (sub === 'cleanup') {

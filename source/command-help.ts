@@ -27,6 +27,8 @@ const flagHelp = {
                          prompt (ask); default resume.in_progress_strategy (rollback)`,
   fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task
                          id, branch/n, reduce); completed steps that do not depend on it are reused`,
+  step: `    --step S             sessions show: one step's whole response and tool calls — a chain's number
+                         (1-based) or a step id (a task id, branch/n, reduce)`,
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   json: `    --json               print one JSON object (or array) on stdout`,
@@ -181,18 +183,23 @@ ${flagHelp.status}
     $ acode sessions list --status failed --json | jq '.[].session_id'
 `,
   'sessions show': `
-  Show one session: status, lock, progress, tokens, spec, working directory, artifacts.
+  Show one session: status, lock, progress, tokens, spec, working directory, artifacts, and every
+  step: its state, attempt, time, tokens (summed over all its model calls; "≈ $" when the model's
+  price is known) and the first line of its response.
 
   Usage
-    $ acode sessions show <id> [--json]
+    $ acode sessions show <id> [--step S] [--json]
 
   Options
-    --json               print the whole session record on stdout
+${flagLines('step')}
+    --json               print the whole session record on stdout (with --step: that step)
 
 ${idNote}
 
   Examples
     $ acode sessions show 3f2a
+    $ acode sessions show 3f2a --step 2
+    $ acode sessions show 3f2a --step web_research/1 --json | jq -r .response
 `,
   'sessions history': `
   Print a session's event log in replay order (timestamp, event id).

@@ -23,6 +23,7 @@ export const cliFlags = {
   dryRun: { type: 'boolean', default: false },
   resumable: { type: 'boolean', default: false },
   fromStep: { type: 'string' },
+  step: { type: 'string' },
   yes: { type: 'boolean', default: false },
   onChange: { type: 'string', choices: ['prompt', 'continue', 'abort'] },
   strategy: { type: 'string', choices: ['rollback', 'retry', 'prompt'] },

@@ -18,6 +18,9 @@ import type { SessionSummary } from '../store/session-record.js';
 import { mayRunAhead } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
+import { pricerFor } from '../state/step-cost.js';
+import { stepRef } from '../state/step-ref.js';
+import type { SessionStepsView } from '../state/step-view-store.js';
 
 export interface PollingSource extends SessionSource {
   /** Fresh rows when something changed since the last look (cheap when nothing did), else null. */
@@ -43,6 +46,27 @@ function peekedSteps(peek: SessionPeek, live: boolean): { steps: SessionStep[]; 
   const replayed = replaySteps(peek.events(), cp.steps_total);
   if (replayed.progress.last_event_id < cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
   return { steps: sessionSteps(pattern, replayed, live), now: replayed.progress };
+}
+
+/** Every step of a session with what it did, for the step view: the whole log is replayed. */
+async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable: boolean): Promise<SessionStepsView> {
+  const { checkpoint: cp, pattern, spec } = peek;
+  const replayed = replaySteps(peek.events(), cp.steps_total);
+  // A log that trails its checkpoint (not written by a run) tells no step's results.
+  const fromLog = replayed.progress.last_event_id >= cp.last_event_id;
+  const steps = fromLog ? sessionSteps(pattern, replayed, live) : checkpointSteps(pattern, cp, live);
+  // The snapshot was checked only for its pattern: a spec without runtime or agents is priced as unknown.
+  const price = spec.runtime && spec.agents ? await pricerFor(spec) : undefined;
+  return {
+    id,
+    workflow: typeof spec.name === 'string' ? spec.name : '',
+    pattern: pattern.type,
+    resumable,
+    steps: steps.map((step) => {
+      const result = fromLog ? replayed.results.get(step.id) : undefined;
+      return { step, ref: stepRef(pattern.type, step), result, dollars: result && price ? price(step.agent, result.tokens) : undefined };
+    }),
+  };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -139,6 +163,9 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     runningIn(id) {
       const lock = lockOf(id);
       return lock.kind === 'held' ? { pid: lock.owner.pid, host: lock.owner.host, heartbeatAt: lock.owner.heartbeat_at } : null;
+    },
+    async steps(id, resumable) {
+      return viewSteps(peekSession(join(sessionsDir, id)), id, lockOf(id).kind === 'held', resumable);
     },
     // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
     async plan(id) {

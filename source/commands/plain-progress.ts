@@ -1,4 +1,4 @@
-import type { EngineEventBody } from '../engine/events.js';
+import type { EngineEventBody, TokenUsage } from '../engine/events.js';
 import { stepTitle, type StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
@@ -22,8 +22,11 @@ function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>
   return `◷ ${step}: ${why}; retrying in ${seconds} s, attempt ${event.attempt}/${event.max_attempts}`;
 }
 
-/** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */
-export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id: StepId) => string): string | undefined {
+/**
+ * One line per engine event, for pipes and CI: no cursor movement, no colour unless asked.
+ * `spent`: a step's tokens over all its model calls (the run's progress), for its ✓ line.
+ */
+export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id: StepId) => string, spent?: (id: StepId) => TokenUsage | undefined): string | undefined {
   switch (event.type) {
     case 'session_started':
       return event.resumed
@@ -33,8 +36,10 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return undefined; // counted in the session_started line; thousands of lines would drown the rest
     case 'step_started':
       return `▶ ${step(event.step)}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
-    case 'step_completed':
-      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${event.usage.input} in / ${event.usage.output} out`;
+    case 'step_completed': {
+      const usage = spent?.(event.step) ?? event.usage;
+      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out`;
+    }
     case 'step_retry_scheduled':
       return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;
     case 'step_failed':

@@ -10,6 +10,7 @@ import { approvalHint } from '../state/approval-hint.js';
 import { paint, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { plainLine } from './plain-progress.js';
+import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -25,8 +26,15 @@ function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
   return ExitCode.failure;
 }
 
-function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): string {
-  const counts = `${summary.steps_total} steps (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out`;
+/** What the plain lines tally while the run goes: its dollars, and what a resume's skipped steps saved. */
+interface PlainTally {
+  dollars?: number;
+  saving?: ResumeSaving;
+}
+
+function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean, tally: PlainTally): string {
+  const spend = runSpendText(tally.dollars, tally.saving);
+  const counts = `${summary.steps_total} steps (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out${spend ? ` · ${spend}` : ''}`;
   const status = summary.status === 'created' || summary.status === 'running' ? 'failed' : summary.status;
   const label = paint(ctx, statusWords[status].hue, headline(status));
   if (status === 'awaiting_approval') return `${label}: ${counts}${saved ? `\n${approvalHint(summary.session_id)}` : ''}`;
@@ -37,9 +45,11 @@ function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean): 
  * Opens the run's face: the Ink run view for a person at a terminal, plain lines on stderr
  * otherwise. Ctrl+C or SIGTERM pauses; a second one leaves at once (the checkpoint is already durable).
  */
-async function openView(ctx: CommandContext, prepared: PreparedRun, executor: SessionExecutor, options: PresentOptions): Promise<RunView> {
+async function openView(ctx: CommandContext, prepared: PreparedRun, executor: SessionExecutor, options: PresentOptions, tally: PlainTally): Promise<RunView> {
   options.announce?.();
-  const { pattern } = prepared;
+  const { pattern, progress } = prepared;
+  // Loaded only when some agent's provider is priced (openai, anthropic).
+  const price = await pricerFor(prepared.spec);
   const shape = pattern.shape(prepared.progress);
   const total = shape.length;
   const name = stepNamer(pattern, prepared.progress);
@@ -57,8 +67,14 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 
   if (!ctx.interactive || options.json) {
     ctx.stderr.write(`acode: session ${prepared.sessionId} · ${prepared.spec.name} · pid ${process.pid}\n`);
+    tally.saving = noSaving(total, price);
+    tally.dollars = price ? 0 : undefined;
+    const agents = new Map<string, string>();
     executor.subscribe((event) => {
-      const line = plainLine(event, total, name);
+      if (event.type === 'step_skipped') tally.saving = savingWith(tally.saving!, event.agent, event.usage, price);
+      if (event.type === 'step_started') agents.set(event.step, event.agent);
+      if (event.type === 'conversation_saved' || event.type === 'conversation_reset' || event.type === 'step_completed') tally.dollars = dollarsWith(tally.dollars, price, agents.get(event.step) ?? '', event.usage);
+      const line = plainLine(event, total, name, (id) => progress.spent[id]);
       if (line) ctx.stderr.write(`${redact(line)}\n`);
     });
     return { close: async () => stopListening() };
@@ -71,7 +87,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape });
+    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price });
     const screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
     return {
       approvals,
@@ -91,8 +107,9 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
  * result: one JSON object on stdout with --json, a closing line on stderr without the run view.
  */
 export async function runSession(ctx: CommandContext, prepared: PreparedRun, options: PresentOptions): Promise<ExitCode> {
-  const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options) });
+  const tally: PlainTally = {};
+  const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally) });
   if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
-  if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved)}\n`);
+  if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
   return exitCodeFor(summary, userStopped);
 }

@@ -13,6 +13,10 @@ import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
 import { sessionStatuses, statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
+import { formatDollars, pricerFor, totalDollars, type StepPricer } from '../state/step-cost.js';
+import { firstLine, type StepResult } from '../state/step-results.js';
+import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
+import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
 
 const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 
@@ -46,36 +50,51 @@ export async function listSessions(ctx: CommandContext, flags: { status?: string
   return ExitCode.ok;
 }
 
+/** What a step's tokens cost, when its agent's model is priced. */
+function stepDollars(price: StepPricer | undefined, step: SessionStep, result: StepResult | undefined): number | undefined {
+  return result && price ? price(step.agent, result.tokens) : undefined;
+}
+
 /**
- * Every step with where it stands, in lanes for patterns that have them:
- * "  level 2" / "    ✗ technical  researcher  interrupted (attempt 1)", "    ✓ web/0  scraper  done".
+ * Every step with where it stands and what it did, in lanes for patterns that have them:
+ * "  level 2" / "    ✓ technical  researcher  done  attempt 1  2.1s  148 in / 41 out ≈ $0.0004  The answer…".
  */
-function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[]): string[] {
-  // A chain's steps by number; any other step by its id, as --from-step takes it.
+function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[], results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined): string[] {
+  // A chain's steps by number; any other step by its id, as --step and --from-step take it.
   const names = steps.map((step) => (pattern === 'chain' ? nameInLane(step) : step.id));
   // Names, agents and states line up down the whole list (a step outside every lane is indented less).
   const width = Math.max(0, ...names.map((name) => name.length));
   const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
+  const rows = steps.map((step) => {
+    const result = results.get(step.id);
+    return stepFacts(step, result, stepDollars(price, step, result));
+  });
+  // The facts line up after the longest state.
+  const stateWidth = Math.max(0, ...rows.map((row) => row.state.length));
   const lines: string[] = [];
   for (const [i, step] of steps.entries()) {
     if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${pattern === 'parallel' ? `branch ${step.group}` : step.group}`);
     const style = stepStateStyle[step.status];
-    const attempt = step.attempt > 0 && (step.status === 'interrupted' || step.status === 'failed' || step.status === 'running') ? ` (attempt ${step.attempt})` : '';
+    const { state, facts } = rows[i]!;
     const name = pattern === 'chain' ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
-    const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.color, style.word)}${attempt}`;
+    const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.color, state)}${facts.length ? `${' '.repeat(stateWidth - state.length)}  ${facts.join('  ')}` : ''}`;
     lines.push(`${step.group === null ? '  ' : '    '}${row}`);
   }
   return lines;
 }
 
-/** `acode sessions show <id> [--json]`: the session and each step's state, as its event log tells it. */
-export async function showSession(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
+/**
+ * `acode sessions show <id> [--step S] [--json]`: the session and each step's state, as its event log
+ * tells it; with --step, that step's whole response and its tool calls.
+ */
+export async function showSession(ctx: CommandContext, id: string, flags: { json: boolean; step?: string }): Promise<ExitCode> {
   const repository = openRepository(ctx);
   const session = await repository.open(id);
   const record = session.record;
   const lock = await repository.lockState(record.session_id, lockTimeoutMs(ctx, repository));
   const events = await session.events();
-  const pattern = patternFor(await session.spec());
+  const spec = await session.spec();
+  const pattern = patternFor(spec);
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
   const replayed = replaySteps(events, record.checkpoint.steps_total);
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
@@ -84,8 +103,18 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   // Named as the pattern names its steps ("step 3", "task 2", "web step 1"): a task called "2" is not step 3.
   const titles = new Map(pattern.shape(replayed.progress).map((node) => [node.id, node.title]));
   const titleOf = (step: string) => titles.get(step) ?? stepTitle(step);
+  const results = fromLog ? replayed.results : new Map<string, StepResult>();
+  const price = await pricerFor(spec);
+  if (flags.step !== undefined) return showStep(ctx, record.session_id, pattern.type, steps, flags.step, results, price, flags.json);
+  // Priced only when the log tells every step's tokens (the steps add up to the total).
+  const dollars = fromLog ? totalDollars(steps.flatMap((step) => (results.has(step.id) ? [{ agent: step.agent, usage: results.get(step.id)!.tokens }] : [])), price) : undefined;
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, steps: steps.map(({ index: _index, ...step }) => step) }, null, 2)}\n`);
+    const shown = steps.map(({ index: _index, ...step }) => {
+      const result = results.get(step.id);
+      const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: stepDollars(price, step as SessionStep, result) ?? null, first_line: firstLine(result.response) } : {};
+      return { ...step, ...facts };
+    });
+    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: dollars ?? null, steps: shown }, null, 2)}\n`);
     return ExitCode.ok;
   }
   const lines = [
@@ -94,7 +123,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
     `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
     `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${titleOf(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
-    `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out`,
+    `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`,
     `spec      ${record.spec_path}`,
     `cwd       ${record.cwd}`,
     `provider  ${record.runtime.provider}${record.runtime.model_id ? ` · ${record.runtime.model_id}` : ''}`,
@@ -104,9 +133,27 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     ...(cp.error ? [`message   ${cp.error}`] : []),
     ...cp.artifacts.map((path) => `artifact  ${path}`),
     'steps',
-    ...stepLines(ctx, pattern.type, steps),
+    ...stepLines(ctx, pattern.type, steps, results, price),
   ];
   ctx.stdout.write(`${lines.join('\n')}\n`);
+  return ExitCode.ok;
+}
+
+/** `sessions show <id> --step S`: one step, by its number in a chain or its id; an unknown one is a usage error. */
+function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps: readonly SessionStep[], ref: string, results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined, json: boolean): ExitCode {
+  const id = resolveStepRef(pattern, steps, ref);
+  const step = steps.find((candidate) => candidate.id === id);
+  if (!step) {
+    throw new AcodeError(`--step ${ref}: no such step in session ${sessionId}; give ${pattern === 'chain' ? 'a step number' : 'a step id'}: ${stepRefsText(pattern, steps)}`, ExitCode.usage);
+  }
+  const result = results.get(step.id);
+  const dollars = stepDollars(price, step, result);
+  if (json) {
+    const { index: _index, ...shown } = step;
+    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: dollars ?? null, response: result?.response ?? null, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  ctx.stdout.write(`${stepDetailLines(step, stepRef(pattern, step), result, dollars).join('\n')}\n`);
   return ExitCode.ok;
 }
 

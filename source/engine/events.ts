@@ -48,7 +48,8 @@ export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 
 export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
-  | { type: 'step_skipped'; step: StepId; agent: string }
+  /** A step completed earlier, not run again; `usage`: what it spent when it ran (absent in logs written before it was recorded). */
+  | { type: 'step_skipped'; step: StepId; agent: string; usage?: TokenUsage }
   | { type: 'step_started'; step: StepId; agent: string; attempt: number; idempotency_key: string }
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */

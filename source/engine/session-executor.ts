@@ -151,7 +151,7 @@ export class SessionExecutor {
     const done = completedInOrder(this.pattern, this.progress);
     const skipped = done.length;
     this.emit({ type: 'session_started', workflow_name: spec.name, steps_total: this.pattern.shape(this.progress).length, resumed: skipped > 0 || this.progress.last_event_id > 0, steps_skipped: skipped, tokens: { ...this.progress.tokens } });
-    for (const id of done) this.emit({ type: 'step_skipped', step: id, agent: this.progress.completed[id]!.agent });
+    for (const id of done) this.emit({ type: 'step_skipped', step: id, agent: this.progress.completed[id]!.agent, usage: { ...(this.progress.spent[id] ?? { input: 0, output: 0 }) } });
 
     await this.runReadySteps();
     try {

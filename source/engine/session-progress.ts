@@ -67,6 +67,12 @@ export interface SessionProgress {
   last_event_at: string | null;
   /** The start of the latest step response, for listings (constant size). */
   last_response_preview: string;
+  /**
+   * Tokens each step spent, by id: every model call of every attempt (tool rounds, summaries, the
+   * final answer), so the steps add up to `tokens`. Kept after the step finishes: what a resume
+   * saves by skipping it (replayed, not checkpointed).
+   */
+  spent: Record<StepId, TokenUsage>;
   /** Finished steps, by id, in the order they finished (replayed, not checkpointed). */
   completed: Record<StepId, StepRecord>;
   /** The id of the step that finished last: `last_response` of artifacts (replayed, not checkpointed). */
@@ -87,7 +93,7 @@ export interface SessionProgress {
 }
 
 /** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
-type Replayed = 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
+type Replayed = 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
 
 export type Checkpoint = Omit<SessionProgress, Replayed>;
 
@@ -106,6 +112,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     epoch: 0,
     last_event_at: null,
     last_response_preview: '',
+    spent: {},
     completed: {},
     last_completed: null,
     files: {},
@@ -137,6 +144,12 @@ function finishStep(progress: SessionProgress, record: StepRecord): void {
   progress.last_response_preview = preview(record.response);
 }
 
+/** Counts one model call's tokens for the session and for its step; returns the step's tokens so far. */
+function spend(progress: SessionProgress, step: StepId, usage: TokenUsage): TokenUsage {
+  progress.tokens = addUsage(progress.tokens, usage);
+  return (progress.spent[step] = addUsage(progress.spent[step] ?? { input: 0, output: 0 }, usage));
+}
+
 function preview(response: string): string {
   return response.length > 200 ? `${response.slice(0, 200)}…` : response;
 }
@@ -158,10 +171,11 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'step_started':
       progress.in_progress[event.step] = { step: event.step, attempt: event.attempt, idempotency_key: event.idempotency_key };
       break;
-    case 'step_completed':
-      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: event.usage.input + event.usage.output });
-      progress.tokens = addUsage(progress.tokens, event.usage);
+    case 'step_completed': {
+      const spent = spend(progress, event.step, event.usage);
+      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: spent.input + spent.output });
       break;
+    }
     case 'step_reused':
       finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 });
       break;
@@ -224,7 +238,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'conversation_saved':
     case 'conversation_reset':
       progress.conversations[event.step] = event.blob;
-      progress.tokens = addUsage(progress.tokens, event.usage);
+      spend(progress, event.step, event.usage);
       // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
       delete progress.tool_outcomes[event.step];
       break;
@@ -259,6 +273,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
+  const { spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
   return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SessionStep } from './session-steps.js';
 import { runningElsewhereMessage, type RunningOwner } from './running-elsewhere.js';
+import { createStepViewStore, type SessionStepsView, type StepViewStore } from './step-view-store.js';
 import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
 
 
@@ -51,6 +52,8 @@ export interface SessionSource {
   details(id: string): SessionDetails;
   /** The live process holding the session's lock, read now; null when none does. */
   runningIn(id: string): RunningOwner | null;
+  /** Every step of a session with what it did (the step view): the whole log is read, so only on Enter. */
+  steps(id: string, resumable: boolean): Promise<SessionStepsView>;
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
   remove(id: string): Promise<void>;
@@ -82,6 +85,10 @@ export interface BrowserState {
   overlay: Overlay;
   details: SessionDetails | null;
   message: string | null;
+  /** The selected session's steps, opened by Enter (its own store: the view over the list). */
+  stepView: StepViewStore;
+  /** Enter: opens the selected session's steps. */
+  openSteps(): void;
   /** Set when the person chose to resume: the command layer takes over. */
   resumeId: string | null;
   quit: boolean;
@@ -208,6 +215,12 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       overlay: null,
       message: null,
       resumeId: null,
+      stepView: createStepViewStore((id, resumable) => source.steps(id, resumable)),
+      openSteps() {
+        const row = get().visible[get().selected];
+        if (!row) return;
+        void get().stepView.getState().open(row.session_id, row.resumable).then((problem) => problem && set({ message: problem }));
+      },
       quit: false,
       move(delta) {
         endWanted = false;

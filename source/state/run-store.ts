@@ -4,6 +4,7 @@ import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from './stop-reason-text.js';
+import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -18,6 +19,7 @@ export interface StepView {
   group: string | null;
   status: StepStatus;
   attempt: number;
+  /** Every model call of the step so far (tool rounds, summaries, the answer). */
   tokens?: TokenUsage;
   durationMs?: number;
   note?: string;
@@ -48,6 +50,10 @@ export interface RunState {
   phase: RunPhase;
   /** Steps completed in an earlier run and skipped by this one. */
   skipped: number;
+  /** What the skipped steps spent when they ran: what this run did not spend again. */
+  saving: ResumeSaving;
+  /** What this run's model calls cost; undefined when a model's price is unknown (or nothing prices them). */
+  dollars: number | undefined;
   resumed: boolean;
   tokens: TokenUsage;
   startedAt: number;
@@ -89,6 +95,8 @@ export interface RunStoreInit {
   steps: readonly { id: StepId; label: string; title: string; group: string | null }[];
   controls: RunControls;
   now?: () => number;
+  /** Prices steps by their agent's model; absent or unknown: tokens only. */
+  price?: StepPricer;
 }
 
 export type RunStore = StoreApi<RunState>;
@@ -97,6 +105,14 @@ export type RunStore = StoreApi<RunState>;
 function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): StepView[] {
   if (!steps.some((step) => step.id === id)) return [...steps, { id, index: steps.length, agent: patch.agent ?? '', title: stepTitle(id), group: null, status: 'pending', attempt: 0, ...patch }];
   return steps.map((step) => (step.id === id ? { ...step, ...patch } : step));
+}
+
+/** The agent a step runs (empty for a step not known yet). */
+const agentOf = (steps: readonly StepView[], id: StepId) => steps.find((step) => step.id === id)?.agent ?? '';
+
+/** A step's tokens with one more model call's. */
+function stepTokens(steps: readonly StepView[], id: StepId, usage: TokenUsage): TokenUsage {
+  return addUsage(steps.find((step) => step.id === id)?.tokens ?? { input: 0, output: 0 }, usage);
 }
 
 /** One store per run view; the engine writes through `apply`, the view reads with selectors. */
@@ -122,6 +138,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
     steps: init.steps.map((step, index) => ({ id: step.id, index, agent: step.label, title: step.title, group: step.group, status: 'pending', attempt: 0 })),
     phase: 'starting',
     skipped: 0,
+    saving: noSaving(init.steps.length, init.price),
+    dollars: init.price ? 0 : undefined,
     resumed: false,
     tokens: { input: 0, output: 0 },
     startedAt: now(),
@@ -164,9 +182,11 @@ export function createRunStore(init: RunStoreInit): RunStore {
             tokens: event.tokens,
           });
           return;
-        case 'step_skipped':
-          set({ steps: updateStep(steps, event.step, ended('skipped')) });
+        case 'step_skipped': {
+          const next = updateStep(steps, event.step, ended('skipped'));
+          set({ steps: next, saving: { ...savingWith(get().saving, event.agent, event.usage, init.price), stepsTotal: next.length } });
           return;
+        }
         case 'tool_called':
           set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
           return;
@@ -198,12 +218,13 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         }
         case 'conversation_saved':
-          set({ tokens: addUsage(get().tokens, event.usage) });
+          set({ tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage), steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage) }) });
           return;
         case 'conversation_reset':
           set({
             tokens: addUsage(get().tokens, event.usage),
-            steps: updateStep(steps, event.step, { note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
+            dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage),
+            steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
           });
           return;
         case 'step_retry_scheduled':
@@ -211,8 +232,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_completed': {
           asked.delete(event.step);
-          const next = updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined });
-          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
+          const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: undefined });
+          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }
         case 'step_failed': {

@@ -4,6 +4,7 @@ import type { EngineEvent } from '../engine/events.js';
 import type { Pattern, ShapeNode } from '../engine/pattern.js';
 import { applyEvent, compareEvents, initialProgress, type Checkpoint, type SessionProgress } from '../engine/session-progress.js';
 import type { StepId } from '../engine/step-id.js';
+import { StepResultsFold, type StepResult } from './step-results.js';
 
 /** Where a stored session's step stands, as the browser and `sessions show` tell it. */
 export type StepState = 'done' | 'failed' | 'running' | 'interrupted' | 'awaiting' | 'pending';
@@ -49,20 +50,24 @@ export interface ReplayedSteps {
   progress: SessionProgress;
   /** Steps whose latest attempt ended in step_failed, an approval the person rejected, the step a session failed on. */
   failed: Set<StepId>;
+  /** What each step that ran did: tokens, time, attempts, response, tool calls. */
+  results: Map<StepId, StepResult>;
 }
 
 /** Replays the log the way a resume does (superseded holders fenced out, (ts, id) order). */
 export function replaySteps(events: readonly EngineEvent[], stepsTotal: number): ReplayedSteps {
   const progress = initialProgress(stepsTotal);
   const failed = new Set<StepId>();
+  const fold = new StepResultsFold();
   for (const event of fenceEvents(events).sort(compareEvents)) {
     applyEvent(progress, event);
+    fold.apply(event);
     if (event.type === 'step_started') failed.delete(event.step);
     else if (event.type === 'step_failed' || (event.type === 'approval_answered' && event.decision === 'rejected')) failed.add(event.step);
     // The step a session ended on (a template or budget failure stops it before it starts).
     else if ((event.type === 'session_failed' || event.type === 'session_cancelled') && event.step !== null) failed.add(event.step);
   }
-  return { progress, failed };
+  return { progress, failed, results: fold.finish() };
 }
 
 function stateOf(node: ShapeNode, replayed: ReplayedSteps, live: boolean): StepState {

@@ -18,6 +18,8 @@ export interface SessionPeek {
   checkpoint: PeekedCheckpoint;
   /** The session's pattern, built from its spec snapshot. */
   pattern: Pattern;
+  /** The spec snapshot, checked only for what the pattern reads (its name, runtime and agents may be missing). */
+  spec: WorkflowSpec;
   /** The event log as written (the checkpoint may trail it): read only when asked for. */
   events(): EngineEvent[];
   /** The id of the log's last whole event, read from its end; undefined for an empty log. */
@@ -101,6 +103,7 @@ export function peekSession(dir: string): SessionPeek {
       awaiting: cp.awaiting === undefined && cp.status === 'awaiting_approval' ? running : strings(cp.awaiting),
     },
     pattern: patternFor(spec),
+    spec,
     events: () => readEventLog(log),
     lastEventId: () => lastEventId(log),
   };

@@ -86,7 +86,15 @@ describe('a workflow session on disk', () => {
 
     const show = await runCli(['sessions', 'show', id], ws);
     expect(show.stdout).toMatch(/status +running \(interrupted: resume it with acode resume\)/);
-    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done\n  level 2\n    ✗ technical +researcher +interrupted \(attempt 1\)\n    [✗○] applications +researcher +(interrupted \(attempt 1\)|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
+    // Each step's state, then what it did: time, tokens, the first line of its response.
+    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted +attempt 1 +[\d.]+s\n    [✗○] applications +researcher +(interrupted +attempt 1 +[\d.]+s|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
+    // A task by its id: its whole response; an id the workflow does not have names the ones it has.
+    const overview = await runCli(['sessions', 'show', id, '--step', 'overview'], ws);
+    expect(overview.stdout).toMatch(/^step {6}overview \(task overview\) · researcher\nstatus {4}done\n[^]*response\n {2}researcher answered task overview/);
+    const unknown = await runCli(['sessions', 'show', id, '--step', '2'], ws);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--step 2: no such step in session');
+    expect(unknown.stderr).toContain('give a step id: overview, technical, applications, synthesis');
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id);
@@ -146,7 +154,7 @@ describe('a parallel session on disk', () => {
 
     const show = await runCli(['sessions', 'show', id!], ws);
     // By id, as --from-step takes them.
-    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done\n    ◆ web_research\/1 +approval +awaiting approval\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done\n  ○ reduce +aggregator +pending\n/);
+    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +web_scraper answered .*\n    ◆ web_research\/1 +approval +awaiting approval +attempt 1 +[\d.]+s\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done .*\n  ○ reduce +aggregator +pending\n/);
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id!);

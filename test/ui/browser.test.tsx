@@ -33,7 +33,7 @@ describe('the session browser', () => {
     // Newest first: the last generated session is selected.
     expect(selectedLine(frame)).toContain(ids.at(-1)!.slice(0, 8));
     expect(frame).toMatch(/last response Findings 13 on/);
-    expect(frame).toContain('↑↓ move · Enter resume · / search · Tab filter');
+    expect(frame).toContain('↑↓ move · Enter steps · / search · Tab filter');
   });
 
   it('draws the first frame of a large store from the index head with the whole list\'s figures, then loads every row', async () => {

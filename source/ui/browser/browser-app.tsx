@@ -8,6 +8,7 @@ import { BrowserOverlay } from './browser-overlays.js';
 import { DetailsPane } from './details-pane.js';
 import { LineText, Lines } from './line-text.js';
 import { SessionTable } from './session-table.js';
+import { StepView } from './step-view.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
 function Header({ store }: { store: BrowserStore }) {
@@ -42,6 +43,10 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   }, [quit, resumeId, exit]);
 
   useInput((input, key) => handleTyped(store, input, key));
+  const stepView = useStore(store, (s) => s.stepView);
+  const stepsOpen = useStore(stepView, (s) => s.session !== null || s.loading !== null);
+  // Over the list, not instead of it: the plan of `r` (an overlay) shows once the step view closes.
+  if (stepsOpen && !overlay) return <StepView store={stepView} columns={columns} rows={rows} />;
 
   return (
     <Box flexDirection="column" width={columns} height={rows}>

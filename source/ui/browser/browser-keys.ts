@@ -1,6 +1,7 @@
 import type { Key } from 'ink';
 import type { BrowserStore } from '../../state/browser-store.js';
 import { browserBindings as b, confirmBindings, matches } from '../keys/bindings.js';
+import { handleStepViewKey } from './step-view-keys.js';
 
 type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
 
@@ -29,6 +30,8 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
     else if (matches(confirmBindings['confirm.no'], input, key)) s.closeOverlay();
     return;
   }
+  const steps = s.stepView.getState();
+  if (steps.session || steps.loading) return handleStepViewKey(store, input, key);
   if (s.searching) return handleSearchKey(store, input, key);
   if (matches(b['browser.up'], input, key)) s.move(-1);
   else if (matches(b['browser.down'], input, key)) s.move(1);
@@ -36,7 +39,7 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   else if (matches(b['browser.pageDown'], input, key)) s.page(1);
   else if (matches(b['browser.first'], input, key)) s.jump('first');
   else if (matches(b['browser.last'], input, key)) s.jump('last');
-  else if (matches(b['browser.resume'], input, key)) s.previewResume();
+  else if (matches(b['browser.open'], input, key)) s.openSteps();
   else if (matches(b['browser.search'], input, key)) s.startSearch();
   else if (matches(b['browser.filter'], input, key)) s.cycleFilter(1);
   else if (matches(b['browser.filterBack'], input, key)) s.cycleFilter(-1);

@@ -46,7 +46,7 @@ export const browserBindings = {
   'browser.pageDown': { keys: ['pagedown'], label: '', description: 'page down' },
   'browser.first': { keys: ['g', 'home'], label: '', description: 'first session' },
   'browser.last': { keys: ['G', 'end'], label: '', description: 'last session' },
-  'browser.resume': { keys: ['return'], label: 'Enter resume', description: 'resume the selected session: plan, changed files, live run' },
+  'browser.open': { keys: ['return'], label: 'Enter steps', description: "open the selected session's steps: each one's response and tool calls; r there resumes it" },
   'browser.search': { keys: ['/'], label: '/ search', description: 'fuzzy search id, workflow, variables, directory and last response of every session' },
   'browser.filter': { keys: ['tab'], label: 'Tab filter', description: 'cycle filters: all, resumable, running, paused, completed, failed' },
   'browser.filterBack': { keys: ['shift+tab'], label: '', description: 'cycle filters backwards' },
@@ -57,6 +57,17 @@ export const browserBindings = {
   'browser.help': { keys: ['?'], label: '? help', description: 'show or hide this help' },
   'browser.back': { keys: ['escape'], label: '', description: 'close what is open, clear the search (never quits)' },
   'browser.quit': { keys: ['q', 'ctrl+c'], label: 'q quit', description: 'quit' },
+} as const satisfies Record<string, KeyBinding>;
+
+/** The step view, opened by Enter on a session: the list of its steps, then one step's response. */
+export const stepViewBindings = {
+  'steps.up': { keys: ['up', 'k'], label: '↑↓ move', description: 'select the previous step (in a response: scroll up)' },
+  'steps.down': { keys: ['down', 'j'], label: '', description: 'select the next step (in a response: scroll down)' },
+  'steps.pageUp': { keys: ['pageup'], label: '', description: 'page up' },
+  'steps.pageDown': { keys: ['pagedown', ' '], label: '', description: 'page down' },
+  'steps.open': { keys: ['return'], label: 'Enter response', description: "show the selected step's whole response and tool calls" },
+  'steps.resume': { keys: ['r'], label: 'r resume', description: 'resume the session (when it is resumable): plan, changed files, live run' },
+  'steps.back': { keys: ['escape', 'q', 'left'], label: 'Esc back', description: 'back: from a response to the steps, from the steps to the sessions' },
 } as const satisfies Record<string, KeyBinding>;
 
 export const confirmBindings = {

@@ -5,6 +5,7 @@ import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { RetryCountdown } from './retry-countdown.js';
+import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
 import { approvalHint } from '../../state/approval-hint.js';
@@ -129,6 +130,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
         <Box marginTop={1}>
           <Summary store={store} />
         </Box>
+        <RunSpend store={store} />
         <Outcome store={store} />
       </Box>
     </>

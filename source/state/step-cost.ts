@@ -1,0 +1,123 @@
+import type { TokenUsage } from '../engine/events.js';
+
+/** What a price needs of a spec: the provider and model of the run and of each agent. */
+export interface PricedSpec {
+  runtime: { provider: string; model_id?: string };
+  agents: Record<string, { model_id?: string; provider?: string }>;
+}
+
+/** Dollars for a model's tokens, when the price table knows the model. */
+export interface PriceTable {
+  dollars(provider: string, model: string, usage: TokenUsage): number | undefined;
+}
+
+/** What a step's tokens cost, from its agent's model; undefined when the model's price is unknown. */
+export type StepPricer = (agent: string, usage: TokenUsage) => number | undefined;
+
+/**
+ * Providers whose models the table prices. A local server (ollama) costs nothing per token and the
+ * scripted provider is no model: both show tokens only.
+ */
+const pricedProviders = new Set(['openai', 'anthropic']);
+
+/**
+ * Loads the maintained price table (@pydantic/genai-prices: its data ships in the package, nothing
+ * is fetched). Loaded on demand: it is the largest module acode bundles, and most commands never price.
+ * The rest of acode prices through this module only.
+ */
+export async function loadPriceTable(): Promise<PriceTable> {
+  const { calcPrice } = await import('@pydantic/genai-prices');
+  return {
+    dollars(provider, model, usage) {
+      if (!pricedProviders.has(provider) || !model) return undefined;
+      const price = calcPrice({ input_tokens: usage.input, output_tokens: usage.output }, model, { providerId: provider });
+      return price ? price.total_price : undefined;
+    },
+  };
+}
+
+/** A pricer for the spec's steps, loading the table only when some agent runs on a priced provider. */
+export async function pricerFor(spec: PricedSpec): Promise<StepPricer | undefined> {
+  const providers = [spec.runtime.provider, ...Object.values(spec.agents).map((agent) => agent.provider ?? spec.runtime.provider)];
+  if (!providers.some((provider) => pricedProviders.has(provider))) return undefined;
+  return stepPricer(spec, await loadPriceTable());
+}
+
+/** Prices a session's steps by their agents' models (an agent's own model_id, else the run's). */
+export function stepPricer(spec: PricedSpec, table: PriceTable): StepPricer {
+  return (agent, usage) => {
+    if (usage.input + usage.output === 0) return 0;
+    const own = spec.agents[agent];
+    return table.dollars(own?.provider ?? spec.runtime.provider, own?.model_id ?? spec.runtime.model_id ?? '', usage);
+  };
+}
+
+/**
+ * The dollars of several steps, or undefined unless every step that spent tokens is priced: a sum
+ * that silently left out an unpriced model would understate the cost.
+ */
+export function totalDollars(steps: readonly { agent: string; usage: TokenUsage }[], price: StepPricer | undefined): number | undefined {
+  if (!price) return undefined;
+  let sum = 0;
+  for (const step of steps) {
+    const dollars = price(step.agent, step.usage);
+    if (dollars === undefined) return undefined;
+    sum += dollars;
+  }
+  return sum;
+}
+
+/** "≈ $0.042", "≈ $0.31", "≈ $12.40", "≈ $0.00045": an estimate, with the digits that say something. */
+export function formatDollars(dollars: number): string {
+  if (dollars === 0) return '≈ $0';
+  if (dollars >= 0.1) return `≈ $${dollars.toFixed(2)}`;
+  if (dollars >= 0.01) return `≈ $${dollars.toFixed(3)}`;
+  return `≈ $${Number(dollars.toPrecision(2))}`;
+}
+
+/** What skipping a resume's completed steps saved. */
+export interface ResumeSaving {
+  /** Steps skipped that had spent tokens when they ran. */
+  steps: number;
+  stepsTotal: number;
+  tokens: TokenUsage;
+  /** Undefined when some skipped step's model is not priced. */
+  dollars: number | undefined;
+}
+
+/** No saving yet; dollars start at 0 when there is a price table to add to. */
+export function noSaving(stepsTotal: number, price: StepPricer | undefined): ResumeSaving {
+  return { steps: 0, stepsTotal, tokens: { input: 0, output: 0 }, dollars: price ? 0 : undefined };
+}
+
+/** The saving with one more skipped step, which spent `usage` when it ran (absent in old logs: nothing counted). */
+export function savingWith(saving: ResumeSaving, agent: string, usage: TokenUsage | undefined, price: StepPricer | undefined): ResumeSaving {
+  if (!usage || usage.input + usage.output === 0) return saving;
+  const dollars = saving.dollars === undefined ? undefined : price?.(agent, usage);
+  return {
+    ...saving,
+    steps: saving.steps + 1,
+    tokens: { input: saving.tokens.input + usage.input, output: saving.tokens.output + usage.output },
+    dollars: dollars === undefined || saving.dollars === undefined ? undefined : saving.dollars + dollars,
+  };
+}
+
+/** Dollars so far plus one model call's; undefined (unpriced) once any call's model has no price. */
+export function dollarsWith(dollars: number | undefined, price: StepPricer | undefined, agent: string, usage: TokenUsage): number | undefined {
+  if (dollars === undefined || !price) return undefined;
+  const more = price(agent, usage);
+  return more === undefined ? undefined : dollars + more;
+}
+
+/** "resume saved ≈ $0.31, 2 of 3 steps (12,345 tokens)", or without a price "resume saved 12,345 tokens, 2 of 3 steps". */
+export function resumeSavingText(saving: ResumeSaving): string {
+  const tokens = (saving.tokens.input + saving.tokens.output).toLocaleString('en-US');
+  const steps = `${saving.steps} of ${saving.stepsTotal} step${saving.stepsTotal === 1 ? '' : 's'}`;
+  return saving.dollars === undefined ? `resume saved ${tokens} tokens, ${steps}` : `resume saved ${formatDollars(saving.dollars)}, ${steps} (${tokens} tokens)`;
+}
+
+/** "this run ≈ $0.042 · resume saved ≈ $0.31, 2 of 3 steps (48,210 tokens)": each part when there is one; "" for neither. */
+export function runSpendText(dollars: number | undefined, saving: ResumeSaving | undefined): string {
+  const parts = [...(dollars ? [`this run ${formatDollars(dollars)}`] : []), ...(saving && saving.steps > 0 ? [resumeSavingText(saving)] : [])];
+  return parts.join(' · ');
+}

@@ -1,0 +1,56 @@
+import { formatCount, formatDuration } from '../human-units.js';
+import type { TokenUsage } from '../engine/events.js';
+import { formatDollars } from './step-cost.js';
+import { firstLine, type StepResult, type StepToolCall } from './step-results.js';
+import type { SessionStep } from './session-steps.js';
+import { stepStateStyle } from './session-steps.js';
+import { toolTarget } from '../engine/tools/tool-target.js';
+
+/** "148 in / 41 out", with "≈ $0.0004" when the model is priced. */
+export function spendText(tokens: TokenUsage, dollars: number | undefined): string {
+  return `${formatCount(tokens.input)} in / ${formatCount(tokens.output)} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`;
+}
+
+/**
+ * What a step's row says of it: its state, then — once it started — its attempt, time, tokens
+ * (and dollars) and the first line of its response: "done", ["attempt 1", "2.1s", "148 in / 41 out", "The answer…"].
+ */
+export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result: StepResult | undefined, dollars: number | undefined): { state: string; facts: string[] } {
+  const state = stepStateStyle[step.status].word;
+  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', firstLine(result.response)] : step.attempt ? [`attempt ${step.attempt}`] : [] };
+  const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
+  const first = firstLine(result.response);
+  return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(first ? [first] : [])] };
+}
+
+const shownOutputLines = 12;
+
+/** One tool call as `sessions show --step` prints it: the call, its outcome, the start of its answer. */
+function toolLines(call: StepToolCall, attempts: boolean): string[] {
+  const outcome = call.ok === null ? 'no answer journaled' : call.ok ? 'ok' : 'failed';
+  const lines = [`  → ${call.name}${toolTarget(call.args)}${attempts ? `  (attempt ${call.attempt})` : ''}  ${outcome}`];
+  if (call.output) {
+    const output = call.output.split('\n');
+    lines.push(...output.slice(0, shownOutputLines).map((line) => `      ${line}`));
+    if (output.length > shownOutputLines || call.output_blob) lines.push(`      … (${output.length > shownOutputLines ? `${output.length - shownOutputLines} more lines` : 'more'}; the whole answer is in 'acode sessions history --json')`);
+  }
+  return lines;
+}
+
+/** `sessions show <id> --step S`: the step's facts, its whole response, then its tool calls. */
+export function stepDetailLines(step: SessionStep, ref: string, result: StepResult | undefined, dollars: number | undefined): string[] {
+  const style = stepStateStyle[step.status];
+  const header = [`step      ${ref} (${step.title}) · ${step.agent}`, `status    ${style.word}`];
+  if (result && result.attempt > 0) {
+    header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
+  }
+  const tools = result?.tools ?? [];
+  const attempts = new Set(tools.map((call) => call.attempt)).size > 1;
+  return [
+    ...header,
+    'response',
+    ...(result?.response === null || result?.response === undefined ? ['  (none yet: the step has not completed)'] : result.response.split('\n').map((line) => `  ${line}`)),
+    `tool calls (${tools.length})`,
+    ...tools.flatMap((call) => toolLines(call, attempts)),
+  ];
+}

@@ -1,0 +1,97 @@
+import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
+import type { StepId } from '../engine/step-id.js';
+
+/** One tool call a step's agent made, and what it answered (null while no answer was journaled). */
+export interface StepToolCall {
+  attempt: number;
+  call_id: string;
+  name: string;
+  /** As logged: long strings (file contents) are their size and hash. */
+  args: Record<string, unknown>;
+  ok: boolean | null;
+  /** The start of the answer, as the event shows it (the whole answer is in `output_blob` when longer). */
+  output: string | null;
+  output_blob: string | null;
+}
+
+/** What a stored session's step did: every attempt's model calls, time and tool calls, and its answer. */
+export interface StepResult {
+  id: StepId;
+  /** The attempt started last; 0 when it never started (a reused step). */
+  attempt: number;
+  /** Every model call of every attempt: the steps of a session add up to its total. */
+  tokens: TokenUsage;
+  /** Time its attempts ran, from their events' timestamps (waits between attempts and runs not counted). */
+  elapsed_ms: number;
+  /** Its whole response once completed (or reused); null before. */
+  response: string | null;
+  tools: StepToolCall[];
+}
+
+/** The part of a step's result a fold keeps open: when its attempt started and last did something. */
+interface OpenAttempt {
+  start: number;
+  last: number;
+}
+
+/** Folds a session's events, in replay order, into each step's result. */
+export class StepResultsFold {
+  readonly results = new Map<StepId, StepResult>();
+  private readonly open = new Map<StepId, OpenAttempt>();
+
+  private of(step: StepId): StepResult {
+    let result = this.results.get(step);
+    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, elapsed_ms: 0, response: null, tools: [] }));
+    return result;
+  }
+
+  private close(step: StepId): void {
+    const attempt = this.open.get(step);
+    if (!attempt) return;
+    this.of(step).elapsed_ms += Math.max(0, attempt.last - attempt.start);
+    this.open.delete(step);
+  }
+
+  apply(event: EngineEvent): void {
+    const at = Date.parse(event.ts);
+    const step = 'step' in event && typeof event.step === 'string' ? event.step : undefined;
+    // A new attempt ends the one before at that one's last event: the wait in between is no one's time.
+    if (step !== undefined && event.type !== 'step_started') {
+      const attempt = this.open.get(step);
+      if (attempt && at > attempt.last) attempt.last = at;
+    }
+    // Only the events that say what a step did; the rest leave its result as it is.
+    if (event.type === 'step_started') {
+      this.close(event.step);
+      this.of(event.step).attempt = event.attempt;
+      this.open.set(event.step, { start: at, last: at });
+    } else if (event.type === 'conversation_saved' || event.type === 'conversation_reset') {
+      this.of(event.step).tokens = addUsage(this.of(event.step).tokens, event.usage);
+    } else if (event.type === 'step_completed') {
+      const result = this.of(event.step);
+      result.tokens = addUsage(result.tokens, event.usage);
+      result.response = event.response;
+      this.close(event.step);
+    } else if (event.type === 'step_reused') {
+      this.of(event.step).response = event.response;
+    } else if (event.type === 'step_failed') {
+      this.close(event.step);
+    } else if (event.type === 'tool_called') {
+      this.of(event.step).tools.push({ attempt: event.attempt, call_id: event.call_id, name: event.name, args: event.args, ok: null, output: null, output_blob: null });
+    } else if (event.type === 'tool_result') {
+      const call = this.of(event.step).tools.findLast((tool) => tool.call_id === event.call_id);
+      if (call) Object.assign(call, { ok: event.ok, output: event.output, output_blob: event.output_blob ?? null });
+    }
+  }
+
+  /** The results, with the attempts still open counted up to their last event. */
+  finish(): Map<StepId, StepResult> {
+    for (const step of [...this.open.keys()]) this.close(step);
+    return this.results;
+  }
+}
+
+/** The first line of a response with text on it, for one-line listings. */
+export function firstLine(response: string | null): string {
+  return response?.split('\n').find((line) => line.trim())?.trim() ?? '';
+}

@@ -1,0 +1,30 @@
+import type { Key } from 'ink';
+import type { BrowserStore } from '../../state/browser-store.js';
+import { matches, stepViewBindings as k } from '../keys/bindings.js';
+
+type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
+
+/**
+ * A key while the step view is open: in a response it scrolls, in the list it moves; Esc goes back
+ * one level; r resumes through the browser's own plan → confirm → resume path.
+ */
+export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEvent): void {
+  const view = store.getState().stepView.getState();
+  const session = view.session;
+  if (matches(k['steps.back'], input, key)) {
+    if (view.detail) view.closeStep();
+    else view.close();
+    return;
+  }
+  if (!session) return; // still reading: only Esc counts
+  if (matches(k['steps.up'], input, key)) return view.detail ? view.scroll(-1) : view.move(-1);
+  if (matches(k['steps.down'], input, key)) return view.detail ? view.scroll(1) : view.move(1);
+  if (matches(k['steps.pageUp'], input, key)) return view.page(-1);
+  if (matches(k['steps.pageDown'], input, key)) return view.page(1);
+  if (matches(k['steps.open'], input, key) && !view.detail) return view.openStep();
+  if (matches(k['steps.resume'], input, key)) {
+    if (!session.resumable) return view.say(`session ${session.id.slice(0, 8)} cannot be resumed now: it runs in another process, or it has ended (acode fork ${session.id.slice(0, 8)} runs it again)`);
+    view.close();
+    store.getState().previewResume();
+  }
+}

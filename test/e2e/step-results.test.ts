@@ -1,0 +1,181 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { openAiServerPerTest, type ChatRequest, type OpenAiTestServer, type Reply } from '../helpers/openai-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const openai = openAiServerPerTest();
+let server: OpenAiTestServer;
+let baseUrl: string;
+beforeEach(() => {
+  ({ server, baseUrl } = openai.current());
+});
+
+/** A three-step chain whose worker reads a file (one tool round) before it answers: two model calls a step. */
+function workspace(model: string) {
+  const root = tempDir();
+  const cwd = join(root, 'work');
+  mkdirSync(cwd, { recursive: true });
+  writeFileSync(join(cwd, 'notes.txt'), 'line one\nline two\n');
+  const spec = [
+    'version: 0',
+    'name: step-results',
+    'runtime:',
+    '  provider: openai',
+    `  model_id: ${model}`,
+    `  host: ${baseUrl}`,
+    'agents:',
+    '  worker: { prompt: "You read notes.", tools: [file_read] }',
+    'pattern:',
+    '  type: chain',
+    '  config:',
+    '    steps:',
+    ...[0, 1, 2].map((k) => `      - { agent: worker, input: "Step ${k}: read notes.txt" }`),
+    '',
+  ].join('\n');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, env: { ACODE_HOME: join(root, 'home'), OPENAI_API_KEY: 'sk-test-key' } };
+}
+
+/** The first call of a step asks for the file; the second, with the tool's answer in, answers in two lines. */
+const readThenAnswer = (r: ChatRequest): Reply =>
+  r.body.messages.some((m) => m.role === 'tool')
+    ? { kind: 'answer', text: `Summary of step ${r.step}\nsecond line` }
+    : { kind: 'tool_calls', calls: [{ id: `read_${r.step}`, name: 'file_read', args: { path: 'notes.txt' } }] };
+
+interface ShownStep {
+  id: string;
+  status: string;
+  attempt: number;
+  tokens: { input: number; output: number };
+  elapsed_ms: number;
+  dollars: number | null;
+  first_line: string;
+}
+
+async function show(ws: ReturnType<typeof workspace>, id: string) {
+  const shown = await runCli(['sessions', 'show', id, '--json'], ws);
+  expect(shown.code, shown.stderr).toBe(0);
+  return JSON.parse(shown.stdout) as { checkpoint: { tokens: { input: number; output: number } }; dollars: number | null; steps: ShownStep[] };
+}
+
+const sessionIdOf = (stderr: string) => /session ([0-9a-f-]{8,})/.exec(stderr)![1]!;
+
+describe('every step\'s result', () => {
+  it('counts every model call of a step, so the steps add up to the session total', async () => {
+    const ws = workspace('local-test-model');
+    server.handler = readThenAnswer;
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests).toHaveLength(6);
+    const id = sessionIdOf(run.stderr);
+    const session = await show(ws, id);
+    const sum = session.steps.reduce((total, step) => ({ input: total.input + step.tokens.input, output: total.output + step.tokens.output }), { input: 0, output: 0 });
+    expect(sum).toEqual(session.checkpoint.tokens);
+    // The tool round's call (10 in / 5 out, as the server reports it) is counted with the step's answer.
+    const answer = 'Summary of step 0\nsecond line';
+    expect(session.steps[0]).toMatchObject({ status: 'done', attempt: 1, tokens: { input: 10 + 'Step 0: read notes.txt'.length, output: 5 + answer.length }, dollars: null, first_line: 'Summary of step 0' });
+    expect(session.steps[0]!.elapsed_ms).toBeGreaterThanOrEqual(0);
+    // The plain ✓ lines say the same numbers as the closing total.
+    const lines = [...run.stderr.matchAll(/✓ step \d+\/3 worker [\d.]+s · (\d+) in \/ (\d+) out/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(lines, run.stderr).toHaveLength(3);
+    const closing = /tokens (\d+) in \/ (\d+) out/.exec(run.stderr.split('\n').filter((line) => line.includes('tokens')).at(-1)!)!;
+    expect([lines.reduce((a, l) => a + l[0]!, 0), lines.reduce((a, l) => a + l[1]!, 0)]).toEqual([Number(closing[1]), Number(closing[2])]);
+  });
+
+  it('lists every step with its attempt, time, tokens and first line', async () => {
+    const ws = workspace('local-test-model');
+    server.handler = readThenAnswer;
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    const shown = await runCli(['sessions', 'show', sessionIdOf(run.stderr)], ws);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/✓ 1 {2}worker {2}done {2}attempt 1 {2}[\d.]+s {2}\d+ in \/ \d+ out {2}Summary of step 0\n/);
+    expect(shown.stdout).toMatch(/✓ 3 {2}worker {2}done {2}attempt 1 .* Summary of step 2\n/);
+    expect(shown.stdout).not.toContain('$');
+  });
+
+  it('prints one step\'s whole response and its tool calls with --step', async () => {
+    const ws = workspace('local-test-model');
+    server.handler = readThenAnswer;
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    const id = sessionIdOf(run.stderr);
+    const shown = await runCli(['sessions', 'show', id, '--step', '2'], ws);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('step      2 (step 2) · worker');
+    expect(shown.stdout).toContain('response\n  Summary of step 1\n  second line\n');
+    expect(shown.stdout).toContain('tool calls (1)\n  → file_read notes.txt  ok\n      line one\n      line two');
+    const json = await runCli(['sessions', 'show', id, '--step', '2', '--json'], ws);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: '1', status: 'done', response: 'Summary of step 1\nsecond line', tool_calls: [{ name: 'file_read', ok: true, args: { path: 'notes.txt' } }] });
+  });
+
+  it('refuses an unknown --step, naming the valid ones', async () => {
+    const ws = workspace('local-test-model');
+    server.handler = readThenAnswer;
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    const shown = await runCli(['sessions', 'show', sessionIdOf(run.stderr), '--step', '7'], ws);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toContain('--step 7: no such step');
+    expect(shown.stderr).toContain('1-3');
+  });
+
+  it('prices the steps of a model the price table knows', async () => {
+    const ws = workspace('gpt-4o-mini');
+    server.handler = readThenAnswer;
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    const id = sessionIdOf(run.stderr);
+    const session = await show(ws, id);
+    // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+    const expected = (session.checkpoint.tokens.input * 0.15 + session.checkpoint.tokens.output * 0.6) / 1e6;
+    expect(session.dollars).toBeCloseTo(expected, 12);
+    expect(session.steps.every((step) => step.dollars !== null && step.dollars > 0)).toBe(true);
+    // The closing line prices the run the same way.
+    const closing = run.stderr.split('\n').find((line) => line.includes('completed: 3 steps'))!;
+    expect(closing).toMatch(/ · this run ≈ \$0\.\d+$/);
+    const text = await runCli(['sessions', 'show', id], ws);
+    expect(text.stdout).toMatch(/tokens {4}\d+ in \/ \d+ out ≈ \$0\.\d+\n/);
+    expect(text.stdout).toMatch(/✓ 1 {2}worker .* out ≈ \$0\.\d+ {2}Summary of step 0/);
+  });
+
+  it('says what a resume saved by skipping the steps completed before', async () => {
+    const ws = workspace('gpt-4o-mini');
+    let refused = false;
+    // Step 2's first call is refused once (401 pauses the session), then everything is answered.
+    server.handler = (r) => {
+      if (r.step === 2 && !refused) {
+        refused = true;
+        return { kind: 'error', status: 401, body: { error: { message: 'invalid key' } } };
+      }
+      return readThenAnswer(r);
+    };
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code).toBe(1);
+    const id = sessionIdOf(run.stderr);
+    const before = await show(ws, id);
+    const spent = before.steps.slice(0, 2).reduce((total, step) => total + step.tokens.input + step.tokens.output, 0);
+    const resumed = await runCli(['resume', id], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const saved = /resume saved ≈ \$(\S+), 2 of 3 steps \(([\d,]+) tokens\)/.exec(resumed.stderr);
+    expect(saved, resumed.stderr).not.toBeNull();
+    expect(Number(saved![2]!.replace(/,/g, ''))).toBe(spent);
+    expect(Number(saved![1])).toBeGreaterThan(0);
+  });
+
+  it('says what a resume saved in tokens when the model has no known price', async () => {
+    const ws = workspace('local-test-model');
+    let refused = false;
+    server.handler = (r) => {
+      if (r.step === 1 && !refused) {
+        refused = true;
+        return { kind: 'error', status: 401, body: { error: { message: 'invalid key' } } };
+      }
+      return readThenAnswer(r);
+    };
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    const resumed = await runCli(['resume', sessionIdOf(run.stderr)], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/tokens \d+ in \/ \d+ out · resume saved [\d,]+ tokens, 1 of 3 steps$/m);
+    expect(resumed.stderr).not.toContain('$');
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createStepViewStore, wrapLines, type SessionStepsView } from '../../source/state/step-view-store.js';
+
+const session = (id: string, lines: number): SessionStepsView => ({
+  id,
+  workflow: 'w',
+  pattern: 'chain',
+  resumable: false,
+  steps: [0, 1].map((index) => ({
+    step: { id: String(index), index, agent: 'worker', title: `step ${index + 1}`, group: null, status: 'done', attempt: 0 },
+    ref: String(index + 1),
+    result: { id: String(index), attempt: 1, tokens: { input: 1, output: 1 }, elapsed_ms: 0, response: Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n'), tools: [] },
+    dollars: undefined,
+  })),
+});
+
+/** Resolves once the store's pending read has landed. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the step view state', () => {
+  it('wraps a long line at the width instead of cutting it', () => {
+    expect(wrapLines(['x'.repeat(25), 'short'], 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5), 'short']);
+  });
+
+  it('scrolls a response no further than its last page', async () => {
+    const store = createStepViewStore(async (id) => session(id, 50));
+    store.getState().setSize(10, 80);
+    await store.getState().open('abcd', false);
+    store.getState().move(1);
+    store.getState().openStep();
+    const { detail } = store.getState();
+    expect(detail!.lines).toContain('  line 50');
+    store.getState().page(1);
+    expect(store.getState().detail!.top).toBe(10);
+    store.getState().scroll(1000);
+    expect(store.getState().detail!.top).toBe(detail!.lines.length - 10);
+    store.getState().scroll(-1000);
+    expect(store.getState().detail!.top).toBe(0);
+    store.getState().closeStep();
+    expect(store.getState()).toMatchObject({ detail: null, selected: 1 });
+  });
+
+  it('shows only the session of the latest Enter when reads finish out of order', async () => {
+    const reads: ((view: SessionStepsView) => void)[] = [];
+    const store = createStepViewStore((id) => new Promise((resolve) => reads.push(() => resolve(session(id, 1)))));
+    void store.getState().open('first', false);
+    void store.getState().open('second', false);
+    reads[1]!(session('second', 1));
+    reads[0]!(session('first', 1));
+    await settled();
+    expect(store.getState().session?.id).toBe('second');
+  });
+
+  it('says why when the steps cannot be read', async () => {
+    const store = createStepViewStore(async () => {
+      throw new Error('events.jsonl cannot be read');
+    });
+    expect(await store.getState().open('abcd1234ffff', false)).toBe('cannot read the steps of abcd1234: events.jsonl cannot be read');
+    expect(store.getState()).toMatchObject({ session: null, loading: null });
+  });
+});

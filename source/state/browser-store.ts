@@ -89,6 +89,8 @@ export interface BrowserState {
   stepView: StepViewStore;
   /** Enter: opens the selected session's steps. */
   openSteps(): void;
+  /** Why `id` cannot be resumed because another live process runs it; null when none does. */
+  runningElsewhere(id: string): string | null;
   /** Set when the person chose to resume: the command layer takes over. */
   resumeId: string | null;
   quit: boolean;
@@ -219,7 +221,17 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       openSteps() {
         const row = get().visible[get().selected];
         if (!row) return;
-        void get().stepView.getState().open(row.session_id, row.resumable).then((problem) => problem && set({ message: problem }));
+        const steps = get().stepView.getState();
+        void steps.open(row.session_id, row.resumable).then((problem) => {
+          if (problem) return set({ message: problem });
+          // Its steps are worth seeing while it runs; where it runs is said over them.
+          const owner = source.runningIn(row.session_id);
+          if (owner) steps.say(runningElsewhereMessage(row.session_id, owner));
+        });
+      },
+      runningElsewhere(id) {
+        const owner = source.runningIn(id);
+        return owner ? runningElsewhereMessage(id, owner) : null;
       },
       quit: false,
       move(delta) {

@@ -101,14 +101,18 @@ describe('the session browser in a real terminal', () => {
       expect(head.trim().split(/ +/)).toEqual(['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'UPDATED']);
       for (const row of screen.split('\n').filter((line) => /^[ ❯] [0-9a-f]{8} /.test(line))) expect(row).toMatch(/ \d+[smhd] ago$/);
 
-      terminal.press('Enter');
+      terminal.press('Enter'); // its steps, and where it runs over them
       const said = `is running in pid ${run.child.pid} on host ${hostname()}`;
       const joined = (s: string) => s.split('\n').map((line) => line.trim()).join(' ');
       screen = await terminal.waitFor((s) => joined(s).includes(said) && joined(s).includes('cannot be resumed while that process runs'));
+      terminal.press('j'); // the next key clears the message
+      await terminal.waitFor((s) => !joined(s).includes(said) && s.includes('3 steps'));
+      terminal.press('r'); // resume: refused with where it runs, no plan offered
+      screen = await terminal.waitFor((s) => joined(s).includes(said));
       expect(screen).not.toContain('Resume session');
 
-      terminal.press('Escape'); // the next key clears the message; Esc never quits
-      await terminal.waitFor((s) => !joined(s).includes(said));
+      terminal.press('Escape'); // back to the list; Esc never quits
+      await terminal.waitFor((s) => !joined(s).includes(said) && s.includes('WORKFLOW'));
       terminal.press('Escape');
       terminal.press('BTab'); // Shift+Tab: the filters backwards
       screen = await terminal.waitFor((s) => s.includes('filter failed'));

@@ -23,6 +23,8 @@ export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEv
   if (matches(k['steps.pageDown'], input, key)) return view.page(1);
   if (matches(k['steps.open'], input, key) && !view.detail) return view.openStep();
   if (matches(k['steps.resume'], input, key)) {
+    const elsewhere = store.getState().runningElsewhere(session.id);
+    if (elsewhere) return view.say(elsewhere);
     if (!session.resumable) return view.say(`session ${session.id.slice(0, 8)} cannot be resumed now: it runs in another process, or it has ended (acode fork ${session.id.slice(0, 8)} runs it again)`);
     view.close();
     store.getState().previewResume();

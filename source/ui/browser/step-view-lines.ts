@@ -3,6 +3,7 @@ import { stepFacts } from '../../state/step-detail-lines.js';
 import type { StepViewState } from '../../state/step-view-store.js';
 import { hints, stepViewBindings } from '../keys/bindings.js';
 import type { Line, Segment } from './browser-lines.js';
+import { wrapText } from './wrap-text.js';
 
 const dim = (text: string): Segment => ({ text, dim: true });
 
@@ -10,16 +11,18 @@ const dim = (text: string): Segment => ({ text, dim: true });
 export const stepViewChrome = 5;
 
 /** The session, then where the view stands (or the last message). */
-function titleLines(view: Pick<StepViewState, 'session' | 'loading' | 'message' | 'selected' | 'detail'>): Line[] {
+function titleLines(view: Pick<StepViewState, 'session' | 'loading' | 'message' | 'selected' | 'detail'>, width: number): Line[] {
   const { session } = view;
   if (!session) return [[{ text: 'acode', bold: true, color: 'cyan' }, dim(` · reading the steps of ${view.loading?.slice(0, 8) ?? ''}…`)], [{ text: view.message ?? ' ', color: 'yellow' }]];
   const title: Line = [{ text: 'acode', bold: true, color: 'cyan' }, dim(' · session '), { text: session.id, color: 'magenta' }, dim(` · ${session.workflow} (${session.pattern})`)];
   const where = view.detail ? `step ${session.steps[view.selected]?.ref ?? ''}: its response and tool calls` : `${session.steps.length} steps${session.resumable ? ' · resumable: r resumes it' : ''}`;
-  return [title, view.message ? [{ text: view.message, color: 'yellow' }] : [dim(where)]];
+  // A message wraps (up to 3 lines): the list gives up the rows it takes.
+  return [title, ...(view.message ? wrapText(view.message, width, 3).map((text): Line => [{ text, color: 'yellow' }]) : [[dim(where)]])];
 }
 
 /** The steps, windowed: glyph, name, agent, state, then time, tokens, ≈ $ and the response's first line. */
 function listLines(view: Pick<StepViewState, 'session' | 'selected' | 'top' | 'pageSize'>): Line[] {
+  // (pageSize and top here are those of the rows left beside a wrapped message.)
   const steps = view.session?.steps ?? [];
   const refWidth = Math.max(0, ...steps.map((s) => s.ref.length));
   const agentWidth = Math.max(0, ...steps.map((s) => s.step.agent.length));
@@ -38,12 +41,15 @@ function listLines(view: Pick<StepViewState, 'session' | 'selected' | 'top' | 'p
 }
 
 /** The step view as styled lines: the list of steps, or the selected step's response, scrolled. */
-export function stepViewLines(view: StepViewState): Line[] {
-  const body = view.detail ? view.detail.lines.slice(view.detail.top, view.detail.top + view.pageSize).map((line): Line => [{ text: line }]) : listLines(view);
-  const above = view.detail ? view.detail.top : view.top;
+export function stepViewLines(view: StepViewState, width = Infinity): Line[] {
+  const title = titleLines(view, width);
+  const pageSize = Math.max(1, view.pageSize - (title.length - 2));
+  // The selected step stays in the window a wrapped message made shorter.
+  const top = view.detail ? view.detail.top : Math.max(view.top, view.selected - pageSize + 1);
+  const body = view.detail ? view.detail.lines.slice(top, top + pageSize).map((line): Line => [{ text: line }]) : listLines({ ...view, top, pageSize });
   const total = view.detail ? view.detail.lines.length : (view.session?.steps.length ?? 0);
-  const below = total - above - view.pageSize;
-  return [...titleLines(view), [dim(above > 0 ? `  ▲ ${above} more` : ' ')], ...body, [dim(below > 0 ? `  ▼ ${below} more` : ' ')]];
+  const below = total - top - pageSize;
+  return [...title, [dim(top > 0 ? `  ▲ ${top} more` : ' ')], ...body, [dim(below > 0 ? `  ▼ ${below} more` : ' ')]];
 }
 
 /** The step view's keys, generated from its bindings. */

@@ -11,7 +11,7 @@ export function StepView({ store, columns, rows }: { store: StepViewStore; colum
   useEffect(() => store.getState().setSize(rows - stepViewChrome, columns), [store, rows, columns]);
   return (
     <Box flexDirection="column" width={columns} height={rows}>
-      <Lines lines={stepViewLines(view)} width={columns} />
+      <Lines lines={stepViewLines(view, columns)} width={columns} />
       <Box flexGrow={1} />
       <LineText line={stepViewFooter()} />
     </Box>

@@ -116,7 +116,7 @@ describe('the run view', () => {
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });
 
-  it('asks for an approval: a approves, r rejects, e takes a typed response', async () => {
+  it('asks for an approval: a approves, r rejects once confirmed, e takes a typed response', async () => {
     const { ui, apply, store, answerApproval } = setup();
     apply(started());
     apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
@@ -134,12 +134,20 @@ describe('the run view', () => {
     ask();
     await ui.waitForFrame((f) => f.includes('approval needed'));
     ui.stdin.write('r');
+    await ui.waitForFrame((f) => f.includes('Reject cancels the session. Reject? y reject · n keep waiting'));
+    expect(answerApproval).toHaveBeenCalledTimes(1);
+    ui.stdin.write(keys.enter); // Enter does not reject: it keeps waiting
+    await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
+    expect(answerApproval).toHaveBeenCalledTimes(1);
+    ui.stdin.write('r');
+    await ui.waitForFrame((f) => f.includes('Reject cancels the session'));
+    ui.stdin.write('y');
     expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'rejected' });
 
     ask();
     await ui.waitForFrame((f) => f.includes('approval needed'));
     ui.stdin.write('e');
-    await ui.waitForFrame((f) => f.includes('response ›'));
+    await ui.waitForFrame((f) => f.includes('response ›') && f.includes('Enter submit · Esc cancel'));
     await new Promise((resolve) => setImmediate(resolve)); // the text field subscribes to input in an effect, after its first frame
     ui.stdin.write('focus on costs');
     await ui.waitForFrame((f) => f.includes('response › focus on costs'));

@@ -14,12 +14,12 @@ const recoveryText = {
 /** Without a TTY the countdown is one line per attempt. */
 function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>, step: string): string | undefined {
   const { outcome } = event;
-  if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic attempt${event.attempt === 1 ? '' : 's'}`;
+  if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic ${event.attempt === 1 ? 'retry' : 'retries'}`;
   if (outcome.kind !== 'delayed') return undefined; // the pause or failure line follows
   const why = `${stopReasonText(event.stop_reason)} (${event.message})`;
-  if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, attempt ${event.attempt}/${event.max_attempts}`;
+  if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, retry ${event.attempt}/${event.max_attempts}`;
   const seconds = Math.max(0, Math.ceil((Date.parse(outcome.next_attempt_at) - Date.now()) / 1000));
-  return `◷ ${step}: ${why}; retrying in ${seconds} s, attempt ${event.attempt}/${event.max_attempts}`;
+  return `◷ ${step}: ${why}; retry ${event.attempt}/${event.max_attempts} in ${seconds} s`;
 }
 
 /** One line per engine event, for pipes and CI: no cursor movement, no colour unless asked. */

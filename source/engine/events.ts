@@ -75,7 +75,20 @@ export type EngineEventBody =
   /** Written by acode before 0.2; replaced by resume_attempt. Kept so older logs replay. */
   | { type: 'step_retry_scheduled'; step: StepId; attempt: number; reason: StopReason; message: string; delay_ms: number }
   /** An automatic continuation: its context (why the step stopped, which try, when) and outcome. */
-  | { type: 'resume_attempt'; step: StepId; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
+  | {
+      type: 'resume_attempt';
+      step: StepId;
+      /** The automatic retry this is (1-based, in a row without a step completing), of at most max_attempts. */
+      attempt: number;
+      max_attempts: number;
+      stop_reason: StopReason;
+      retry_after_ms: number | null;
+      strategy: 'same_session' | 'new_session' | 'none';
+      message: string;
+      /** What went wrong in a few words ("HTTP 429", "connection refused"); absent in logs before 0.3. */
+      detail?: string;
+      outcome: AttemptOutcome;
+    }
   /**
    * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).

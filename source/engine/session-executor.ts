@@ -293,8 +293,8 @@ export class SessionExecutor {
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
     const policy = this.options.autoResume ?? defaultAutoResume;
     this.emit({
-      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: policy.maxAttempts, stop_reason: a.stop.reason,
-      retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, outcome: a.outcome,
+      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: Math.min(policy.maxAttempts, a.stop.retryLimit ?? policy.maxAttempts), stop_reason: a.stop.reason,
+      retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, ...(a.stop.detail ? { detail: a.stop.detail } : {}), outcome: a.outcome,
     });
   }
 

@@ -3,7 +3,7 @@ import { stepTitle, type StepId } from '../engine/step-id.js';
 import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
-import { stopReasonText } from './stop-reason-text.js';
+import { retryReasonText, stopReasonText } from './stop-reason-text.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -188,7 +188,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         }
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
-          const reason = stopReasonText(event.stop_reason);
+          const reason = retryReasonText(event.stop_reason, event.detail);
           const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },

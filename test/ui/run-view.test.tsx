@@ -101,17 +101,17 @@ describe('the run view', () => {
     apply(started());
     apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
     const next = new Date(Date.now() + 41_000).toISOString();
-    apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
-    let frame = await ui.waitForFrame((f) => f.includes('retrying in'));
-    expect(frame).toMatch(/rate limited — retrying in 41 s, attempt 2\/5; r retry now · a abort/);
+    apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429 from http://127.0.0.1/v1: slow down', detail: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
+    let frame = await ui.waitForFrame((f) => f.includes('retry 2/5 in'));
+    expect(frame).toMatch(/rate limited \(HTTP 429\) — retry 2\/5 in 41 s; r retry now · a abort/);
     // It counts down.
-    frame = await ui.waitForFrame((f) => /retrying in (40|39) s/.test(f));
+    frame = await ui.waitForFrame((f) => /retry 2\/5 in (40|39) s/.test(f));
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1);
     ui.stdin.write('a');
     expect(abandonRetry).toHaveBeenCalledTimes(1);
     apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 2, idempotency_key: 'k0b' });
-    frame = await ui.waitForFrame((f) => !f.includes('retrying in'));
+    frame = await ui.waitForFrame((f) => !f.includes('retry 2/5 in'));
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });

@@ -43,7 +43,7 @@ describe('plain progress lines', () => {
     expect(line(started('reduce', 'aggregator'))).toBe('▶ reduce (aggregator)');
     const next = new Date(Date.now() + 30_000).toISOString();
     expect(line({ type: 'resume_attempt', step: 'web_research/2', attempt: 1, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 30_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } })).toMatch(
-      /^◷ web_research step 3 \(data_validator\): rate limited \(HTTP 429\); retrying in (30|29) s, attempt 1\/5$/,
+      /^◷ web_research step 3 \(data_validator\): rate limited \(HTTP 429\); retry 1\/5 in (30|29) s$/,
     );
   });
 });

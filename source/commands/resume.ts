@@ -4,7 +4,9 @@ import { ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
+import { checkResumeModels, modelLine, requireModelsAvailable } from '../session/model-check.js';
 import { claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
+import type { ModelCheck } from '../providers/model-list.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
 import { openRepository, type CommandContext } from './command-context.js';
@@ -16,7 +18,7 @@ export interface ResumeFlags {
   dryRun: boolean;
   /** --force: the artifacts may overwrite files this session did not write. */
   force?: boolean;
-  /** --yes: continue past changed files. */
+  /** --yes: continue past changed files and a model the provider does not offer (or cannot be asked about). */
   yes?: boolean;
   onChange?: OnChange;
   strategy?: InProgressStrategy;
@@ -29,7 +31,12 @@ function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrat
   return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${stepTitle(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy): void {
+/** The model check as validation lines: "model:           llama3.2 offered by http://localhost:11434/v1". */
+function modelLines(models: readonly ModelCheck[]): string[] {
+  return models.map((check) => `model:           ${modelLine(check)}`);
+}
+
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[]): void {
   const { session, plan, environment, specChange } = candidate;
   const record = session.record;
   const views = viewChanges(environment.changes, record.cwd);
@@ -42,6 +49,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
         spec_changed: Boolean(specChange),
+        models: models.map((c) => ({ model: c.model, host: c.host, status: c.availability.kind, ...('detail' in c.availability ? { detail: c.availability.detail } : {}) })),
       })}\n`,
     );
     return;
@@ -51,6 +59,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
     ...writeLines(candidate.pendingWrites, strategy, record.cwd),
     views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
     ...changeLines(views),
+    ...modelLines(models),
     ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
   ];
   ctx.stdout.write(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
@@ -83,11 +92,13 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const { session, config, environment, specChange } = candidate;
   const record = session.record;
   requireEnvironmentChecked(candidate);
+  const models = await checkResumeModels(candidate, ctx.env);
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites));
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models);
     return ExitCode.ok;
   }
+  if (!flags.yes) requireModelsAvailable(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
   await session.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
   const views = viewChanges(environment.changes, record.cwd);
@@ -100,7 +111,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
-    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
+    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
   return runSession(ctx, prepared, { json: flags.json, approvals, announce });
 }

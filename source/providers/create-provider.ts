@@ -18,7 +18,7 @@ function ollamaBaseUrl(host: string | undefined): string {
 }
 
 /** Where a provider's base URL came from: what a person fixes when it cannot be reached. */
-type UrlSource = 'runtime.host' | 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL' | 'default';
+export type UrlSource = 'runtime.host' | 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL' | 'default';
 
 /** What to check when the server cannot be reached, naming the setting the URL came from. */
 export function unreachableHint(provider: WorkflowSpec['runtime']['provider'], source: UrlSource): string {
@@ -41,32 +41,48 @@ function httpSettings(spec: WorkflowSpec, baseUrl: string, source: UrlSource, ap
   return { baseUrl, model: runtime.model_id ?? '', agentModels, apiKey, temperature: runtime.temperature, maxTokens: runtime.max_tokens, topP: runtime.top_p, unreachableHint: unreachableHint(runtime.provider, source) };
 }
 
+/** Where an HTTP provider's requests go, and with which key (from the environment). */
+export interface ModelEndpoint {
+  api: 'openai' | 'anthropic';
+  baseUrl: string;
+  source: UrlSource;
+  apiKey: string | undefined;
+}
+
+/** The HTTP endpoint a spec's runtime names; undefined for the scripted provider, which has none. */
+export function modelEndpoint(spec: WorkflowSpec, env: NodeJS.ProcessEnv): ModelEndpoint | undefined {
+  const runtime = spec.runtime;
+  switch (runtime.provider) {
+    case 'scripted':
+      return undefined;
+    case 'openai':
+    case 'ollama': {
+      const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
+      const source: UrlSource = runtime.host ? 'runtime.host' : runtime.provider === 'openai' && env.OPENAI_BASE_URL ? 'OPENAI_BASE_URL' : 'default';
+      return { api: 'openai', baseUrl, source, apiKey: env.OPENAI_API_KEY || undefined };
+    }
+    case 'anthropic': {
+      const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
+      const source: UrlSource = runtime.host ? 'runtime.host' : env.ANTHROPIC_BASE_URL ? 'ANTHROPIC_BASE_URL' : 'default';
+      return { api: 'anthropic', baseUrl, source, apiKey: env.ANTHROPIC_API_KEY || undefined };
+    }
+  }
+}
+
 /**
  * The model endpoint a spec's runtime names; keys come from the environment at call time. Every
  * run, resume and fork makes its provider here, so this is where the secrets in use (the key, the
  * spec's `env.secrets`) are registered with the redactor.
  */
 export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = process.env): Provider {
-  const runtime = spec.runtime;
   registerSpecSecrets(spec, env);
-  switch (runtime.provider) {
-    case 'scripted':
-      return new ScriptedProvider(runtime.scripted);
-    case 'openai':
-    case 'ollama': {
-      const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
-      const source: UrlSource = runtime.host ? 'runtime.host' : runtime.provider === 'openai' && env.OPENAI_BASE_URL ? 'OPENAI_BASE_URL' : 'default';
-      return new OpenAiProvider(httpSettings(spec, baseUrl, source, env.OPENAI_API_KEY || undefined, 'gpt-4o-mini'));
-    }
-    case 'anthropic': {
-      const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
-      const source: UrlSource = runtime.host ? 'runtime.host' : env.ANTHROPIC_BASE_URL ? 'ANTHROPIC_BASE_URL' : 'default';
-      const apiKey = env.ANTHROPIC_API_KEY || undefined;
-      // A local proxy or test server may need no key; the real API always does, so say so before the first step.
-      if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
-        throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);
-      }
-      return new AnthropicProvider(httpSettings(spec, baseUrl, source, apiKey, 'claude-sonnet-4-5'));
-    }
+  const endpoint = modelEndpoint(spec, env);
+  if (!endpoint) return new ScriptedProvider(spec.runtime.scripted);
+  const { api, baseUrl, source, apiKey } = endpoint;
+  if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, 'gpt-4o-mini'));
+  // A local proxy or test server may need no key; the real API always does, so say so before the first step.
+  if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
+    throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);
   }
+  return new AnthropicProvider(httpSettings(spec, baseUrl, source, apiKey, 'claude-sonnet-4-5'));
 }

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { stepTitle } from '../engine/step-id.js';
-import { ExitCode } from '../errors/acode-error.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
@@ -76,10 +76,33 @@ async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | '
   });
 }
 
-/** The question a `prompt` strategy asks about torn writes, on a terminal only. */
-function keepTornOnTerminal(ctx: CommandContext, cwd: string): ((torn: PendingWriteState[]) => Promise<boolean>) | undefined {
-  if (!ctx.interactive) return undefined;
-  return (torn) => ctx.confirm(`A write was torn when the session stopped (${torn.map((w) => relative(cwd, w.path)).join(', ')}). Keep it for the retry to overwrite instead of rolling it back? [y/N] `);
+/**
+ * The question a `prompt` strategy asks about torn writes: an Ink screen on a terminal (its Ink and
+ * diff code loaded only then). Without one, no one can answer: the write is rolled back, and a plain
+ * line says so.
+ */
+function askAboutTorn(ctx: CommandContext, candidate: ResumeCandidate): (torn: PendingWriteState[]) => Promise<SettledStrategy> {
+  const { session, blobs } = candidate;
+  const { session_id: id, cwd } = session.record;
+  return async (torn) => {
+    const shown = torn.map((w) => relative(cwd, w.path) || w.path).join(', ');
+    if (!ctx.interactive) {
+      ctx.stderr.write(`acode: a write was torn when the session stopped (${shown}); rolled back: resume.in_progress_strategy is prompt, but there is no terminal to ask (--strategy retry keeps it)\n`);
+      return 'rollback';
+    }
+    const [{ askAboutTornWrites }, { tornDiffLines }] = await Promise.all([importInk(() => import('../ui/torn/torn-write-screen.js')), import('./file-diff.js')]);
+    const decision = await askAboutTornWrites({
+      sessionId: id,
+      torn: torn.map((w) => ({ path: w.path, shown: relative(cwd, w.path) || w.path, kind: 'modified', size: w.bytes, changedAgo: null, lastSeen: `torn by ${stepTitle(w.step)}` })),
+      loadDiff: (index) => tornDiffLines(torn[index]!, blobs, cwd),
+    });
+    if (decision !== 'abort') return decision;
+    throw new AcodeError(
+      `session ${id} was not resumed: aborted at the question about the torn write (${shown}); nothing was changed. Resume with --strategy rollback or --strategy retry to decide without being asked`,
+      ExitCode.environmentInvalid,
+      'ACODE-RESUME-004',
+    );
+  };
 }
 
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
@@ -106,7 +129,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     const onChange: OnChange = flags.yes ? 'continue' : (flags.onChange ?? (config.changed_files_action === 'prompt' && !ctx.interactive ? 'abort' : config.changed_files_action));
     await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(candidate) });
   }
-  const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, keepTornOnTerminal(ctx, record.cwd));
+  const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
   const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;

@@ -41,6 +41,12 @@ export const changesBindings = {
   'changes.down': { keys: ['down', 'j'], label: '', description: 'select the next file' },
 } as const satisfies Record<string, KeyBinding>;
 
+/** The torn-write question (ink-select-input moves and picks; these are what it does not do). */
+export const tornBindings = {
+  'torn.move': { keys: [], label: '↑↓ choose · Enter select', description: 'move between the choices; Enter takes one' },
+  'torn.abort': { keys: ['ctrl+c'], label: 'Ctrl+C abort', description: 'stop; the session stays exactly as it was (exit 17)' },
+} as const satisfies Record<string, KeyBinding>;
+
 export const diffBindings = {
   'diff.back': { keys: ['escape', 'q'], label: 'Esc back', description: 'back to the prompt' },
   'diff.prev': { keys: ['left', 'h'], label: '←→ file', description: 'previous changed file' },

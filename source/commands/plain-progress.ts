@@ -1,5 +1,5 @@
 import type { EngineEventBody } from '../engine/events.js';
-import { stepTitle, type StepId } from '../engine/step-id.js';
+import type { StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
 import { headline } from '../session/status-words.js';
@@ -67,7 +67,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'tool_result':
       return event.ok ? undefined : `  ✗ ${step(event.step)}: ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
-      return `  write to ${event.path} from ${stepTitle(event.step)}: ${recoveryText[event.outcome]}`;
+      return `  write to ${event.path} from ${step(event.step)}: ${recoveryText[event.outcome]}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':

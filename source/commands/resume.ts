@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { stepTitle } from '../engine/step-id.js';
+import { titleOf } from '../engine/pattern.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
@@ -27,8 +27,11 @@ export interface ResumeFlags {
   approval?: ApprovalFlags;
 }
 
-function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string): string[] {
-  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${stepTitle(w.step)}): ${describeRecovery(w, strategy)}`);
+/** How the session's pattern names a step in messages. */
+const titles = (candidate: Pick<ResumeCandidate, 'pattern' | 'progress'>) => (id: string) => titleOf(candidate.pattern, candidate.progress, id);
+
+function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string, title: (id: string) => string): string[] {
+  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${title(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
 /** The model check as validation lines: "model:           llama3.2 offered by http://localhost:11434/v1". */
@@ -39,7 +42,7 @@ function modelLines(models: readonly ModelCheck[]): string[] {
 function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[]): void {
   const { session, plan, environment, specChange } = candidate;
   const record = session.record;
-  const views = viewChanges(environment.changes, record.cwd);
+  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
   if (json) {
     ctx.stdout.write(
       `${JSON.stringify({
@@ -56,7 +59,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
   }
   const lines = [
     ...describePlan(plan),
-    ...writeLines(candidate.pendingWrites, strategy, record.cwd),
+    ...writeLines(candidate.pendingWrites, strategy, record.cwd, titles(candidate)),
     views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
     ...changeLines(views),
     ...modelLines(models),
@@ -71,7 +74,7 @@ async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | '
   const { session, environment, blobs } = candidate;
   return askAboutChanges({
     sessionId: session.record.session_id,
-    changes: viewChanges(environment.changes, session.record.cwd),
+    changes: viewChanges(environment.changes, session.record.cwd, titles(candidate)),
     loadDiff: (index) => diffLines(environment.changes[index]!, blobs, session.record.cwd),
   });
 }
@@ -93,7 +96,7 @@ function askAboutTorn(ctx: CommandContext, candidate: ResumeCandidate): (torn: P
     const [{ askAboutTornWrites }, { tornDiffLines }] = await Promise.all([importInk(() => import('../ui/torn/torn-write-screen.js')), import('./file-diff.js')]);
     const decision = await askAboutTornWrites({
       sessionId: id,
-      torn: torn.map((w) => ({ path: w.path, shown: relative(cwd, w.path) || w.path, kind: 'modified', size: w.bytes, changedAgo: null, lastSeen: `torn by ${stepTitle(w.step)}` })),
+      torn: torn.map((w) => ({ path: w.path, shown: relative(cwd, w.path) || w.path, kind: 'modified', size: w.bytes, changedAgo: null, lastSeen: `torn by ${titles(candidate)(w.step)}` })),
       loadDiff: (index) => tornDiffLines(torn[index]!, blobs, cwd),
     });
     if (decision !== 'abort') return decision;
@@ -124,7 +127,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   if (!flags.yes) requireModelsAvailable(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
   await session.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
-  const views = viewChanges(environment.changes, record.cwd);
+  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
   if (views.length) {
     const onChange: OnChange = flags.yes ? 'continue' : (flags.onChange ?? (config.changed_files_action === 'prompt' && !ctx.interactive ? 'abort' : config.changed_files_action));
     await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(candidate) });
@@ -134,7 +137,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
-    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
+    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
   return runSession(ctx, prepared, { json: flags.json, approvals, announce });
 }

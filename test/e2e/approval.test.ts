@@ -125,6 +125,17 @@ describe('an approval step', () => {
     expect(history.find((e) => e.type === 'approval_answered')).toMatchObject({ decision: 'edited', response: 'more on costs' });
   });
 
+  it('names a workflow task by its id in messages, even a numeric one (task 2, not step 3)', async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws.cwd, 'wf.yaml'),
+      'version: 0\nname: wf\nruntime: { provider: scripted }\nagents:\n  a: { prompt: "you" }\npattern:\n  type: workflow\n  config:\n    tasks:\n      - { id: "1", agent: a, input: "go" }\n      - { id: "2", type: hitl, prompt: "ok?", deps: ["1"] }\n',
+    );
+    const rejected = await runCli(['run', 'wf.yaml', '--reject'], ws);
+    expect(rejected.stderr).toContain('■ cancelled: task 2: the approval was rejected');
+    expect(rejected.stderr).not.toMatch(/step [0-9]/);
+  });
+
   it('asks before r rejects: n keeps waiting, y cancels the session', async () => {
     const ws = workspace();
     terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 110, rows: 30 });

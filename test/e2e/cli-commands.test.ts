@@ -160,7 +160,7 @@ describe('acode exit codes and errors', () => {
     const ws = workspace(chainSpec({ steps: 2, provider: 'scripted' }).replace('agent: worker', 'agent: nobody'));
     const result = await runCli(['run', 'spec.yaml'], ws);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/spec\.yaml:\d+:\d+: error: step 0 uses agent 'nobody'/);
+    expect(result.stderr).toMatch(/spec\.yaml:\d+:\d+: error: step 1 uses agent 'nobody'/);
     const { existsSync } = await import('node:fs');
     expect(existsSync(ws.home)).toBe(false);
   });

@@ -39,7 +39,7 @@ describe('the rate-limit countdown in a real terminal', () => {
   it('counts down from the retry-after, and r retries at once', async () => {
     const { terminal } = start();
     // Waits for the whole line: a capture can catch a frame half drawn.
-    const screen = await terminal.waitFor((s) => /rate limited — retry 1\/5 in \d+ s; r retry now · a abort/.test(s));
+    const screen = await terminal.waitFor((s) => /rate limited \(429, scripted\) — retry 1\/5 in \d+ s; r retry now · a abort/.test(s));
     expect(Number(/retry 1\/5 in (\d+) s/.exec(screen)![1])).toBeGreaterThanOrEqual(38);
     terminal.press('r');
     const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s));

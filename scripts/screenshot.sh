@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Captures a tmux pane (with colours) as a PNG for media/: tmux capture-pane -e → aha (ANSI to
 # HTML) → headless Chromium. Needs Debian's aha and chromium: apt-get install aha chromium.
-#   scripts/screenshot.sh <tmux-target> <out.png> [rows]
+#   [TMUX_SOCKET=<name>] scripts/screenshot.sh <tmux-target> <out.png> [rows]   (TMUX_SOCKET: a tmux -L server)
 set -euo pipefail
 target=$1 out=$2 rows=${3:-24}
 html=$(mktemp --suffix=.html)
@@ -11,10 +11,10 @@ trap 'rm -rf "$html" "$profile"' EXIT
   echo '<html><head><meta charset="utf-8"><style>'
   echo 'body{margin:0;background:#1e1e2e;} pre{margin:0;padding:14px 18px;color:#cdd6f4;font:15px/1.35 "DejaVu Sans Mono",monospace;}'
   echo '</style></head><body><pre>'
-  tmux capture-pane -e -p -t "$target" | head -n "$rows" | aha --no-header --black
+  tmux ${TMUX_SOCKET:+-L "$TMUX_SOCKET"} capture-pane -e -p -t "$target" | head -n "$rows" | aha --no-header --black
   echo '</pre></body></html>'
 } >"$html"
-width=$(( $(tmux display -p -t "$target" '#{pane_width}') * 9 + 40 ))
+width=$(( $(tmux ${TMUX_SOCKET:+-L "$TMUX_SOCKET"} display -p -t "$target" '#{pane_width}') * 9 + 40 ))
 height=$(( rows * 20 + 30 ))
 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
   --disable-component-update --disable-sync --user-data-dir="$profile" --hide-scrollbars \

@@ -4,7 +4,7 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
-import { checkResumeModels, modelLine, requireModelsAvailable } from '../session/model-check.js';
+import { checkResumeModels, modelLine, modelProblem } from '../session/model-check.js';
 import { claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
 import type { ModelCheck } from '../providers/model-list.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
@@ -124,7 +124,12 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models);
     return ExitCode.ok;
   }
-  if (!flags.yes) requireModelsAvailable(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
+  const problem = flags.yes ? undefined : modelProblem(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
+  if (problem) {
+    const unavailable = models.filter((c) => c.availability.kind === 'missing' || c.availability.kind === 'unreachable');
+    // A person at the terminal may go on anyway (as --yes would); without one, the resume stops.
+    if (!ctx.interactive || !(await ctx.confirm(`acode: model ${unavailable.map(modelLine).join('; ')}. Resume anyway? [y/N] `))) throw problem;
+  }
   await session.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
   const views = viewChanges(environment.changes, record.cwd, titles(candidate));

@@ -45,18 +45,19 @@ export function modelLine(check: ModelCheck): string {
 
 /**
  * A model the provider does not offer, or a provider that cannot be reached, stops the resume
- * before it takes the lock (exit 17) — unless the person said to go on (`--yes`).
+ * before it takes the lock (exit 17) — unless the person says to go on (`--yes`, or y on a
+ * terminal). Undefined when every model is there (or could not be asked about for another reason).
  */
-export function requireModelsAvailable(checks: readonly ModelCheck[], sessionId: string, ollama: boolean): void {
+export function modelProblem(checks: readonly ModelCheck[], sessionId: string, ollama: boolean): AcodeError | undefined {
   const missing = checks.filter((c) => c.availability.kind === 'missing');
   const unreachable = checks.filter((c) => c.availability.kind === 'unreachable');
-  if (missing.length === 0 && unreachable.length === 0) return;
+  if (missing.length === 0 && unreachable.length === 0) return undefined;
   const fix = missing.length
     ? ollama
       ? `pull it ('ollama pull ${missing[0]!.model}')`
       : 'serve it there (the session keeps the models of the spec it started with)'
     : 'start the server, or check the network';
-  throw new AcodeError(
+  return new AcodeError(
     redact(`session ${sessionId} was not resumed: model ${[...missing, ...unreachable].map(modelLine).join('; ')}. ${fix[0]!.toUpperCase()}${fix.slice(1)}, then resume; 'acode resume ${sessionId} --yes' goes on anyway`),
     ExitCode.environmentInvalid,
     'ACODE-RESUME-004',

@@ -1,13 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicError, anthropicServerPerTest } from '../helpers/anthropic-server.js';
-import { runCli } from '../helpers/cli.js';
+import { cliPath, runCli } from '../helpers/cli.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { hashFolder } from '../helpers/folder-hash.js';
 import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
+
+let terminal: TmuxTerminal | undefined;
+afterEach(() => terminal?.close());
 
 const openai = openAiServerPerTest();
 const anthropic = anthropicServerPerTest();
@@ -64,6 +68,23 @@ describe('before a resume, the provider is asked for the models the rest of the 
     expect(json.models).toEqual([{ model: 'test-model', host: `${root}/v1`, status: 'missing' }]);
     const anyway = await runCli(['resume', ws.id, '--yes'], ws);
     expect(anyway.code).toBe(0);
+    expect(parseAllSessionFiles(ws.home)[0]!.checkpoint).toMatchObject({ status: 'completed' });
+  });
+
+  it('asks in a terminal: n stops (exit 17), y goes on as --yes would', async () => {
+    const ws = await ollamaSession();
+    server.models = ['qwen2.5:latest'];
+    terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' });
+    const question = `acode: model test-model not offered by ${root}/v1 (it offers qwen2.5:latest). Resume anyway? [y/N]`;
+    terminal.run(`node ${cliPath} resume ${ws.id}; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes(question));
+    terminal.run('n');
+    expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=17');
+    terminal.run('clear');
+    terminal.run(`node ${cliPath} resume ${ws.id}; echo "DONE=$?"`);
+    await terminal.waitFor((s) => s.includes(question));
+    terminal.run('y');
+    expect(await terminal.waitFor((s) => /DONE=\d+/.test(s), 20_000)).toContain('DONE=0');
     expect(parseAllSessionFiles(ws.home)[0]!.checkpoint).toMatchObject({ status: 'completed' });
   });
 

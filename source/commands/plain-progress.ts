@@ -32,7 +32,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'step_skipped':
       return undefined; // counted in the session_started line; thousands of lines would drown the rest
     case 'step_started':
-      return `▶ ${step(event.step)}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
+      // An automatic retry is numbered as its countdown was ("retry 5/5"), never as "attempt 6" after it.
+      return `▶ ${step(event.step)}${event.retry ? ` (retry ${event.retry.n}/${event.retry.max})` : event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
     case 'step_completed':
       return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${event.usage.input} in / ${event.usage.output} out`;
     case 'step_retry_scheduled':

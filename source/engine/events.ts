@@ -49,7 +49,16 @@ export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
   | { type: 'step_skipped'; step: StepId; agent: string }
-  | { type: 'step_started'; step: StepId; agent: string; attempt: number; idempotency_key: string }
+  | {
+      type: 'step_started';
+      step: StepId;
+      agent: string;
+      /** 1-based, counted across resumes. */
+      attempt: number;
+      idempotency_key: string;
+      /** Set when this attempt is an automatic retry: which one, of how many (the countdown's "retry 2/5"). */
+      retry?: { n: number; max: number };
+    }
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string }

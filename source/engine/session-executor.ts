@@ -70,6 +70,8 @@ const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, f
 interface StepTries {
   autoAttempts: number;
   lastStop?: Stop;
+  /** The automatic retry the next attempt is, as the countdown numbered it. */
+  lastRetry?: { n: number; max: number };
 }
 
 /**
@@ -276,7 +278,7 @@ export class SessionExecutor {
       this.checkBudget();
       const { messages, context } = this.messagesFor(agentStep);
       const attempt = nextAttempt(this.progress, id);
-      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}` });
+      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}) });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
       await this.options.journal.flush?.();
       const started = performance.now();
@@ -298,7 +300,7 @@ export class SessionExecutor {
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
     const policy = this.options.autoResume ?? defaultAutoResume;
     this.emit({
-      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: Math.min(policy.maxAttempts, a.stop.retryLimit ?? policy.maxAttempts), stop_reason: a.stop.reason,
+      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: a.tries.lastRetry?.max ?? policy.maxAttempts, stop_reason: a.stop.reason,
       retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, ...(a.stop.detail ? { detail: a.stop.detail } : {}), outcome: a.outcome,
     });
   }
@@ -323,6 +325,7 @@ export class SessionExecutor {
     if (this.stop) throw new StopRun('paused', stop.reason, `${title}: ${stop.message}; not retried, the session stopped`);
     tries.autoAttempts++;
     tries.lastStop = stop;
+    tries.lastRetry = { n: tries.autoAttempts, max: Math.min(policy.maxAttempts, stop.retryLimit ?? policy.maxAttempts) };
     if (strategy.kind === 'new_session') {
       this.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
       let summary: Summary;

@@ -18,6 +18,8 @@ export interface StepView {
   group: string | null;
   status: StepStatus;
   attempt: number;
+  /** Set while the attempt is an automatic retry: numbered as the countdown was ("retry 2/5"). */
+  retry?: { n: number; max: number };
   tokens?: TokenUsage;
   durationMs?: number;
   note?: string;
@@ -182,7 +184,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started': {
-          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined });
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined });
           set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
           return;
         }

@@ -19,8 +19,9 @@ const flagHelp = {
   approve: `    --approve            answer the approval step the session reaches with its default response`,
   response: `    --response "…"       answer it with this response instead`,
   reject: `    --reject             reject it: the session is cancelled`,
-  dryRun: `    --dry-run            show the continuation plan and changed files; run nothing, change nothing`,
-  yes: `    --yes                resume even if files the session touched changed (= --on-change continue)`,
+  dryRun: `    --dry-run            show the continuation plan, changed files and model check; run nothing, change nothing`,
+  yes: `    --yes                resume even if files the session touched changed (= --on-change continue),
+                         or the provider does not offer a model it needs, or cannot be asked`,
   onChange: `    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
                          (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),

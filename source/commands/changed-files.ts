@@ -9,10 +9,11 @@ import type { CommandContext } from './command-context.js';
 export type ChangeDecision = 'continue' | 'abort';
 export type OnChange = 'prompt' | 'continue' | 'abort';
 
-export function viewChanges(changes: readonly FileChange[], cwd: string): ChangeView[] {
+/** `title` names a step as its pattern does (a workflow task "1" is no chain step). */
+export function viewChanges(changes: readonly FileChange[], cwd: string, title: (step: string) => string = stepTitle): ChangeView[] {
   return changes.map((change) => {
     const seen = change.seen;
-    const where = seen.step === artifactsStep ? 'as an artifact' : `at ${stepTitle(seen.step)}`;
+    const where = seen.step === artifactsStep ? 'as an artifact' : `at ${title(seen.step)}`;
     return {
       path: change.path,
       shown: relative(cwd, change.path) || change.path,

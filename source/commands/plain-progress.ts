@@ -1,5 +1,5 @@
 import type { EngineEventBody, TokenUsage } from '../engine/events.js';
-import { stepTitle, type StepId } from '../engine/step-id.js';
+import type { StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
 import { headline } from '../session/status-words.js';
@@ -14,12 +14,12 @@ const recoveryText = {
 /** Without a TTY the countdown is one line per attempt. */
 function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>, step: string): string | undefined {
   const { outcome } = event;
-  if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic attempt${event.attempt === 1 ? '' : 's'}`;
+  if (outcome.kind === 'success') return `  ✓ ${step}: recovered after ${event.attempt} automatic ${event.attempt === 1 ? 'retry' : 'retries'}`;
   if (outcome.kind !== 'delayed') return undefined; // the pause or failure line follows
   const why = `${stopReasonText(event.stop_reason)} (${event.message})`;
-  if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, attempt ${event.attempt}/${event.max_attempts}`;
+  if (event.strategy === 'new_session') return `◷ ${step}: ${why}; continuing in a new conversation, retry ${event.attempt}/${event.max_attempts}`;
   const seconds = Math.max(0, Math.ceil((Date.parse(outcome.next_attempt_at) - Date.now()) / 1000));
-  return `◷ ${step}: ${why}; retrying in ${seconds} s, attempt ${event.attempt}/${event.max_attempts}`;
+  return `◷ ${step}: ${why}; retry ${event.attempt}/${event.max_attempts} in ${seconds} s`;
 }
 
 /**
@@ -35,7 +35,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'step_skipped':
       return undefined; // counted in the session_started line; thousands of lines would drown the rest
     case 'step_started':
-      return `▶ ${step(event.step)}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
+      // An automatic retry is numbered as its countdown was ("retry 5/5"), never as "attempt 6" after it.
+      return `▶ ${step(event.step)}${event.retry ? ` (retry ${event.retry.n}/${event.retry.max})` : event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
     case 'step_completed': {
       const usage = spent?.(event.step) ?? event.usage;
       return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out`;
@@ -72,7 +73,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'tool_result':
       return event.ok ? undefined : `  ✗ ${step(event.step)}: ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
-      return `  write to ${event.path} from ${stepTitle(event.step)}: ${recoveryText[event.outcome]}`;
+      return `  write to ${event.path} from ${step(event.step)}: ${recoveryText[event.outcome]}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':

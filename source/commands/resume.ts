@@ -1,10 +1,12 @@
 import { relative } from 'node:path';
-import { stepTitle } from '../engine/step-id.js';
-import { ExitCode } from '../errors/acode-error.js';
+import { titleOf } from '../engine/pattern.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
+import { checkResumeModels, modelLine, modelProblem } from '../session/model-check.js';
 import { claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
+import type { ModelCheck } from '../providers/model-list.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
 import { openRepository, type CommandContext } from './command-context.js';
@@ -16,7 +18,7 @@ export interface ResumeFlags {
   dryRun: boolean;
   /** --force: the artifacts may overwrite files this session did not write. */
   force?: boolean;
-  /** --yes: continue past changed files. */
+  /** --yes: continue past changed files and a model the provider does not offer (or cannot be asked about). */
   yes?: boolean;
   onChange?: OnChange;
   strategy?: InProgressStrategy;
@@ -25,14 +27,22 @@ export interface ResumeFlags {
   approval?: ApprovalFlags;
 }
 
-function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string): string[] {
-  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${stepTitle(w.step)}): ${describeRecovery(w, strategy)}`);
+/** How the session's pattern names a step in messages. */
+const titles = (candidate: Pick<ResumeCandidate, 'pattern' | 'progress'>) => (id: string) => titleOf(candidate.pattern, candidate.progress, id);
+
+function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string, title: (id: string) => string): string[] {
+  return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${title(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy): void {
+/** The model check as validation lines: "model:           llama3.2 offered by http://localhost:11434/v1". */
+function modelLines(models: readonly ModelCheck[]): string[] {
+  return models.map((check) => `model:           ${modelLine(check)}`);
+}
+
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[]): void {
   const { session, plan, environment, specChange } = candidate;
   const record = session.record;
-  const views = viewChanges(environment.changes, record.cwd);
+  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
   if (json) {
     ctx.stdout.write(
       `${JSON.stringify({
@@ -42,15 +52,17 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
         spec_changed: Boolean(specChange),
+        models: models.map((c) => ({ model: c.model, host: c.host, status: c.availability.kind, ...('detail' in c.availability ? { detail: c.availability.detail } : {}) })),
       })}\n`,
     );
     return;
   }
   const lines = [
     ...describePlan(plan),
-    ...writeLines(candidate.pendingWrites, strategy, record.cwd),
+    ...writeLines(candidate.pendingWrites, strategy, record.cwd, titles(candidate)),
     views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
     ...changeLines(views),
+    ...modelLines(models),
     ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
   ];
   ctx.stdout.write(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
@@ -62,15 +74,38 @@ async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | '
   const { session, environment, blobs } = candidate;
   return askAboutChanges({
     sessionId: session.record.session_id,
-    changes: viewChanges(environment.changes, session.record.cwd),
+    changes: viewChanges(environment.changes, session.record.cwd, titles(candidate)),
     loadDiff: (index) => diffLines(environment.changes[index]!, blobs, session.record.cwd),
   });
 }
 
-/** The question a `prompt` strategy asks about torn writes, on a terminal only. */
-function keepTornOnTerminal(ctx: CommandContext, cwd: string): ((torn: PendingWriteState[]) => Promise<boolean>) | undefined {
-  if (!ctx.interactive) return undefined;
-  return (torn) => ctx.confirm(`A write was torn when the session stopped (${torn.map((w) => relative(cwd, w.path)).join(', ')}). Keep it for the retry to overwrite instead of rolling it back? [y/N] `);
+/**
+ * The question a `prompt` strategy asks about torn writes: an Ink screen on a terminal (its Ink and
+ * diff code loaded only then). Without one, no one can answer: the write is rolled back, and a plain
+ * line says so.
+ */
+function askAboutTorn(ctx: CommandContext, candidate: ResumeCandidate): (torn: PendingWriteState[]) => Promise<SettledStrategy> {
+  const { session, blobs } = candidate;
+  const { session_id: id, cwd } = session.record;
+  return async (torn) => {
+    const shown = torn.map((w) => relative(cwd, w.path) || w.path).join(', ');
+    if (!ctx.interactive) {
+      ctx.stderr.write(`acode: a write was torn when the session stopped (${shown}); rolled back: resume.in_progress_strategy is prompt, but there is no terminal to ask (--strategy retry keeps it)\n`);
+      return 'rollback';
+    }
+    const [{ askAboutTornWrites }, { tornDiffLines }] = await Promise.all([importInk(() => import('../ui/torn/torn-write-screen.js')), import('./file-diff.js')]);
+    const decision = await askAboutTornWrites({
+      sessionId: id,
+      torn: torn.map((w) => ({ path: w.path, shown: relative(cwd, w.path) || w.path, kind: 'modified', size: w.bytes, changedAgo: null, lastSeen: `torn by ${titles(candidate)(w.step)}` })),
+      loadDiff: (index) => tornDiffLines(torn[index]!, blobs, cwd),
+    });
+    if (decision !== 'abort') return decision;
+    throw new AcodeError(
+      `session ${id} was not resumed: aborted at the question about the torn write (${shown}); nothing was changed. Resume with --strategy rollback or --strategy retry to decide without being asked`,
+      ExitCode.environmentInvalid,
+      'ACODE-RESUME-004',
+    );
+  };
 }
 
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
@@ -83,24 +118,31 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const { session, config, environment, specChange } = candidate;
   const record = session.record;
   requireEnvironmentChecked(candidate);
+  const models = await checkResumeModels(candidate, ctx.env);
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites));
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models);
     return ExitCode.ok;
+  }
+  const problem = flags.yes ? undefined : modelProblem(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
+  if (problem) {
+    const unavailable = models.filter((c) => c.availability.kind === 'missing' || c.availability.kind === 'unreachable');
+    // A person at the terminal may go on anyway (as --yes would); without one, the resume stops.
+    if (!ctx.interactive || !(await ctx.confirm(`acode: model ${unavailable.map(modelLine).join('; ')}. Resume anyway? [y/N] `))) throw problem;
   }
   await session.requireWritable(`resume session ${record.session_id}`);
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
-  const views = viewChanges(environment.changes, record.cwd);
+  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
   if (views.length) {
     const onChange: OnChange = flags.yes ? 'continue' : (flags.onChange ?? (config.changed_files_action === 'prompt' && !ctx.interactive ? 'abort' : config.changed_files_action));
     await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(candidate) });
   }
-  const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, keepTornOnTerminal(ctx, record.cwd));
+  const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
   const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
-    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
+    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
   return runSession(ctx, prepared, { json: flags.json, approvals, announce });
 }

@@ -3,11 +3,13 @@ import { renderTemplate, TemplateError } from '../spec/template.js';
 import type { ApprovalDesk, ApprovalRequest } from './approval.js';
 import type { ApprovalDecision, EngineEventBody } from './events.js';
 import { nextAttempt, type SessionProgress } from './session-progress.js';
-import { stepTitle, type StepId } from './step-id.js';
+import type { StepId } from './step-id.js';
 import { StopRun } from './stop-run.js';
 
 export interface ApprovalStepDeps {
   sessionId: string;
+  /** How the pattern names the step in messages ("step 2", "task review"). */
+  title: string;
   progress: SessionProgress;
   /** What the step's templates see (the pattern's context for it). */
   context: () => Record<string, unknown>;
@@ -33,7 +35,7 @@ export async function runApprovalStep(step: StepId, config: ApprovalStep, deps: 
     const context = deps.context();
     request = { step, prompt: renderTemplate(config.prompt, context).trim(), context: renderTemplate(config.context_display ?? '', context).trim(), defaultResponse: config.default ?? 'approved' };
   } catch (error) {
-    if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${stepTitle(step)} (approval): ${error.message}`);
+    if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${deps.title} (approval): ${error.message}`);
     throw error;
   }
   // Answered before the process died: the answer stands, nobody is asked twice.
@@ -47,6 +49,6 @@ export async function runApprovalStep(step: StepId, config: ApprovalStep, deps: 
     answer = { decision: given.decision, response: given.decision === 'edited' ? given.response : given.decision === 'approved' ? request.defaultResponse : '' };
     emit({ type: 'approval_answered', step, attempt, decision: answer.decision, response: answer.response });
   }
-  if (answer.decision === 'rejected') throw new StopRun('cancelled', 'approval_rejected', `${stepTitle(step)}: the approval was rejected; fork the session to try again`);
+  if (answer.decision === 'rejected') throw new StopRun('cancelled', 'approval_rejected', `${deps.title}: the approval was rejected; fork the session to try again`);
   emit({ type: 'step_completed', step, agent: 'approval', attempt, idempotency_key: key, response: answer.response, usage: { input: 0, output: 0 }, duration_ms: Math.round(performance.now() - started) });
 }

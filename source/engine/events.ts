@@ -50,7 +50,16 @@ export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
   /** A step completed earlier, not run again; `usage`: what it spent when it ran (absent in logs written before it was recorded). */
   | { type: 'step_skipped'; step: StepId; agent: string; usage?: TokenUsage }
-  | { type: 'step_started'; step: StepId; agent: string; attempt: number; idempotency_key: string }
+  | {
+      type: 'step_started';
+      step: StepId;
+      agent: string;
+      /** 1-based, counted across resumes. */
+      attempt: number;
+      idempotency_key: string;
+      /** Set when this attempt is an automatic retry: which one, of how many (the countdown's "retry 2/5"). */
+      retry?: { n: number; max: number };
+    }
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string }
@@ -76,7 +85,20 @@ export type EngineEventBody =
   /** Written by acode before 0.2; replaced by resume_attempt. Kept so older logs replay. */
   | { type: 'step_retry_scheduled'; step: StepId; attempt: number; reason: StopReason; message: string; delay_ms: number }
   /** An automatic continuation: its context (why the step stopped, which try, when) and outcome. */
-  | { type: 'resume_attempt'; step: StepId; attempt: number; max_attempts: number; stop_reason: StopReason; retry_after_ms: number | null; strategy: 'same_session' | 'new_session' | 'none'; message: string; outcome: AttemptOutcome }
+  | {
+      type: 'resume_attempt';
+      step: StepId;
+      /** The automatic retry this is (1-based, in a row without a step completing), of at most max_attempts. */
+      attempt: number;
+      max_attempts: number;
+      stop_reason: StopReason;
+      retry_after_ms: number | null;
+      strategy: 'same_session' | 'new_session' | 'none';
+      message: string;
+      /** What went wrong in a few words ("HTTP 429", "connection refused"); absent in logs before 0.3. */
+      detail?: string;
+      outcome: AttemptOutcome;
+    }
   /**
    * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).

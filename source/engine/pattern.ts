@@ -79,3 +79,11 @@ export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: Ste
     return `${known.node.title} (${known.node.label})`;
   };
 }
+
+/**
+ * A step's title as its pattern names it ("step 2", "task 1", "web step 1"), for messages: a
+ * workflow task whose id is a number is no chain step. From the id when the pattern does not know it.
+ */
+export function titleOf(pattern: Pattern, progress: SessionProgress, id: StepId): string {
+  return pattern.shape(progress).find((node) => node.id === id)?.title ?? stepTitle(id);
+}

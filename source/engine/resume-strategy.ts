@@ -5,8 +5,12 @@ import { ContextExhaustedError, ProviderError, RateLimitError, StepAbortedError 
 /** Why a step attempt stopped, as a continuation sees it. */
 export interface Stop {
   reason: Extract<StopReason, 'rate_limit' | 'context_exhausted' | 'user_exit' | 'provider_error'>;
-  /** Known only for rate limits whose answer said when to come back. */
+  /** Known for rate limits whose answer said when to come back, and for quick retries of a local server. */
   retryAfterMs?: number;
+  /** What went wrong in a few words ("HTTP 429", "connection refused"), for the countdown. */
+  detail?: string;
+  /** Automatic retries worth making for this failure, below the policy's cap. */
+  retryLimit?: number;
   /** False for failures waiting cannot fix (bad key, exhausted quota, unknown model). */
   retryable: boolean;
   message: string;
@@ -16,9 +20,9 @@ export interface Stop {
 export function classifyStop(error: unknown, cancelled: boolean): Stop {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof StepAbortedError || cancelled) return { reason: 'user_exit', retryable: false, message: 'stopped by the user' };
-  if (error instanceof RateLimitError) return { reason: 'rate_limit', retryAfterMs: error.retryAfterMs, retryable: true, message };
+  if (error instanceof RateLimitError) return { reason: 'rate_limit', retryAfterMs: error.retryAfterMs, retryable: true, message, detail: error.detail };
   if (error instanceof ContextExhaustedError) return { reason: 'context_exhausted', retryable: true, message };
-  if (error instanceof ProviderError) return { reason: 'provider_error', retryable: error.retryable, message };
+  if (error instanceof ProviderError) return { reason: 'provider_error', retryable: error.retryable, message, ...error.advice };
   throw error; // a bug, not a stop: let it surface
 }
 
@@ -54,7 +58,10 @@ export function selectStrategy(stop: Stop, policy: AutoResumePolicy, attempt: nu
     if (!stop.retryable) return { kind: 'pause', why: `${stop.message}; waiting will not fix this: fix the cause, then resume` };
   }
   if (!policy.enabled) return { kind: 'pause', why: `${stop.message} (automatic resume is off)` };
-  if (attempt > policy.maxAttempts) return { kind: 'pause', why: `gave up after ${policy.maxAttempts} automatic attempts (${stop.message})` };
+  if (attempt > policy.maxAttempts) return { kind: 'pause', why: `gave up after ${policy.maxAttempts} automatic retries (${stop.message})` };
+  if (stop.retryLimit !== undefined && attempt > stop.retryLimit) {
+    return { kind: 'pause', why: `${stop.message}; gave up after ${stop.retryLimit} quick ${stop.retryLimit === 1 ? 'retry' : 'retries'}: fix the cause, then resume` };
+  }
   if (stop.reason === 'context_exhausted') return { kind: 'new_session' };
   return { kind: 'same_session', delayMs: stop.retryAfterMs ?? backoffMs(attempt, random) };
 }

@@ -11,13 +11,13 @@ import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
 import type { EngineEvent, EngineEventBody, SessionStatus, TokenUsage } from './events.js';
 import type { Journal } from './journal.js';
-import { completedInOrder, type Pattern, type PatternStep } from './pattern.js';
+import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
 import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
-import { artifactsStep, stepTitle, type StepId } from './step-id.js';
+import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
 import { maxParallel } from '../spec/max-parallel.js';
 import { redactEvent } from '../secrets/event-redaction.js';
@@ -70,6 +70,8 @@ const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, f
 interface StepTries {
   autoAttempts: number;
   lastStop?: Stop;
+  /** The automatic retry the next attempt is, as the countdown numbered it. */
+  lastRetry?: { n: number; max: number };
 }
 
 /**
@@ -227,6 +229,11 @@ export class SessionExecutor {
     for (const wait of this.waits) wait.end('abandon');
   }
 
+  /** How the pattern names a step in messages (only on the way to a stop: it walks the shape). */
+  private title(id: StepId): string {
+    return titleOf(this.pattern, this.progress, id);
+  }
+
   private checkBudget(): void {
     const limit = this.options.spec.runtime.budgets?.max_tokens;
     const used = this.progress.tokens.input + this.progress.tokens.output;
@@ -243,7 +250,7 @@ export class SessionExecutor {
       const user = renderTemplate(step.work.input, context);
       return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
     } catch (error) {
-      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${stepTitle(step.id)} (${step.work.agent}): ${error.message}`);
+      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): ${error.message}`);
       throw error;
     }
   }
@@ -254,7 +261,7 @@ export class SessionExecutor {
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.completed[id]) return;
     if (step.work.kind === 'approval') {
-      await runApprovalStep(id, step.work.approval, { ...this.options, progress: this.progress, context: () => this.pattern.context(id, this.progress, variables), signal: this.abort.signal, emit: (body) => this.emit(body) });
+      await runApprovalStep(id, step.work.approval, { ...this.options, title: this.title(id), progress: this.progress, context: () => this.pattern.context(id, this.progress, variables), signal: this.abort.signal, emit: (body) => this.emit(body) });
       this.executed++;
       return;
     }
@@ -267,11 +274,11 @@ export class SessionExecutor {
     for (;;) {
       if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
-      if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${stepTitle(id)}: not retried, the session stopped`);
+      if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${this.title(id)}: not retried, the session stopped`);
       this.checkBudget();
       const { messages, context } = this.messagesFor(agentStep);
       const attempt = nextAttempt(this.progress, id);
-      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}` });
+      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}) });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
       await this.options.journal.flush?.();
       const started = performance.now();
@@ -293,8 +300,8 @@ export class SessionExecutor {
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
     const policy = this.options.autoResume ?? defaultAutoResume;
     this.emit({
-      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: policy.maxAttempts, stop_reason: a.stop.reason,
-      retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, outcome: a.outcome,
+      type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: a.tries.lastRetry?.max ?? policy.maxAttempts, stop_reason: a.stop.reason,
+      retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, ...(a.stop.detail ? { detail: a.stop.detail } : {}), outcome: a.outcome,
     });
   }
 
@@ -304,7 +311,7 @@ export class SessionExecutor {
    */
   private async continuation(stop: Stop, tries: StepTries, at: { step: StepId; label: string; attempt: number; start: ChatMessage[]; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
     const { step, attempt } = at;
-    const title = stepTitle(step);
+    const title = this.title(step);
     const policy = this.options.autoResume ?? defaultAutoResume;
     const strategy = selectStrategy(stop, policy, tries.autoAttempts + 1);
     if (strategy.kind === 'pause' || strategy.kind === 'fail') {
@@ -318,6 +325,7 @@ export class SessionExecutor {
     if (this.stop) throw new StopRun('paused', stop.reason, `${title}: ${stop.message}; not retried, the session stopped`);
     tries.autoAttempts++;
     tries.lastStop = stop;
+    tries.lastRetry = { n: tries.autoAttempts, max: Math.min(policy.maxAttempts, stop.retryLimit ?? policy.maxAttempts) };
     if (strategy.kind === 'new_session') {
       this.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
       let summary: Summary;

@@ -8,9 +8,21 @@ export class RateLimitError extends Error {
     message: string,
     /** From retry-after headers or the scripted fault; undefined means back off exponentially. */
     readonly retryAfterMs?: number,
+    /** What went wrong in a few words, for the countdown: "HTTP 429", "HTTP 529". */
+    readonly detail?: string,
   ) {
     super(message);
   }
+}
+
+/** How a provider failure may be retried, when it knows better than the usual backoff. */
+export interface RetryAdvice {
+  /** What went wrong in a few words, for the countdown: "HTTP 502", "connection reset". */
+  detail?: string;
+  /** The wait before the retry; absent: exponential backoff. */
+  retryAfterMs?: number;
+  /** Automatic retries worth making (a server that refuses connections on this machine is not starting by itself). */
+  retryLimit?: number;
 }
 
 export class ContextExhaustedError extends Error {
@@ -22,6 +34,7 @@ export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly advice: RetryAdvice = {},
   ) {
     super(message);
   }

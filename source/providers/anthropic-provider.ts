@@ -93,7 +93,7 @@ export class AnthropicProvider implements Provider {
       signal: request.signal,
       provider: 'anthropic',
       endpoint: url,
-      unreachableHint: 'check runtime.host or ANTHROPIC_BASE_URL and the network',
+      unreachableHint: this.settings.unreachableHint ?? 'check runtime.host and the network',
     })) as MessagesResponse;
     if (!Array.isArray(parsed.content)) throw new ProviderError(`${url} answered without a content array`, true);
     const u = parsed.usage;

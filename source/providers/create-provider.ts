@@ -17,8 +17,20 @@ function ollamaBaseUrl(host: string | undefined): string {
   return url.pathname === '/' || url.pathname === '' ? `${host.replace(/\/+$/, '')}/v1` : host;
 }
 
+/** Where a provider's base URL came from: what a person fixes when it cannot be reached. */
+export type UrlSource = 'runtime.host' | 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL' | 'default';
+
+/** What to check when the server cannot be reached, naming the setting the URL came from. */
+export function unreachableHint(provider: WorkflowSpec['runtime']['provider'], source: UrlSource): string {
+  if (provider === 'ollama') {
+    return source === 'runtime.host' ? "is Ollama running ('ollama serve')? runtime.host in the spec says where it listens" : "is Ollama running ('ollama serve')? If it listens elsewhere than localhost:11434, set runtime.host in the spec";
+  }
+  if (source === 'default') return 'check the network, or point runtime.host in the spec at another server';
+  return `check ${source === 'runtime.host' ? 'runtime.host in the spec' : source} and that the server is running`;
+}
+
 /** An HTTP provider's settings from the runtime; without a runtime model_id every agent must name one. */
-function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | undefined, example: string): HttpModelSettings {
+function httpSettings(spec: WorkflowSpec, baseUrl: string, source: UrlSource, apiKey: string | undefined, example: string): HttpModelSettings {
   const { runtime } = spec;
   // The key in use is known from here on: no text acode stores or prints can carry it.
   registerProviderSecrets(apiKey, baseUrl);
@@ -26,7 +38,35 @@ function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | unde
   if (!runtime.model_id && Object.keys(agentModels).length < Object.keys(spec.agents).length) {
     throw new AcodeError(`runtime.model_id is required for provider ${runtime.provider}; add e.g. 'model_id: ${example}' to the spec`, ExitCode.usage);
   }
-  return { baseUrl, model: runtime.model_id ?? '', agentModels, apiKey, temperature: runtime.temperature, maxTokens: runtime.max_tokens, topP: runtime.top_p };
+  return { baseUrl, model: runtime.model_id ?? '', agentModels, apiKey, temperature: runtime.temperature, maxTokens: runtime.max_tokens, topP: runtime.top_p, unreachableHint: unreachableHint(runtime.provider, source) };
+}
+
+/** Where an HTTP provider's requests go, and with which key (from the environment). */
+export interface ModelEndpoint {
+  api: 'openai' | 'anthropic';
+  baseUrl: string;
+  source: UrlSource;
+  apiKey: string | undefined;
+}
+
+/** The HTTP endpoint a spec's runtime names; undefined for the scripted provider, which has none. */
+export function modelEndpoint(spec: WorkflowSpec, env: NodeJS.ProcessEnv): ModelEndpoint | undefined {
+  const runtime = spec.runtime;
+  switch (runtime.provider) {
+    case 'scripted':
+      return undefined;
+    case 'openai':
+    case 'ollama': {
+      const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
+      const source: UrlSource = runtime.host ? 'runtime.host' : runtime.provider === 'openai' && env.OPENAI_BASE_URL ? 'OPENAI_BASE_URL' : 'default';
+      return { api: 'openai', baseUrl, source, apiKey: env.OPENAI_API_KEY || undefined };
+    }
+    case 'anthropic': {
+      const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
+      const source: UrlSource = runtime.host ? 'runtime.host' : env.ANTHROPIC_BASE_URL ? 'ANTHROPIC_BASE_URL' : 'default';
+      return { api: 'anthropic', baseUrl, source, apiKey: env.ANTHROPIC_API_KEY || undefined };
+    }
+  }
 }
 
 /**
@@ -35,24 +75,14 @@ function httpSettings(spec: WorkflowSpec, baseUrl: string, apiKey: string | unde
  * spec's `env.secrets`) are registered with the redactor.
  */
 export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = process.env): Provider {
-  const runtime = spec.runtime;
   registerSpecSecrets(spec, env);
-  switch (runtime.provider) {
-    case 'scripted':
-      return new ScriptedProvider(runtime.scripted);
-    case 'openai':
-    case 'ollama': {
-      const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
-      return new OpenAiProvider(httpSettings(spec, baseUrl, env.OPENAI_API_KEY || undefined, 'gpt-4o-mini'));
-    }
-    case 'anthropic': {
-      const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
-      const apiKey = env.ANTHROPIC_API_KEY || undefined;
-      // A local proxy or test server may need no key; the real API always does, so say so before step 0.
-      if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
-        throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);
-      }
-      return new AnthropicProvider(httpSettings(spec, baseUrl, apiKey, 'claude-sonnet-4-5'));
-    }
+  const endpoint = modelEndpoint(spec, env);
+  if (!endpoint) return new ScriptedProvider(spec.runtime.scripted);
+  const { api, baseUrl, source, apiKey } = endpoint;
+  if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, 'gpt-4o-mini'));
+  // A local proxy or test server may need no key; the real API always does, so say so before the first step.
+  if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
+    throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);
   }
+  return new AnthropicProvider(httpSettings(spec, baseUrl, source, apiKey, 'claude-sonnet-4-5'));
 }

@@ -70,17 +70,17 @@ const rules: Rule[] = [
   {
     name: 'rate limited: HTTP 429, Anthropic rate_limit_error',
     matches: (f, d) => f.status === 429 || d.code === 'rate_limit_error' || d.code === 'rate_limit_exceeded',
-    error: (f, d, what) => new RateLimitError(what, retryAfter(f, d)),
+    error: (f, d, what) => new RateLimitError(what, retryAfter(f, d), `HTTP ${f.status}`),
   },
   {
     name: 'overloaded: Anthropic 529 overloaded_error, Ollama 503 server busy',
     matches: (f, d) => f.status === 529 || d.code === 'overloaded_error' || (f.status === 503 && overloadText.test(d.message)),
-    error: (f, d, what) => new RateLimitError(what, retryAfter(f, d)),
+    error: (f, d, what) => new RateLimitError(what, retryAfter(f, d), `HTTP ${f.status}`),
   },
   {
     name: 'usage limit of a subscription: "usage limit reached … resets at …"',
     matches: (_f, d) => usageLimitText.test(d.message) && parseUsageLimitReset(d.message) !== undefined,
-    error: (f, d, what) => new RateLimitError(what, parseUsageLimitReset(d.message, f.now)),
+    error: (f, d, what) => new RateLimitError(what, parseUsageLimitReset(d.message, f.now), 'usage limit'),
   },
   {
     name: 'context exhausted: context_length_exceeded, "prompt is too long", llama.cpp exceed_context_size_error',
@@ -107,7 +107,7 @@ export function classifyHttpFailure(failure: HttpFailure): Error {
   const what = redact(`HTTP ${failure.status} from ${failure.endpoint}: ${details.message}`);
   const rule = rules.find((r) => r.matches(failure, details));
   if (rule) return rule.error(failure, details, what);
-  return new ProviderError(what, failure.status === 408 || failure.status === 409 || failure.status >= 500);
+  return new ProviderError(what, failure.status === 408 || failure.status === 409 || failure.status >= 500, { detail: `HTTP ${failure.status}` });
 }
 
 /** The rules' names, in order: what the classifier knows. */

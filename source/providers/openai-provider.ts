@@ -66,7 +66,7 @@ export class OpenAiProvider implements Provider {
       signal: request.signal,
       provider: 'openai',
       endpoint: baseUrl,
-      unreachableHint: 'check runtime.host or OPENAI_BASE_URL and that the server is running',
+      unreachableHint: this.settings.unreachableHint ?? 'check runtime.host and that the server is running',
     })) as ChatCompletion;
     const message = parsed.choices?.[0]?.message;
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };

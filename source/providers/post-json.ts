@@ -1,6 +1,7 @@
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
+import { classifyNetworkFailure } from './network-failure.js';
 
 /** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
 export interface HttpModelSettings {
@@ -14,6 +15,8 @@ export interface HttpModelSettings {
   temperature?: number;
   maxTokens?: number;
   topP?: number;
+  /** What to check when the server cannot be reached: the setting its URL came from. */
+  unreachableHint?: string;
 }
 
 export interface JsonPost {
@@ -24,7 +27,7 @@ export interface JsonPost {
   provider: HttpFailure['provider'];
   /** Named in failure messages. */
   endpoint: string;
-  /** What to check when the server cannot be reached. */
+  /** What to check when the server cannot be reached (create-provider names the setting the URL came from). */
   unreachableHint: string;
 }
 
@@ -40,15 +43,14 @@ export async function postJson(post: JsonPost): Promise<unknown> {
     response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...post.headers }, body: JSON.stringify(post.body), signal });
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new ProviderError(redact(`cannot reach ${url} (${cause}); ${post.unreachableHint}`), true);
+    throw classifyNetworkFailure(error, url, post.unreachableHint);
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
-    throw new ProviderError(redact(`connection to ${url} broke while reading the answer: ${(error as Error).message}`), true);
+    throw new ProviderError(redact(`connection to ${url} broke while reading the answer: ${(error as Error).message}`), true, { detail: 'connection broke' });
   }
   if (!response.ok) throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: text, endpoint: post.endpoint });
   try {

@@ -82,7 +82,7 @@ export class ScriptedProvider implements Provider {
     if (fault?.kind === 'crash' && fault.during === 'call') process.kill(process.pid, 'SIGKILL');
     if (this.settings.latency_ms > 0) await abortableSleep(this.settings.latency_ms, request.signal);
     if (fault?.kind === 'rate_limit') {
-      throw new RateLimitError(fault.message ?? 'scripted rate limit (429)', fault.retry_after_s === undefined ? undefined : fault.retry_after_s * 1000);
+      throw new RateLimitError(fault.message ?? 'scripted rate limit (429)', fault.retry_after_s === undefined ? undefined : fault.retry_after_s * 1000, '429, scripted');
     }
     if (fault?.kind === 'context_exhausted') throw new ContextExhaustedError(fault.message ?? 'scripted context length exceeded');
     if (fault?.kind === 'error') throw new ProviderError(fault.message ?? 'scripted provider error', false);

@@ -13,12 +13,13 @@ export function resolveInProgressStrategy(flag: InProgressStrategy | undefined, 
 }
 
 /**
- * `prompt` settled: a person asked about the torn writes (`keepTorn`, given only when someone can
- * answer) decides; with no one to ask, or nothing torn, a torn write is rolled back.
+ * `prompt` settled: a person asked about the torn writes (`ask`, given only when someone can
+ * answer) decides — and may abort, by throwing; with no one to ask, or nothing torn, a torn write
+ * is rolled back.
  */
-export async function settleStrategy(strategy: InProgressStrategy, writes: readonly PendingWriteState[], keepTorn?: (torn: PendingWriteState[]) => Promise<boolean>): Promise<SettledStrategy> {
+export async function settleStrategy(strategy: InProgressStrategy, writes: readonly PendingWriteState[], ask?: (torn: PendingWriteState[]) => Promise<SettledStrategy>): Promise<SettledStrategy> {
   if (strategy !== 'prompt') return strategy;
   const torn = writes.filter((w) => w.state === 'torn');
-  if (torn.length === 0 || !keepTorn) return 'rollback';
-  return (await keepTorn(torn)) ? 'retry' : 'rollback';
+  if (torn.length === 0 || !ask) return 'rollback';
+  return ask(torn);
 }

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import type { Pattern } from '../engine/pattern.js';
+import { titleOf, type Pattern } from '../engine/pattern.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
-import { stepTitle } from '../engine/step-id.js';
 import { autoResumePolicy, loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
@@ -66,7 +65,8 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
  * the resume takes the lock or writes an event: found missing halfway, the resume would stop with
  * the log changed.
  */
-function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress: SessionProgress, changes: readonly FileChange[]): void {
+function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress: SessionProgress, changes: readonly FileChange[], pattern: Pattern): void {
+  const stepTitle = (id: string) => titleOf(pattern, progress, id);
   const needed: [hash: string, what: string][] = [];
   for (const write of Object.values(progress.pending_writes)) {
     needed.push([write.after_blob, `the content ${stepTitle(write.step)} was writing to ${write.path}`]);
@@ -178,7 +178,7 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   if (validate) checkProvider(spec, request.env, record.session_id);
   const environment: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
   const blobs = session.blobs();
-  requireSnapshots(session, blobs, progress, environment.changes);
+  requireSnapshots(session, blobs, progress, environment.changes, pattern);
   // Where the session's writes may land, by real path: the working directory, env.mounts, the artifacts folder.
   const where = confinement(record.cwd, [...extraRoots(spec), recordedArtifactTarget(record).dir]);
   const pendingWrites = inspectPendingWrites(progress, blobs, where);

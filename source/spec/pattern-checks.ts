@@ -74,7 +74,7 @@ function checkParallel(spec: WorkflowSpec, pattern: ParallelPattern, error: Path
   checkUniqueIds(branches.map((branch) => branch.id), (i) => [...at, i, 'id'], 'branch', error);
   for (const [i, branch] of branches.entries()) {
     if (branch.steps.length === 0) error([...at, i, 'steps'], `branch '${branch.id}' has no steps; give it at least one (an agent step, or a type: hitl step)`);
-    checkSteps(spec, branch.steps, [...at, i, 'steps'], (j) => `branch '${branch.id}' step ${j}`, error);
+    checkSteps(spec, branch.steps, [...at, i, 'steps'], (j) => `branch '${branch.id}' step ${j + 1}`, error);
   }
   if (reduce && !isApprovalStep(reduce)) {
     const problem = agentProblem(spec, reduce.agent, 'reduce');
@@ -87,7 +87,7 @@ export function checkPattern(spec: WorkflowSpec, error: PathReport, warn: PathRe
   const pattern = spec.pattern;
   switch (pattern.type) {
     case 'chain':
-      checkSteps(spec, pattern.config.steps, ['pattern', 'config', 'steps'], (i) => `step ${i}`, error);
+      checkSteps(spec, pattern.config.steps, ['pattern', 'config', 'steps'], (i) => `step ${i + 1}`, error);
       return;
     case 'workflow':
       checkWorkflow(spec, pattern, error, warn);

@@ -108,7 +108,8 @@ function taskScope(pattern: WorkflowPattern, variables: readonly string[], index
 function branchStepScope(pattern: ParallelPattern, variables: readonly string[], branchIndex: number, step: number): TemplateScope {
   const branch = pattern.config.branches[branchIndex]!;
   const hitl = branch.steps.slice(0, step).some((s) => isApprovalStep(s));
-  const where = `branch '${branch.id}' step ${step}`;
+  // 1-based, as the views name it; steps[n] is the template's own (0-based) index.
+  const where = `branch '${branch.id}' step ${step + 1}`;
   const note = step === 0 ? `${where} is the branch's first step, so no step of it has run before` : `${where} runs after steps[0]${step > 1 ? `…steps[${step - 1}]` : ''} of its own branch only (a branch step sees the steps before it in its branch)`;
   const elsewhere = new Map([
     ['tasks', `${tasksElsewhere}; a branch step reads its branch's earlier steps as steps[n].response`],

@@ -3,7 +3,7 @@ import { stepTitle, type StepId } from '../engine/step-id.js';
 import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
-import { stopReasonText } from './stop-reason-text.js';
+import { retryReasonText, stopReasonText } from './stop-reason-text.js';
 import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
@@ -19,6 +19,8 @@ export interface StepView {
   group: string | null;
   status: StepStatus;
   attempt: number;
+  /** Set while the attempt is an automatic retry: numbered as the countdown was ("retry 2/5"). */
+  retry?: { n: number; max: number };
   /** Every model call of the step so far (tool rounds, summaries, the answer). */
   tokens?: TokenUsage;
   durationMs?: number;
@@ -202,13 +204,13 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started': {
-          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined });
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined });
           set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
           return;
         }
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
-          const reason = stopReasonText(event.stop_reason);
+          const reason = retryReasonText(event.stop_reason, event.detail);
           const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },

@@ -6,3 +6,8 @@ const words: Partial<Record<StopReason, string>> = { rate_limit: 'rate limited',
 export function stopReasonText(reason: StopReason): string {
   return words[reason] ?? reason.replaceAll('_', ' ');
 }
+
+/** Why a step waits to be retried: "rate limited (HTTP 429)", "provider failed (connection reset)". */
+export function retryReasonText(reason: StopReason, detail: string | undefined): string {
+  return detail ? `${stopReasonText(reason)} (${detail})` : stopReasonText(reason);
+}

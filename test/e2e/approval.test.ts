@@ -125,6 +125,38 @@ describe('an approval step', () => {
     expect(history.find((e) => e.type === 'approval_answered')).toMatchObject({ decision: 'edited', response: 'more on costs' });
   });
 
+  it('names a workflow task by its id in messages, even a numeric one (task 2, not step 3)', async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws.cwd, 'wf.yaml'),
+      'version: 0\nname: wf\nruntime: { provider: scripted }\nagents:\n  a: { prompt: "you" }\npattern:\n  type: workflow\n  config:\n    tasks:\n      - { id: "1", agent: a, input: "go" }\n      - { id: "2", type: hitl, prompt: "ok?", deps: ["1"] }\n',
+    );
+    const rejected = await runCli(['run', 'wf.yaml', '--reject'], ws);
+    expect(rejected.stderr).toContain('■ cancelled: task 2: the approval was rejected');
+    expect(rejected.stderr).not.toMatch(/step [0-9]/);
+  });
+
+  it('asks before r rejects: n keeps waiting, y cancels the session', async () => {
+    const ws = workspace();
+    terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 110, rows: 30 });
+    terminal.run(`node ${cliPath} run gate.yaml; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes('a approve (records "approved") · e edit a response · r reject'));
+    terminal.press('r');
+    await terminal.waitFor((s) => s.includes('Reject cancels the session. Reject? y reject · n keep waiting'));
+    terminal.press('n');
+    await terminal.waitFor((s) => s.includes('a approve (records "approved") · e edit a response · r reject'));
+    terminal.press('e');
+    await terminal.waitFor((s) => s.includes('response ›') && s.includes('Enter submit · Esc cancel'));
+    terminal.press('Escape');
+    await terminal.waitFor((s) => s.includes('a approve (records "approved") · e edit a response · r reject'));
+    terminal.press('r');
+    await terminal.waitFor((s) => s.includes('Reject cancels the session'));
+    terminal.press('y');
+    const screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('EXIT=1');
+    expect(parseAllSessionFiles(ws.home)[0]!.checkpoint).toMatchObject({ status: 'cancelled', stop_reason: 'approval_rejected' });
+  });
+
   it('--approve answers the first gate; a person at the terminal answers the next one', async () => {
     const ws = workspace();
     const twoGates = spec.replace('      - { agent: analyst, input: "Review: {{ steps[1].response }}" }', '      - { type: approval, prompt: "Publish the analysis?" }\n      - { agent: analyst, input: "Review: {{ steps[1].response }}" }');

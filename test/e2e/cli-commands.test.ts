@@ -95,9 +95,9 @@ describe('acode run and resume with the scripted provider', () => {
     expect(result.code).toBe(0);
     const waits = result.stderr.split('\n').filter((line) => line.startsWith('◷'));
     expect(waits).toHaveLength(2);
-    expect(waits[0]).toMatch(/^◷ step 1\/2 \w+: rate limited \(scripted rate limit \(429\)\); retrying in 1 s, attempt 1\/5$/);
-    expect(waits[1]).toMatch(/attempt 2\/5$/);
-    expect(result.stderr).toContain('recovered after 2 automatic attempts');
+    expect(waits[0]).toMatch(/^◷ step 1\/2 \w+: rate limited \(scripted rate limit \(429\)\); retry 1\/5 in 1 s$/);
+    expect(waits[1]).toMatch(/retry 2\/5 in \d+ s$/);
+    expect(result.stderr).toContain('recovered after 2 automatic retries');
   });
 
   it('pauses at the first rate limit with --no-auto-resume, and resumes by hand', async () => {
@@ -160,7 +160,7 @@ describe('acode exit codes and errors', () => {
     const ws = workspace(chainSpec({ steps: 2, provider: 'scripted' }).replace('agent: worker', 'agent: nobody'));
     const result = await runCli(['run', 'spec.yaml'], ws);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/spec\.yaml:\d+:\d+: error: step 0 uses agent 'nobody'/);
+    expect(result.stderr).toMatch(/spec\.yaml:\d+:\d+: error: step 1 uses agent 'nobody'/);
     const { existsSync } = await import('node:fs');
     expect(existsSync(ws.home)).toBe(false);
   });

@@ -39,8 +39,8 @@ describe('the rate-limit countdown in a real terminal', () => {
   it('counts down from the retry-after, and r retries at once', async () => {
     const { terminal } = start();
     // Waits for the whole line: a capture can catch a frame half drawn.
-    const screen = await terminal.waitFor((s) => /rate limited — retrying in \d+ s, attempt 1\/5; r retry now · a abort/.test(s));
-    expect(Number(/retrying in (\d+) s/.exec(screen)![1])).toBeGreaterThanOrEqual(38);
+    const screen = await terminal.waitFor((s) => /rate limited \(429, scripted\) — retry 1\/5 in \d+ s; r retry now · a abort/.test(s));
+    expect(Number(/retry 1\/5 in (\d+) s/.exec(screen)![1])).toBeGreaterThanOrEqual(38);
     terminal.press('r');
     const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(done).toContain('EXIT=0');
@@ -49,7 +49,7 @@ describe('the rate-limit countdown in a real terminal', () => {
 
   it('a abandons the wait: the session is paused and resumable', async () => {
     const { terminal, home } = start();
-    await terminal.waitFor((s) => s.includes('retrying in'));
+    await terminal.waitFor((s) => s.includes('retry 1/5 in'));
     terminal.press('a');
     const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(done).toContain('EXIT=1');

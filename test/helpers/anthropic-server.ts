@@ -42,8 +42,21 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
   handler: (request: MessagesRequest) => AnthropicReply = () => ({ kind: 'answer' });
   /** The base URL is the bare origin, as runtime.host and ANTHROPIC_BASE_URL are written. */
   protected readonly basePath = '';
+  /** Models `GET /v1/models/{id}` knows (an alias maps to its dated id); undefined: every model is known. */
+  models: Record<string, string> | undefined;
+  /** Headers of each `GET /v1/models/…` (not counted in `requests`, which are model calls). */
+  readonly modelRequests: IncomingMessage['headers'][] = [];
 
   protected handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    const model = req.method === 'GET' ? /^\/v1\/models\/([^/?]+)$/.exec(req.url ?? '')?.[1] : undefined;
+    if (model !== undefined) {
+      this.modelRequests.push(req.headers);
+      if (!req.headers['anthropic-version']) return this.send(res, 400, anthropicError('invalid_request_error', 'anthropic-version: header is required'));
+      const asked = decodeURIComponent(model);
+      const id = this.models ? this.models[asked] : asked;
+      if (id === undefined) return this.send(res, 404, anthropicError('not_found_error', `model: ${asked}`));
+      return this.send(res, 200, { type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' });
+    }
     if (req.method !== 'POST' || req.url !== '/v1/messages') return this.send(res, 404, anthropicError('not_found_error', `Not found: ${req.url}`));
     if (!req.headers['anthropic-version']) return this.send(res, 400, anthropicError('invalid_request_error', 'anthropic-version: header is required'));
     const body = JSON.parse(raw) as MessagesRequest['body'];

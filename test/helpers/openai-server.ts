@@ -37,6 +37,10 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
   /** Requests received and not answered yet: model calls in flight. */
   pending = 0;
   protected readonly basePath = '/v1';
+  /** What `GET /v1/models` lists; undefined: the server has no such endpoint (404), as some do not. */
+  models: string[] | undefined;
+  /** Headers of each `GET /v1/models` (not counted in `requests`, which are model calls). */
+  readonly modelListRequests: IncomingMessage['headers'][] = [];
 
   countByStep(): Record<number, number> {
     const counts: Record<number, number> = {};
@@ -45,6 +49,10 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
   }
 
   protected handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    if (req.method === 'GET' && req.url === '/v1/models' && this.models) {
+      this.modelListRequests.push(req.headers);
+      return this.send(res, 200, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 1, owned_by: 'library' })) });
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.send(res, 404, { error: { message: `no route ${req.url}` } });
     const body = JSON.parse(raw) as ChatRequest['body'];
     const user = body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';

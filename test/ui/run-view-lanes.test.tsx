@@ -113,7 +113,7 @@ describe('the run view of a parallel run', () => {
     apply({ type: 'approval_requested', step: 'web_research/1', attempt: 1, prompt: 'Review the scraped web data', context: '### Scraped Web Data', default_response: 'approved' });
     store.getState().askApproval({ step: 'web_research/1', prompt: 'Review the scraped web data', context: '### Scraped Web Data', defaultResponse: 'approved' });
     frame = await ui.waitForFrame((f) => f.includes('approval needed'));
-    expect(frame).toContain('approval needed · branch web_research step 2');
+    expect(frame).toContain('approval needed · web_research step 2');
     expect(frame).toMatch(/◷ branch web_research · 1\/3 done · 1 waiting/);
     expect(frame).toMatch(/◷ 2 approval +awaiting approval/);
     // The other branch goes on while the question waits: Ctrl+C would pause it, not just leave the question.

@@ -101,22 +101,23 @@ describe('the run view', () => {
     apply(started());
     apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
     const next = new Date(Date.now() + 41_000).toISOString();
-    apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
-    let frame = await ui.waitForFrame((f) => f.includes('retrying in'));
-    expect(frame).toMatch(/rate limited — retrying in 41 s, attempt 2\/5; r retry now · a abort/);
+    apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429 from http://127.0.0.1/v1: slow down', detail: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
+    let frame = await ui.waitForFrame((f) => f.includes('retry 2/5 in'));
+    expect(frame).toMatch(/rate limited \(HTTP 429\) — retry 2\/5 in 41 s; r retry now · a abort/);
     // It counts down.
-    frame = await ui.waitForFrame((f) => /retrying in (40|39) s/.test(f));
+    frame = await ui.waitForFrame((f) => /retry 2\/5 in (40|39) s/.test(f));
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1);
     ui.stdin.write('a');
     expect(abandonRetry).toHaveBeenCalledTimes(1);
-    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 2, idempotency_key: 'k0b' });
-    frame = await ui.waitForFrame((f) => !f.includes('retrying in'));
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 3, idempotency_key: 'k0b', retry: { n: 2, max: 5 } });
+    frame = await ui.waitForFrame((f) => !f.includes('retry 2/5 in'));
+    expect(frame).toMatch(/researcher retry 2\/5/); // the step row numbers it as the countdown did, not "attempt 3"
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });
 
-  it('asks for an approval: a approves, r rejects, e takes a typed response', async () => {
+  it('asks for an approval: a approves, r rejects once confirmed, e takes a typed response', async () => {
     const { ui, apply, store, answerApproval } = setup();
     apply(started());
     apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
@@ -134,12 +135,20 @@ describe('the run view', () => {
     ask();
     await ui.waitForFrame((f) => f.includes('approval needed'));
     ui.stdin.write('r');
+    await ui.waitForFrame((f) => f.includes('Reject cancels the session. Reject? y reject · n keep waiting'));
+    expect(answerApproval).toHaveBeenCalledTimes(1);
+    ui.stdin.write(keys.enter); // Enter does not reject: it keeps waiting
+    await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
+    expect(answerApproval).toHaveBeenCalledTimes(1);
+    ui.stdin.write('r');
+    await ui.waitForFrame((f) => f.includes('Reject cancels the session'));
+    ui.stdin.write('y');
     expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'rejected' });
 
     ask();
     await ui.waitForFrame((f) => f.includes('approval needed'));
     ui.stdin.write('e');
-    await ui.waitForFrame((f) => f.includes('response ›'));
+    await ui.waitForFrame((f) => f.includes('response ›') && f.includes('Enter submit · Esc cancel'));
     await new Promise((resolve) => setImmediate(resolve)); // the text field subscribes to input in an effect, after its first frame
     ui.stdin.write('focus on costs');
     await ui.waitForFrame((f) => f.includes('response › focus on costs'));

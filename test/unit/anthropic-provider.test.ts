@@ -167,6 +167,14 @@ describe('anthropic selection from the spec', () => {
     expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual([apiKey, undefined]);
   });
 
+  it('tells an unreachable server to check the setting its URL came from', async () => {
+    await server.stop();
+    const failed = async (runtime: string, env: NodeJS.ProcessEnv) => ((await createProvider(specWith(runtime), env).complete(request()).catch((e: unknown) => e)) as Error).message;
+    expect(await failed('  provider: anthropic\n  model_id: m', { ANTHROPIC_BASE_URL: baseUrl })).toContain('(connection refused, ECONNREFUSED); check ANTHROPIC_BASE_URL and that the server is running');
+    expect(await failed(`  provider: anthropic\n  model_id: m\n  host: ${baseUrl}`, { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' })).toContain('check runtime.host in the spec and that the server is running');
+    await fixture.restart(); // the fixture's afterEach stops a running one
+  });
+
   it("uses an agent's own model_id over the runtime's", async () => {
     const spec = specWith(`  provider: anthropic\n  model_id: default-model\n  host: ${baseUrl}`);
     spec.agents.worker!.model_id = 'agent-model';

@@ -109,7 +109,7 @@ describe('the chain executor', () => {
     const summary = await executor.run();
     expect(summary.status).toBe('paused');
     expect(journal.events.filter((e) => e.type === 'step_started')).toHaveLength(4); // the first try and 3 automatic ones
-    expect(journal.events.filter((e) => e.type === 'resume_attempt').at(-1)).toMatchObject({ attempt: 3, outcome: { kind: 'skipped', why: expect.stringContaining('gave up after 3 automatic attempts') } });
+    expect(journal.events.filter((e) => e.type === 'resume_attempt').at(-1)).toMatchObject({ attempt: 3, outcome: { kind: 'skipped', why: expect.stringContaining('gave up after 3 automatic retries') } });
     expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'rate_limit', step: '0' });
   });
 

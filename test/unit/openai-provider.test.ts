@@ -111,6 +111,19 @@ describe('provider selection from the spec', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('tells an unreachable Ollama to check runtime.host, never OPENAI_BASE_URL', async () => {
+    const root = baseUrl.replace(/\/v1$/, '');
+    await server.stop();
+    const ollama = createProvider(specWith(`  provider: ollama\n  model_id: llama3.2\n  host: ${root}`), { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const error = (await ollama.complete(request()).catch((e: unknown) => e)) as ProviderError;
+    expect(error.message).toContain(`cannot reach ${baseUrl}/chat/completions (connection refused, ECONNREFUSED); is Ollama running ('ollama serve')? runtime.host in the spec says where it listens`);
+    expect(error.message).not.toContain('OPENAI_BASE_URL');
+    expect(error.advice).toMatchObject({ retryLimit: 1 });
+    const fromEnv = createProvider(specWith('  provider: openai\n  model_id: m'), { OPENAI_BASE_URL: baseUrl });
+    expect(((await fromEnv.complete(request()).catch((e: unknown) => e)) as Error).message).toContain('check OPENAI_BASE_URL and that the server is running');
+    await fixture.restart();
+  });
+
   it("uses an agent's own model_id over the runtime's", async () => {
     const spec = specWith(`  provider: openai\n  model_id: default-model\n  host: ${baseUrl}`);
     spec.agents.worker!.model_id = 'agent-model';

@@ -190,16 +190,16 @@ describe('parallel specs', () => {
     expect(problems(bad)).toEqual([
       "spec.yaml:21:13: error: branch id 'web' is already used by branch 0; give each branch its own id (templates read branches.<id>)",
       "spec.yaml:22:16: error: branch 'web' has no steps; give it at least one (an agent step, or a type: hitl step)",
-      "spec.yaml:25:20: error: branch 'docs' step 0 uses agent 'c', which is not defined under agents (defined: a, b) (did you mean 'a'?)",
+      "spec.yaml:25:20: error: branch 'docs' step 1 uses agent 'c', which is not defined under agents (defined: a, b) (did you mean 'a'?)",
       "spec.yaml:28:14: error: reduce uses agent 'd', which is not defined under agents (defined: a, b) (did you mean 'a'?)",
     ]);
   });
 
   it("lets a branch step see only its own branch's earlier steps", () => {
     expect(problems(parallel.replace('"Docs on {{ topic }}"', '"{{ steps[0].response }} {{ branches.web.response }} {{ hitl_response }}"'))).toEqual([
-      "spec.yaml:24:30: error: template pattern.config.branches.1.steps.0.input: steps[0] does not exist here: branch 'docs' step 0 is the branch's first step, so no step of it has run before",
+      "spec.yaml:24:30: error: template pattern.config.branches.1.steps.0.input: steps[0] does not exist here: branch 'docs' step 1 is the branch's first step, so no step of it has run before",
       "spec.yaml:24:48: error: template pattern.config.branches.1.steps.0.input: 'branches' is not available here: branches.<id> exists once every branch has finished, for the reduce step and the artifacts; a branch step sees only its own branch (steps[n], last_response)",
-      "spec.yaml:24:76: error: template pattern.config.branches.1.steps.0.input: 'hitl_response' is not available here: hitl_response is the answer of an earlier type: hitl step of the same branch, and branch 'docs' step 0 has none before it",
+      "spec.yaml:24:76: error: template pattern.config.branches.1.steps.0.input: 'hitl_response' is not available here: hitl_response is the answer of an earlier type: hitl step of the same branch, and branch 'docs' step 1 has none before it",
     ]);
   });
 

@@ -32,7 +32,7 @@ describe('plain progress lines', () => {
     expect(line(started('technical', 'researcher', 2))).toBe('▶ task technical (researcher) (attempt 2)');
     expect(line(completed('applications', 'researcher'))).toBe('✓ task applications (researcher) 1.5s · 10 in / 20 out');
     expect(line({ type: 'step_failed', step: 'technical', attempt: 1, reason: 'provider_error', message: 'HTTP 500', retryable: false })).toBe('✗ task technical (researcher): HTTP 500');
-    expect(line({ type: 'file_write_recovered', step: 'synthesis', call_id: 'c', path: 'report.md', outcome: 'rolled_back', hash: null, blob: null })).toBe('  write to report.md from task synthesis: torn, rolled back from its snapshot');
+    expect(line({ type: 'file_write_recovered', step: 'synthesis', call_id: 'c', path: 'report.md', outcome: 'rolled_back', hash: null, blob: null })).toBe('  write to report.md from task synthesis (researcher): torn, rolled back from its snapshot');
   });
 
   it('name a parallel step by its branch, its number in the branch and its agent, and the reduce', () => {
@@ -43,7 +43,7 @@ describe('plain progress lines', () => {
     expect(line(started('reduce', 'aggregator'))).toBe('▶ reduce (aggregator)');
     const next = new Date(Date.now() + 30_000).toISOString();
     expect(line({ type: 'resume_attempt', step: 'web_research/2', attempt: 1, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 30_000, strategy: 'same_session', message: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } })).toMatch(
-      /^◷ web_research step 3 \(data_validator\): rate limited \(HTTP 429\); retrying in (30|29) s, attempt 1\/5$/,
+      /^◷ web_research step 3 \(data_validator\): rate limited \(HTTP 429\); retry 1\/5 in (30|29) s$/,
     );
   });
 });

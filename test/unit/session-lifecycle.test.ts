@@ -132,11 +132,11 @@ describe('the in-progress strategy', () => {
 
   it('asks about torn writes only when someone can answer, and rolls back otherwise', async () => {
     expect(await settleStrategy('prompt', [torn])).toBe('rollback');
-    expect(await settleStrategy('prompt', [torn], async () => true)).toBe('retry');
-    expect(await settleStrategy('prompt', [torn], async () => false)).toBe('rollback');
+    expect(await settleStrategy('prompt', [torn], async () => 'retry')).toBe('retry');
+    expect(await settleStrategy('prompt', [torn], async () => 'rollback')).toBe('rollback');
     let asked = false;
-    expect(await settleStrategy('prompt', [applied], async () => (asked = true))).toBe('rollback');
+    expect(await settleStrategy('prompt', [applied], async () => ((asked = true), 'retry'))).toBe('rollback');
     expect(asked).toBe(false);
-    expect(await settleStrategy('retry', [torn], async () => false)).toBe('retry');
+    expect(await settleStrategy('retry', [torn], async () => 'rollback')).toBe('retry');
   });
 });

@@ -32,7 +32,7 @@ describe('spec loading', () => {
 
   it('names file:line:column of a step that uses an undefined agent', () => {
     expect(problems(valid.replace('- agent: writer', '- agent: editor'))).toEqual([
-      "spec.yaml:12:16: error: step 0 uses agent 'editor', which is not defined under agents (defined: writer)",
+      "spec.yaml:12:16: error: step 1 uses agent 'editor', which is not defined under agents (defined: writer)",
     ]);
   });
 

@@ -18,7 +18,19 @@ export const runBindings = {
 export const approvalBindings = {
   'approval.approve': { keys: ['a', 'A', 'return'], label: 'a approve', description: 'approve: the step records the default response' },
   'approval.edit': { keys: ['e', 'E'], label: 'e edit a response', description: 'type the response the step records instead (Enter keeps it, Esc goes back)' },
-  'approval.reject': { keys: ['r', 'R'], label: 'r reject', description: 'reject: the session is cancelled' },
+  'approval.reject': { keys: ['r', 'R'], label: 'r reject', description: 'reject: the session is cancelled (asks first)' },
+} as const satisfies Record<string, KeyBinding>;
+
+/** Inside the approval panel's response editor. */
+export const approvalEditBindings = {
+  'approvalEdit.submit': { keys: ['return'], label: 'Enter submit', description: 'record the typed response' },
+  'approvalEdit.cancel': { keys: ['escape'], label: 'Esc cancel', description: 'back to approve / edit / reject' },
+} as const satisfies Record<string, KeyBinding>;
+
+/** Rejecting cancels the session: it is asked once more, and only y confirms (Enter keeps waiting). */
+export const rejectBindings = {
+  'reject.yes': { keys: ['y', 'Y'], label: 'y reject', description: 'reject: the session is cancelled' },
+  'reject.no': { keys: ['n', 'N', 'escape', 'return', 'q'], label: 'n keep waiting', description: 'back to approve / edit / reject' },
 } as const satisfies Record<string, KeyBinding>;
 
 export const changesBindings = {
@@ -27,6 +39,12 @@ export const changesBindings = {
   'changes.view': { keys: ['v', 'V', 'return'], label: 'Enter view', description: 'show what changed in the selected file' },
   'changes.up': { keys: ['up', 'k'], label: '↑↓ select', description: 'select the previous file' },
   'changes.down': { keys: ['down', 'j'], label: '', description: 'select the next file' },
+} as const satisfies Record<string, KeyBinding>;
+
+/** The torn-write question (ink-select-input moves and picks; these are what it does not do). */
+export const tornBindings = {
+  'torn.move': { keys: [], label: '↑↓ choose · Enter select', description: 'move between the choices; Enter takes one' },
+  'torn.abort': { keys: ['ctrl+c'], label: 'Ctrl+C abort', description: 'stop; the session stays exactly as it was (exit 17)' },
 } as const satisfies Record<string, KeyBinding>;
 
 export const diffBindings = {

@@ -4,7 +4,7 @@ import TextInput from 'ink-text-input';
 import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunStore } from '../../state/run-store.js';
-import { approvalBindings as b, matches } from '../keys/bindings.js';
+import { approvalBindings as b, approvalEditBindings, hints, matches, rejectBindings } from '../keys/bindings.js';
 
 /** Context lines shown of what the person decides on; the rest is counted. */
 const contextLines = 14;
@@ -12,7 +12,16 @@ const contextLines = 14;
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
   const approval = useStore(store, (s) => s.approval);
+  // The pattern's own name for the step (a workflow task "1" is not "step 2").
+  const title = useStore(store, (s) => (s.approval ? (s.steps.find((step) => step.id === s.approval?.step)?.title ?? stepTitle(s.approval.step)) : ''));
   const [editing, setEditing] = useState(false);
+  const [confirmingReject, showRejectQuestion] = useState(false);
+  // Read by the key handler, which may still be the last render's when the next key arrives.
+  const rejecting = useRef(false);
+  const setConfirmingReject = (value: boolean) => {
+    rejecting.current = value;
+    showRejectQuestion(value);
+  };
   const [draft, setDraft] = useState('');
   // Text and Enter typed fast are handled in one tick: Enter must see the text, not the last render's.
   const latest = useRef('');
@@ -27,8 +36,15 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
         return;
       }
       const s = store.getState();
+      if (rejecting.current) {
+        if (matches(rejectBindings['reject.yes'], input, key)) {
+          setConfirmingReject(false);
+          s.answerApproval({ decision: 'rejected' });
+        } else if (matches(rejectBindings['reject.no'], input, key)) setConfirmingReject(false);
+        return;
+      }
       if (matches(b['approval.approve'], input, key)) s.answerApproval({ decision: 'approved' });
-      else if (matches(b['approval.reject'], input, key)) s.answerApproval({ decision: 'rejected' });
+      else if (matches(b['approval.reject'], input, key)) setConfirmingReject(true);
       else if (matches(b['approval.edit'], input, key)) {
         edit('');
         setEditing(true);
@@ -46,7 +62,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">
-        approval needed · {stepTitle(approval.step)}
+        approval needed · {title}
       </Text>
       <Text>{approval.prompt}</Text>
       {lines.slice(0, contextLines).map((line, i) => (
@@ -56,19 +72,27 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
       ))}
       {lines.length > contextLines ? <Text dimColor>… {lines.length - contextLines} more lines</Text> : null}
       {editing ? (
-        <Box>
-          <Text color="cyan">response › </Text>
-          <TextInput
-            value={draft}
-            onChange={(value) => {
-              // Typed while the app was busy, the text and its Enter arrive as one chunk.
-              const enter = value.search(/[\r\n]/);
-              if (enter >= 0) submit(value.slice(0, enter));
-              else edit(value);
-            }}
-            onSubmit={() => submit()}
-          />
+        <Box flexDirection="column">
+          <Box>
+            <Text color="cyan">response › </Text>
+            <TextInput
+              value={draft}
+              onChange={(value) => {
+                // Typed while the app was busy, the text and its Enter arrive as one chunk.
+                const enter = value.search(/[\r\n]/);
+                if (enter >= 0) submit(value.slice(0, enter));
+                else edit(value);
+              }}
+              onSubmit={() => submit()}
+            />
+          </Box>
+          <Text dimColor>{hints(approvalEditBindings)}</Text>
         </Box>
+      ) : confirmingReject ? (
+        <Text>
+          <Text color="red">Reject cancels the session. Reject? </Text>
+          <Text dimColor>{hints(rejectBindings)}</Text>
+        </Text>
       ) : (
         <Text dimColor>
           {b['approval.approve'].label} (records "{approval.defaultResponse}") · {b['approval.edit'].label} · {b['approval.reject'].label}

@@ -4,7 +4,10 @@ import type { RunStore } from '../../state/run-store.js';
 import { runBindings } from '../keys/bindings.js';
 import { useNow } from './use-elapsed.js';
 
-/** "rate limited — retrying in 41 s, attempt 2/5; r retry now · a abort", ticking each second. */
+/**
+ * "rate limited (HTTP 429) — retry 2/5 in 41 s; r retry now · a abort", ticking each second. It counts
+ * retries, not attempts: the step's first try is not one, so its 6th attempt is "retry 5/5".
+ */
 export function RetryCountdown({ store }: { store: RunStore }) {
   const retry = useStore(store, (s) => s.retry);
   const now = useNow(retry !== null, 250);
@@ -13,9 +16,12 @@ export function RetryCountdown({ store }: { store: RunStore }) {
   return (
     <Text>
       <Text color="yellow">{retry.reason}</Text>
-      <Text> — retrying in </Text>
+      <Text>
+        {' '}
+        — retry {retry.attempt}/{retry.maxAttempts} in{' '}
+      </Text>
       <Text bold>{seconds} s</Text>
-      <Text>, attempt {retry.attempt}/{retry.maxAttempts}; </Text>
+      <Text>; </Text>
       <Text dimColor>
         {runBindings['run.retryNow'].label} · {runBindings['run.abandon'].label}
       </Text>

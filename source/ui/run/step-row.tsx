@@ -14,9 +14,11 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
       ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
       : step.status === 'skipped'
         ? 'completed earlier'
-        : step.status === 'running' && step.attempt > 1
-          ? `attempt ${step.attempt}`
-          : '';
+        : step.status === 'running' && step.retry
+          ? `retry ${step.retry.n}/${step.retry.max}`
+          : step.status === 'running' && step.attempt > 1
+            ? `attempt ${step.attempt}`
+            : '';
   return (
     <Box gap={1} marginLeft={indent}>
       <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner type="dots" /> : stepGlyph[step.status]}</Text>

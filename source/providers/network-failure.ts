@@ -1,0 +1,72 @@
+import { isIP } from 'node:net';
+import { ProviderError } from '../engine/stop-errors.js';
+import { redact } from '../secrets/redactor.js';
+
+/** A refused connection on this machine or its network is retried once, this soon, then the step pauses. */
+export const localRetryDelayMs = 250;
+
+const causeWords: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** The system error code under a fetch failure: undici wraps it in `cause`, happy eyeballs in an AggregateError. */
+export function networkErrorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  const first = cause?.errors?.find((e) => typeof e.code === 'string')?.code;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** "connection refused" for ECONNREFUSED; the code itself when it has no words. */
+export function networkCauseText(code: string | undefined, fallback: string): string {
+  if (code === undefined) return fallback;
+  return causeWords[code] ?? code;
+}
+
+function privateIpv4(host: string): boolean {
+  const [a = -1, b = -1] = host.split('.').map(Number);
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+/**
+ * This machine or its local network: loopback, RFC 1918 and link-local addresses, `localhost`,
+ * `.local` (mDNS) names. A server there that refuses connections is not running; waiting will not start it.
+ */
+export function isLocalHost(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local')) return true;
+  const kind = isIP(host);
+  if (kind === 4) return privateIpv4(host);
+  if (kind === 6) {
+    if (host === '::1') return true;
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+    if (mapped) return privateIpv4(mapped[1]!);
+    return /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
+  }
+  return false;
+}
+
+/**
+ * A request that never got an answer (refused, reset, timed out, unknown host), as the error a
+ * continuation needs: retryable with the usual backoff — except a refused connection on a local
+ * host, retried once after a moment, since a server that is not running does not start by itself.
+ */
+export function classifyNetworkFailure(error: unknown, url: string, hint: string): ProviderError {
+  const code = networkErrorCode(error);
+  const detail = networkCauseText(code, (error as Error).message);
+  const named = code && causeWords[code] ? `${detail}, ${code}` : detail;
+  const message = redact(`cannot reach ${url} (${named}); ${hint}`);
+  if (code === 'ECONNREFUSED' && isLocalHost(url)) return new ProviderError(message, true, { detail, retryAfterMs: localRetryDelayMs, retryLimit: 1 });
+  return new ProviderError(message, true, { detail });
+}

@@ -4,6 +4,8 @@ import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js
 import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from './stop-reason-text.js';
+import type { StepNotice } from '../engine/step-notice.js';
+import { StreamTails, type StepStream } from './step-streams.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -23,6 +25,8 @@ export interface StepView {
   note?: string;
   /** When it became done, skipped or failed, counted in events: views print lanes in the order they finish. */
   finishedSeq?: number;
+  /** When its current attempt started (ms since the epoch), for the elapsed time while it runs. */
+  startedAt?: number;
 }
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed' | 'cancelled' | 'awaiting_approval';
@@ -58,6 +62,12 @@ export interface RunState {
   retry: RetryCountdown | null;
   /** Set while an approval step waits for this person's answer. */
   approval: ApprovalRequest | null;
+  /** What each running step's model is saying, as it streams (its latest part, redacted). */
+  streams: Readonly<Record<StepId, StepStream>>;
+  /** The step whose stream last changed: the one a view with room for one shows. */
+  latestStream: StepId | null;
+  /** Applies notices of running steps, batched (bind-engine.ts is the only caller). */
+  streamed(notices: readonly StepNotice[]): void;
   /** Answers the pending approval step (the view's a / r / e keys). */
   answerApproval(answer: ApprovalAnswer): void;
   /** The engine asks this person (bind-engine's approval desk is the only caller). */
@@ -111,6 +121,13 @@ export function createRunStore(init: RunStoreInit): RunStore {
    * The run waits on the person only while a question is open and no other step runs; a branch
    * still running keeps it running (Ctrl+C then pauses that branch, not just the wait).
    */
+  const tails = new StreamTails();
+  /** The step's stream goes once its attempt ends; a new attempt starts with nothing shown. */
+  const withoutStream = (state: RunState, step: StepId): Pick<RunState, 'streams' | 'latestStream'> => {
+    tails.reset(step);
+    const { [step]: _gone, ...streams } = state.streams;
+    return { streams, latestStream: state.latestStream === step ? null : state.latestStream };
+  };
   const phaseWith = (phase: RunPhase, steps: readonly StepView[]): RunPhase => {
     if (phase !== 'running' && phase !== 'awaiting_approval') return phase;
     return asked.size > 0 && !steps.some((step) => step.status === 'running') ? 'awaiting_approval' : 'running';
@@ -128,6 +145,15 @@ export function createRunStore(init: RunStoreInit): RunStore {
     artifacts: [],
     retry: null,
     approval: null,
+    streams: {},
+    latestStream: null,
+    streamed(notices) {
+      const running = new Map(get().steps.filter((step) => step.status === 'running').map((step) => [step.id, step.attempt]));
+      const shown = tails.add(notices, (step) => running.get(step));
+      if (shown.size === 0) return;
+      const last = [...notices].reverse().find((notice) => shown.has(notice.step))!;
+      set({ streams: { ...get().streams, ...Object.fromEntries(shown) }, latestStream: last.step });
+    },
     answerApproval(answer) {
       if (!get().approval) return;
       set({ approval: null });
@@ -182,8 +208,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started': {
-          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined });
-          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, note: undefined, startedAt: now() });
+          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next), ...withoutStream(get(), event.step) });
           return;
         }
         case 'resume_attempt': {
@@ -191,6 +217,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           const reason = stopReasonText(event.stop_reason);
           const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
+            ...withoutStream(get(), event.step),
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
             steps: next,
             phase: phaseWith(get().phase, next),
@@ -212,12 +239,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_completed': {
           asked.delete(event.step);
           const next = updateStep(steps, event.step, { ...ended('done'), tokens: event.usage, durationMs: event.duration_ms, note: undefined });
-          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
+          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage) });
           return;
         }
         case 'step_failed': {
           const next = updateStep(steps, event.step, { ...ended('failed'), note: event.message });
-          set({ steps: next, phase: phaseWith(get().phase, next) });
+          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next) });
           return;
         }
         case 'artifact_written':
@@ -226,6 +253,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'session_paused':
           set({
             retry: null,
+            streams: {},
+            latestStream: null,
             phase: 'paused',
             finishedAt: now(),
             message: event.message,

@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
+import { StreamTail } from './stream-tail.js';
 
 /** Pending steps shown below the running one; the rest are counted. */
 const pendingShown = 3;
@@ -46,7 +47,10 @@ export function ChainSteps({ store }: { store: RunStore }) {
       </Static>
       <Box flexDirection="column">
         {active.map((step) => (
-          <StepRow key={step.index} step={step} />
+          <Box key={step.index} flexDirection="column">
+            <StepRow step={step} />
+            {step.status === 'running' ? <StreamTail store={store} step={step.id} indent={6} /> : null}
+          </Box>
         ))}
         {pending.slice(0, pendingShown).map((step) => (
           <StepRow key={step.index} step={step} />

@@ -3,6 +3,12 @@ import Spinner from 'ink-spinner';
 import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { stepColor, stepGlyph } from '../theme.js';
+import { useElapsed } from './use-elapsed.js';
+
+/** How long the running attempt has taken so far, ticking. */
+function Elapsed({ since }: { since: number }) {
+  return <Text dimColor>{formatDuration(Math.max(0, useElapsed(since, undefined, 200)))}</Text>;
+}
 
 /**
  * One step: glyph (its own spinner while running), its name — the chain number, or, inside a lane,
@@ -23,6 +29,7 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
       <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
         {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
       </Text>
+      {step.status === 'running' && step.startedAt !== undefined ? <Elapsed since={step.startedAt} /> : null}
       {detail ? <Text dimColor>{detail}</Text> : null}
       {step.note ? <Text color={step.status === 'failed' ? 'red' : 'yellow'}>{step.note}</Text> : null}
     </Box>

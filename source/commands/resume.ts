@@ -13,6 +13,8 @@ import { runSession } from './run-session.js';
 
 export interface ResumeFlags {
   json: boolean;
+  /** `--stream`: without a terminal, each step's answer on stdout as it arrives. */
+  stream?: boolean;
   dryRun: boolean;
   /** --force: the artifacts may overwrite files this session did not write. */
   force?: boolean;
@@ -102,5 +104,5 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
     ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
-  return runSession(ctx, prepared, { json: flags.json, approvals, announce });
+  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream });
 }

@@ -10,6 +10,7 @@ import { approvalHint } from '../state/approval-hint.js';
 import { paint, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { plainLine } from './plain-progress.js';
+import { StreamPrinter } from './stream-printer.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -17,6 +18,8 @@ export interface PresentOptions {
   approvals?: ApprovalDesk;
   /** What the command says before the run starts (the resume plan, the fork); written once the run is guarded. */
   announce?: () => void;
+  /** `--stream`: without the run view, each step's answer goes to stdout as it arrives. */
+  stream?: boolean;
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -57,11 +60,19 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 
   if (!ctx.interactive || options.json) {
     ctx.stderr.write(`acode: session ${prepared.sessionId} · ${prepared.spec.name}\n`);
+    const printer = options.stream && !options.json ? new StreamPrinter((text) => ctx.stdout.write(text)) : undefined;
+    if (printer) executor.onNotice((notice) => printer.notice(notice));
     executor.subscribe((event) => {
+      printer?.event(event);
       const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`${redact(line)}\n`);
     });
-    return { close: async () => stopListening() };
+    return {
+      close: async () => {
+        printer?.end();
+        stopListening();
+      },
+    };
   }
   try {
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.

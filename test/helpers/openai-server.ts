@@ -20,8 +20,8 @@ export type Reply =
   | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[] }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
-  /** Streamed requests: `after` pieces of the answer, then the connection breaks (`reset`) or the stream ends without [DONE] (`end`). */
-  | { kind: 'cut'; text?: string; after: number; how?: 'reset' | 'end' }
+  /** Streamed requests: `after` pieces of the answer, then the connection breaks (`reset`), the stream ends without [DONE] (`end`) or stays open (`hang`). */
+  | { kind: 'cut'; text?: string; after: number; how?: 'reset' | 'end' | 'hang' }
   /** Streamed requests: `after` pieces of the answer, then an error object in a chunk (as vLLM and proxies send). */
   | { kind: 'stream_error'; text?: string; after: number; error: unknown };
 

@@ -81,20 +81,14 @@ export class StreamPrinter {
   }
 
   event(event: EngineEvent): void {
-    switch (event.type) {
-      case 'step_completed':
-        if (this.live?.step === event.step) return this.finishLive();
-        this.markWhole(event.step, event.attempt);
-        return;
-      case 'step_started':
-      case 'step_failed':
-      case 'resume_attempt':
-        // The attempt that spoke is over without an answer (or another begins): what waited of it goes.
-        if (this.live?.step === event.step) return this.finishLive();
-        this.waiting.delete(event.step);
-        return;
-      default:
-        return;
+    if (event.type === 'step_completed') {
+      if (this.live?.step === event.step) return this.finishLive();
+      return this.markWhole(event.step, event.attempt);
+    }
+    // The attempt that spoke is over without an answer (or another begins): what waited of it goes.
+    if (event.type === 'step_started' || event.type === 'step_failed' || event.type === 'resume_attempt') {
+      if (this.live?.step === event.step) return this.finishLive();
+      this.waiting.delete(event.step);
     }
   }
 

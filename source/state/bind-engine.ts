@@ -3,17 +3,22 @@ import type { SessionExecutor } from '../engine/session-executor.js';
 import type { StepNotice } from '../engine/step-notice.js';
 import { createRunStore, type RunStore, type RunStoreInit } from './run-store.js';
 
-/** Streamed text reaches the store at most once a frame (Ink draws ~30 frames a second), not once a token. */
-export const streamFrameMs = 30;
+/**
+ * Streamed text reaches the store at most this often — a person reads no faster, and each update
+ * is a frame Ink draws — except an attempt's first piece, which goes at once.
+ */
+export const streamFrameMs = 100;
 
 /**
- * Hands notices on in batches: the first after a quiet frame at once (the first words show without
- * delay), the rest once per frame. `flush` hands over what waits (before the step's own events).
+ * Hands notices on in batches: an attempt's first piece at once (the first words show without
+ * delay), the rest at most once per `streamFrameMs`. `flush` hands over what waits (before the
+ * step's own events).
  */
 function batched(deliver: (notices: StepNotice[]) => void): { push(notice: StepNotice): void; flush(): void; stop(): void } {
   let waiting: StepNotice[] = [];
   let timer: NodeJS.Timeout | undefined;
   let last = -Infinity;
+  const begun = new Set<string>();
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -26,6 +31,11 @@ function batched(deliver: (notices: StepNotice[]) => void): { push(notice: StepN
   return {
     push(notice) {
       waiting.push(notice);
+      const attempt = `${notice.step}#${notice.attempt}`;
+      if (!begun.has(attempt)) {
+        begun.add(attempt);
+        return flush();
+      }
       if (timer) return;
       const wait = last + streamFrameMs - performance.now();
       if (wait <= 0) flush();

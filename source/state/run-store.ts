@@ -62,8 +62,13 @@ export interface RunState {
   retry: RetryCountdown | null;
   /** Set while an approval step waits for this person's answer. */
   approval: ApprovalRequest | null;
-  /** What each running step's model is saying, as it streams (its latest part, redacted). */
+  /**
+   * Running steps whose model has begun to answer: set once per attempt. What it says changes too
+   * often to be state (each change would be a frame): views read it with `streamText` as they draw.
+   */
   streams: Readonly<Record<StepId, StepStream>>;
+  /** The latest part of a running step's streamed text (tool calls as `→ name` lines), redacted. */
+  streamText(step: StepId): string | undefined;
   /** The step whose stream last changed: the one a view with room for one shows. */
   latestStream: StepId | null;
   /** Applies notices of running steps, batched (bind-engine.ts is the only caller). */
@@ -149,10 +154,17 @@ export function createRunStore(init: RunStoreInit): RunStore {
     latestStream: null,
     streamed(notices) {
       const running = new Map(get().steps.filter((step) => step.status === 'running').map((step) => [step.id, step.attempt]));
-      const shown = tails.add(notices, (step) => running.get(step));
-      if (shown.size === 0) return;
-      const last = [...notices].reverse().find((notice) => shown.has(notice.step))!;
-      set({ streams: { ...get().streams, ...Object.fromEntries(shown) }, latestStream: last.step });
+      const touched = tails.add(notices, (step) => running.get(step));
+      if (touched.size === 0) return;
+      const { streams, latestStream } = get();
+      const begun = [...touched].filter(([step, attempt]) => streams[step]?.attempt !== attempt);
+      const last = [...notices].reverse().find((notice) => touched.has(notice.step))!.step;
+      // Only a new attempt's first words and a change of speaker are news: the rest is read as frames are drawn.
+      if (begun.length === 0 && last === latestStream) return;
+      set({ streams: begun.length ? { ...streams, ...Object.fromEntries(begun.map(([step, attempt]) => [step, { attempt }])) } : streams, latestStream: last });
+    },
+    streamText(step) {
+      return tails.shown(step);
     },
     answerApproval(answer) {
       if (!get().approval) return;

@@ -8,16 +8,14 @@ export const streamTailChars = 4096;
 /** How a tool call that starts shows in the streamed text: a line of its own. */
 export const toolLinePrefix = '→ ';
 
-/** A running step's streamed answer as the view shows it. */
+/** A running step whose attempt has begun to stream (what it says is read with RunState.streamText). */
 export interface StepStream {
   attempt: number;
-  /** The latest part of the text (tool calls as `→ name` lines), redacted. */
-  text: string;
 }
 
-/** Raw text of each running step, kept out of the store: only what is shown (redacted) goes in. */
+/** Raw text of each running step, kept out of the store's state: a view reads what it shows when it draws. */
 export class StreamTails {
-  private readonly raw = new Map<StepId, { attempt: number; text: string; cut: boolean }>();
+  private readonly raw = new Map<StepId, { attempt: number; text: string; cut: boolean; shown?: string }>();
 
   /** A new attempt starts with nothing shown. */
   reset(step: StepId): void {
@@ -25,12 +23,11 @@ export class StreamTails {
   }
 
   /**
-   * Adds notices of attempts still running (`attemptOf` says which attempt of a step runs, if any)
-   * and returns what each step touched now shows. Per batch, not per piece: a fast stream costs one
-   * redaction of ≤ 4 KiB per step and frame.
+   * Adds notices of attempts still running (`attemptOf` says which attempt of a step runs, if any);
+   * returns the steps touched. Appending is all it does: redaction waits until a view draws.
    */
-  add(notices: readonly StepNotice[], attemptOf: (step: StepId) => number | undefined): Map<StepId, StepStream> {
-    const touched = new Set<StepId>();
+  add(notices: readonly StepNotice[], attemptOf: (step: StepId) => number | undefined): Map<StepId, number> {
+    const touched = new Map<StepId, number>();
     for (const notice of notices) {
       if (attemptOf(notice.step) !== notice.attempt) continue; // late news of an attempt that ended
       let tail = this.raw.get(notice.step);
@@ -44,14 +41,18 @@ export class StreamTails {
         tail.text = tail.text.slice(-streamTailChars);
         tail.cut = true;
       }
-      touched.add(notice.step);
+      tail.shown = undefined;
+      touched.set(notice.step, notice.attempt);
     }
-    const shown = new Map<StepId, StepStream>();
-    for (const step of touched) {
-      const tail = this.raw.get(step)!;
-      shown.set(step, { attempt: tail.attempt, text: shownText(tail.text, tail.cut) });
-    }
-    return shown;
+    return touched;
+  }
+
+  /** What a step's stream shows now, redacted (computed once per change, when a view asks). */
+  shown(step: StepId): string | undefined {
+    const tail = this.raw.get(step);
+    if (!tail) return undefined;
+    tail.shown ??= shownText(tail.text, tail.cut);
+    return tail.shown;
   }
 }
 

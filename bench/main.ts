@@ -8,6 +8,7 @@ import { homeFigures } from './home-figures.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
+import { streamFigures } from './stream-figures.js';
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(9);
 
@@ -85,6 +86,27 @@ if (only === 'steps') {
   await stepFigures();
   process.exit(0);
 }
+
+/** Section 7: the answer streaming in the run view (`node dist/bench.js stream`: this section alone). */
+async function streamSection() {
+  console.log(`${only === 'stream' ? '' : '\n'}7. streaming: \`acode run\` in a pty (120×40, run view) against a loopback OpenAI-compatible server that streams`);
+  const verdict = (ok: boolean) => (ok ? 'ok' : 'OVER');
+  const figures = await streamFigures();
+  const p95 = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))]!;
+  const firstMax = Math.max(...figures.firstMs);
+  const firstMedian = median(figures.firstMs);
+  console.log(`   first streamed characters of a step, server write → read back from the pty: median ${firstMedian.toFixed(1)} ms, worst ${firstMax.toFixed(1)} ms over ${figures.latencySteps} steps   target ≤ 50 ms  ${verdict(firstMedian <= 50)}${firstMax > 50 ? ' (median; not every step)' : ''}`);
+  console.log(`   later pieces of a slow stream (one every 100 ms; text is redrawn 5 times a second): median ${median(figures.pieceMs).toFixed(1)} ms, p95 ${p95(figures.pieceMs).toFixed(1)} ms over ${figures.pieceMs.length} pieces drawn`);
+  const extra = figures.cpuStreamMs - figures.cpuWholeMs;
+  const share = extra / figures.cpuStreamMs;
+  console.log(`   CPU of the whole run, ${figures.steps} steps of ${figures.piecesPerStep} word-sized pieces 10 ms apart: streamed ${figures.cpuStreamMs.toFixed(0)} ms, the same answers sent whole after as long ${figures.cpuWholeMs.toFixed(0)} ms`);
+  console.log(`     streaming's share: ${(share * 100).toFixed(1)}% (${(extra / figures.steps).toFixed(1)} ms a step)   target ≤ 5%  ${verdict(share <= 0.05)}`);
+}
+
+if (only === 'stream') {
+  await streamSection();
+  process.exit(0);
+}
 if (only !== 'browser' && only !== 'homes') await engineFigures();
 
 /** Section 5: the browser's figures at 10,000 sessions. */
@@ -124,3 +146,4 @@ async function homeSection() {
 const mark = (ok: boolean) => (ok ? 'ok' : 'OVER');
 if (only !== 'homes') await browserSection();
 if (only !== 'browser') await homeSection();
+if (only === undefined) await streamSection();

@@ -8,7 +8,7 @@ rmSync(`${root}dist`, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: { cli: 'source/cli.tsx', bench: 'bench/main.ts', 'ink-floor': 'bench/ink-floor.tsx', 'frame-clock': 'bench/frame-clock.ts' },
+  entryPoints: { cli: 'source/cli.tsx', bench: 'bench/main.ts', 'ink-floor': 'bench/ink-floor.tsx', 'frame-clock': 'bench/frame-clock.ts', 'cpu-clock': 'bench/cpu-clock.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

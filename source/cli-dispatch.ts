@@ -14,11 +14,12 @@ const help = `
 
   Usage
     $ acode                              full-screen session browser (in a terminal; also acode-tui)
-    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume] [--json]
+    $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
+                 [--stream | --json]
     $ acode run --resume <id>            same as acode resume <id>
     $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
-                 [--approve | --response "…" | --reject] [--json]
+                 [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S] [--name <name>]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
@@ -34,7 +35,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
@@ -104,11 +105,18 @@ function requireArg(value: string | undefined, what: string): string {
   return value ?? usage(`missing ${what}`);
 }
 
+/** --stream and --json both write to stdout: refused before anything is opened. */
+function streamOrJson(cli: ReturnType<typeof parseArguments>): void {
+  if (cli.flags.stream && cli.flags.json) usage('--stream and --json both write to stdout: use one (--json prints the summary once the run ends)');
+}
+
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
+  streamOrJson(cli);
+  const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force, out } = cli.flags;
   // A session keeps the output folder it was started with: its artifacts and resumes agree on it.
   if (out !== undefined) usage(`--out is chosen when a session starts (acode run); a resume writes to the session's own output folder`);
-  return { json, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  return { json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */
@@ -134,7 +142,8 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
       const { runCommand } = await import('./commands/run.js');
       if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
+      streamOrJson(cli);
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {
       const { resumeCommand } = await import('./commands/resume.js');

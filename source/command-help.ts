@@ -33,6 +33,8 @@ const flagHelp = {
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   json: `    --json               print one JSON object (or array) on stdout`,
+  stream: `    --stream             without a terminal: each step's answer on stdout as it arrives (progress
+                         lines stay on stderr); a terminal's run view always shows it streaming`,
 } as const;
 
 /** The help lines of these flags, in this order. */
@@ -40,7 +42,7 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
   return names.map((name) => flagHelp[name]).join('\n');
 }
 
-const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'json')}`;
+const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json')}`;
 
 const idNote = `  <id> may be any unique prefix of at least 4 characters, or the session's --name (see 'acode sessions list').`;
 
@@ -50,11 +52,11 @@ const usages = {
 
   Usage
     $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
-                [--approve | --response "…" | --reject] [--json]
+                [--approve | --response "…" | --reject] [--stream | --json]
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 
@@ -62,6 +64,7 @@ ${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve
     $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
     $ acode run spec.yaml --name nightly-report   then: acode resume nightly-report
     $ acode run spec.yaml --json | jq .status
+    $ acode run spec.yaml --stream > answers.txt
 `,
   resume: `
   Resume the most recent interrupted session, or <id>: completed steps are skipped, the step that

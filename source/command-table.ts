@@ -17,6 +17,7 @@ export const cliFlags = {
   var: { type: 'string', isMultiple: true, default: [] },
   saveSession: { type: 'boolean', default: true },
   json: { type: 'boolean', default: false },
+  stream: { type: 'boolean', default: false },
   status: { type: 'string' },
   force: { type: 'boolean', default: false },
   resume: { type: 'string' },

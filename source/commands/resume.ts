@@ -15,6 +15,8 @@ import { runSession } from './run-session.js';
 
 export interface ResumeFlags {
   json: boolean;
+  /** `--stream`: without a terminal, each step's answer on stdout as it arrives. */
+  stream?: boolean;
   dryRun: boolean;
   /** --force: the artifacts may overwrite files this session did not write. */
   force?: boolean;
@@ -144,5 +146,5 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
     ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
-  return runSession(ctx, prepared, { json: flags.json, approvals, announce });
+  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream });
 }

@@ -11,6 +11,7 @@ import { paint, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { plainLine } from './plain-progress.js';
 import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
+import { StreamPrinter } from './stream-printer.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -18,6 +19,8 @@ export interface PresentOptions {
   approvals?: ApprovalDesk;
   /** What the command says before the run starts (the resume plan, the fork); written once the run is guarded. */
   announce?: () => void;
+  /** `--stream`: without the run view, each step's answer goes to stdout as it arrives. */
+  stream?: boolean;
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -70,14 +73,22 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     tally.saving = noSaving(total, price);
     tally.dollars = price ? 0 : undefined;
     const agents = new Map<string, string>();
+    const printer = options.stream && !options.json ? new StreamPrinter((text) => ctx.stdout.write(text)) : undefined;
+    if (printer) executor.onNotice((notice) => printer.notice(notice));
     executor.subscribe((event) => {
+      printer?.event(event);
       if (event.type === 'step_skipped') tally.saving = savingWith(tally.saving!, event.agent, event.usage, price);
       if (event.type === 'step_started') agents.set(event.step, event.agent);
       if (event.type === 'conversation_saved' || event.type === 'conversation_reset' || event.type === 'step_completed') tally.dollars = dollarsWith(tally.dollars, price, agents.get(event.step) ?? '', event.usage);
       const line = plainLine(event, total, name, (id) => progress.spent[id]);
       if (line) ctx.stderr.write(`${redact(line)}\n`);
     });
-    return { close: async () => stopListening() };
+    return {
+      close: async () => {
+        printer?.end();
+        stopListening();
+      },
+    };
   }
   try {
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.

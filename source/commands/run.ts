@@ -20,6 +20,8 @@ export interface RunFlags {
   force?: boolean;
   /** `--name`: a unique human name for the session. */
   name?: string;
+  /** `--stream`: without a terminal, each step's answer on stdout as it arrives. */
+  stream?: boolean;
 }
 
 /** `acode run <spec>`: validates, creates the session (unless --no-save-session) and runs it. */
@@ -37,5 +39,5 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume, name });
   // --no-save-session: no repository, nothing stored.
   const prepared = await startRun(flags.saveSession ? openRepository(ctx) : null, checked);
-  return runSession(ctx, prepared, { json: flags.json, approvals });
+  return runSession(ctx, prepared, { json: flags.json, approvals, stream: flags.stream });
 }

@@ -5,8 +5,9 @@ import { redactKnown } from '../secrets/redactor.js';
 import { saveConversation } from './conversation.js';
 import type { EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
-import type { ChatMessage, CompletionResult, Provider, ToolCall } from './provider.js';
+import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall } from './provider.js';
 import type { RecordedToolOutcome } from './session-progress.js';
+import type { StepNotice } from './step-notice.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
 import { agentTools, extraRoots } from './tools/agent-tools.js';
 import { runTool } from './tools/tool-runner.js';
@@ -46,6 +47,8 @@ export interface AgentLoopDeps {
   recorded?(callId: string): RecordedToolOutcome | undefined;
   /** Its flush makes what the journal holds durable before each model call (Journal.flush). */
   journal?: Pick<Journal, 'flush'>;
+  /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell). */
+  notify?(notice: StepNotice): void;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -151,7 +154,11 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
     // What the last round journaled (its saved answer, its tool results) is durable before the next call: no power cut makes a resume ask for it again.
     await deps.journal?.flush?.();
     // A response that arrives after Ctrl+C is kept: it is paid for and complete.
-    const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal });
+    const { notify } = deps;
+    const onDelta = notify
+      ? (delta: CompletionDelta) => notify(delta.kind === 'text' ? { type: 'step_text', step: turn.step, attempt: turn.attempt, text: delta.text } : { type: 'step_tool_call', step: turn.step, attempt: turn.attempt, name: delta.name })
+      : undefined;
+    const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal, onDelta });
     // Each tool round's tokens are counted with its saved answer, the last one's with the step.
     if (!result.tool_calls?.length) return { text: result.text, usage: result.usage };
     const calls = uniqueCallIds(result.tool_calls, messages);

@@ -33,7 +33,18 @@ export interface CompletionRequest {
   /** `summary`: acode asks for a summary of a conversation that outgrew the context (not a step call). */
   purpose?: 'step' | 'summary';
   signal: AbortSignal;
+  /**
+   * Told of the answer as it arrives (a streaming provider). Only for watching: what is told may be
+   * cut short by a failure and asked again, and the result that `complete` resolves to is the answer.
+   */
+  onDelta?: (delta: CompletionDelta) => void;
 }
+
+/**
+ * A piece of an answer still arriving, raw as the model sent it (whoever shows it redacts it):
+ * text, or a tool call whose name is known while its arguments still stream.
+ */
+export type CompletionDelta = { kind: 'text'; text: string } | { kind: 'tool_call'; name: string };
 
 export interface CompletionResult {
   text: string;

@@ -21,6 +21,7 @@ import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
 import { maxParallel } from '../spec/max-parallel.js';
 import { redactEvent } from '../secrets/event-redaction.js';
+import type { NoticeListener, StepNotice } from './step-notice.js';
 
 export interface SessionRunOptions {
   sessionId: string;
@@ -84,6 +85,7 @@ interface StepTries {
  */
 export class SessionExecutor {
   private readonly listeners = new Set<EngineListener>();
+  private readonly noticeListeners = new Set<NoticeListener>();
   private readonly abort = new AbortController();
   private readonly progress: SessionProgress;
   private readonly pattern: Pattern;
@@ -109,6 +111,16 @@ export class SessionExecutor {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+
+  /** Transient notices of running steps (their answers as they stream): never journaled, see StepNotice. */
+  onNotice(listener: NoticeListener): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
+  private readonly notify = (notice: StepNotice): void => {
+    for (const listener of this.noticeListeners) listener(notice);
+  };
 
   /** Asks the run to stop: running steps are abandoned and the session is paused (user_exit). */
   cancel(): void {
@@ -285,7 +297,7 @@ export class SessionExecutor {
       const turn = { agent, step: id, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId] });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId], notify: this.noticeListeners.size ? this.notify : undefined });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, conversation: turn.messages, context });
         continue;

@@ -1,6 +1,9 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ProviderError } from '../engine/stop-errors.js';
-import { postJson, type HttpModelSettings } from './post-json.js';
+import { redactKnown } from '../secrets/redactor.js';
+import { AnthropicStream } from './anthropic-stream.js';
+import { readEventStream } from './event-stream.js';
+import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
 
 /** Anthropic refuses a request without max_tokens; this is what we ask for when the spec is silent. */
 export const anthropicDefaultMaxTokens = 4096;
@@ -67,7 +70,12 @@ function toolCall(block: Extract<ContentBlock, { type: 'tool_use' }>): ToolCall 
   return { id: block.id, name: block.name, args };
 }
 
-/** Anthropic's Messages API (api.anthropic.com or a compatible proxy), without streaming. */
+/** A streamed answer with the keys in use redacted from every string, as readJson does to a JSON one. */
+function secretsOut(message: MessagesResponse): MessagesResponse {
+  return JSON.parse(JSON.stringify(message), (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value)) as MessagesResponse;
+}
+
+/** Anthropic's Messages API (api.anthropic.com or a compatible proxy), streamed (see AnthropicStream). */
 export class AnthropicProvider implements Provider {
   readonly name = 'anthropic';
 
@@ -85,8 +93,9 @@ export class AnthropicProvider implements Provider {
       temperature,
       top_p: topP,
       tools: request.tools?.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })),
+      ...(this.settings.stream !== false ? { stream: true } : {}),
     };
-    const parsed = (await postJson({
+    const post: JsonPost = {
       url,
       headers: { 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
       body,
@@ -94,7 +103,15 @@ export class AnthropicProvider implements Provider {
       provider: 'anthropic',
       endpoint: url,
       unreachableHint: this.settings.unreachableHint ?? 'check runtime.host and the network',
-    })) as MessagesResponse;
+    };
+    const response = await openResponse(post);
+    let parsed: MessagesResponse;
+    if (isEventStream(response)) {
+      const stream = new AnthropicStream(url, request.onDelta);
+      await readEventStream(response, post, (event) => stream.event(event));
+      // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
+      parsed = secretsOut(stream.result());
+    } else parsed = (await readJson(response, post)) as MessagesResponse;
     if (!Array.isArray(parsed.content)) throw new ProviderError(`${url} answered without a content array`, true);
     const u = parsed.usage;
     // Cached prompt tokens are still prompt tokens: budgets count what the model read.

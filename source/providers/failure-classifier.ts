@@ -12,6 +12,8 @@ export interface HttpFailure {
   /** Where the request went, for the message. */
   endpoint: string;
   now?: number;
+  /** `stream`: the error came as an event inside a stream the server had begun with 200 (the status is the one its type stands for). */
+  during?: 'stream';
 }
 
 interface Details {
@@ -104,10 +106,32 @@ export function classifyHttpFailure(failure: HttpFailure): Error {
   const details = errorDetails(failure.body);
   // Servers and proxies echo request headers (the key among them) in error bodies; what JSON
   // decoding revealed (an escaped key) is redacted with the rest, before any rule quotes it.
-  const what = redact(`HTTP ${failure.status} from ${failure.endpoint}: ${details.message}`);
+  const what = redact(failure.during === 'stream' ? `error in the answer stream from ${failure.endpoint}: ${details.message}${details.code ? ` (${details.code})` : ''}` : `HTTP ${failure.status} from ${failure.endpoint}: ${details.message}`);
   const rule = rules.find((r) => r.matches(failure, details));
   if (rule) return rule.error(failure, details, what);
   return new ProviderError(what, failure.status === 408 || failure.status === 409 || failure.status >= 500, { detail: `HTTP ${failure.status}` });
+}
+
+/** The HTTP status each Anthropic error type stands for (its errors documentation), for errors sent inside a stream. */
+const anthropicStatus: Record<string, number> = {
+  invalid_request_error: 400, authentication_error: 401, permission_error: 403, not_found_error: 404, request_too_large: 413, rate_limit_error: 429, api_error: 500, overloaded_error: 529,
+};
+
+/**
+ * An error event inside an answer stream (Anthropic's `event: error`, an OpenAI-compatible
+ * server's `data: {"error": …}`), classified as the failed status it stands for: a numeric code
+ * or Anthropic's error type names it; anything else broke on the server's side (retryable).
+ */
+export function classifyStreamError(provider: HttpFailure['provider'], data: string, endpoint: string): Error {
+  const { code } = errorDetails(data);
+  let numeric: unknown;
+  try {
+    numeric = (JSON.parse(data) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    // not JSON: a server error all the same
+  }
+  const status = typeof numeric === 'number' && numeric >= 400 && numeric < 600 ? numeric : (anthropicStatus[code] ?? 500);
+  return classifyHttpFailure({ provider, status, headers: new Headers(), body: data, endpoint, during: 'stream' });
 }
 
 /** The rules' names, in order: what the classifier knows. */

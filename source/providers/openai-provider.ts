@@ -1,6 +1,9 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ProviderError } from '../engine/stop-errors.js';
-import { postJson, type HttpModelSettings } from './post-json.js';
+import { redactKnown } from '../secrets/redactor.js';
+import { readEventStream } from './event-stream.js';
+import { OpenAiStream } from './openai-stream.js';
+import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
 
 /** `baseUrl` ends before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
 export type OpenAiSettings = HttpModelSettings;
@@ -56,10 +59,12 @@ export class OpenAiProvider implements Provider {
       temperature,
       max_tokens: maxTokens,
       top_p: topP,
-      stream: false,
+      // Streamed, so a person sees the answer arrive; it is taken whole all the same (see OpenAiStream).
+      stream: this.settings.stream !== false,
+      ...(this.settings.stream !== false ? { stream_options: { include_usage: true } } : {}),
       tools: request.tools?.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
     };
-    const parsed = (await postJson({
+    const post: JsonPost = {
       url,
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
       body,
@@ -67,7 +72,17 @@ export class OpenAiProvider implements Provider {
       provider: 'openai',
       endpoint: baseUrl,
       unreachableHint: this.settings.unreachableHint ?? 'check runtime.host and that the server is running',
-    })) as ChatCompletion;
+    };
+    const response = await openResponse(post);
+    let parsed: ChatCompletion;
+    if (isEventStream(response)) {
+      const stream = new OpenAiStream(url, request.onDelta);
+      await readEventStream(response, post, (event) => stream.event(event));
+      const whole = stream.result();
+      // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
+      const toolCalls = whole.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: redactKnown(call.function.arguments) } }));
+      parsed = { choices: [{ message: { content: redactKnown(whole.content), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } }], usage: whole.usage };
+    } else parsed = (await readJson(response, post)) as ChatCompletion;
     const message = parsed.choices?.[0]?.message;
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
     if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage };

@@ -15,6 +15,8 @@ export interface HttpModelSettings {
   temperature?: number;
   maxTokens?: number;
   topP?: number;
+  /** false: ask for the answer in one piece (the benchmark's comparison); streamed otherwise. */
+  stream?: boolean;
   /** What to check when the server cannot be reached: the setting its URL came from. */
   unreachableHint?: string;
 }
@@ -32,11 +34,11 @@ export interface JsonPost {
 }
 
 /**
- * One model call over HTTP: the answer's JSON, or the error a continuation needs — StepAbortedError
- * when the run was stopped, a retryable ProviderError for network trouble or a non-JSON answer,
- * and the classifier's verdict for every failed status.
+ * Sends a model call and returns the answer once its status is known to be good: StepAbortedError
+ * when the run was stopped, a retryable ProviderError for network trouble, and the classifier's
+ * verdict for every failed status (its body read whole).
  */
-export async function postJson(post: JsonPost): Promise<unknown> {
+export async function openResponse(post: JsonPost): Promise<Response> {
   const { url, signal } = post;
   let response: Response;
   try {
@@ -45,20 +47,44 @@ export async function postJson(post: JsonPost): Promise<unknown> {
     if (signal.aborted) throw new StepAbortedError();
     throw classifyNetworkFailure(error, url, post.unreachableHint);
   }
-  let text: string;
+  if (response.ok) return response;
+  throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: await bodyText(response, post), endpoint: post.endpoint });
+}
+
+/** The whole body of an answer; a connection that breaks meanwhile is network trouble (retryable). */
+async function bodyText(response: Response, post: JsonPost): Promise<string> {
   try {
-    text = await response.text();
+    return await response.text();
   } catch (error) {
-    if (signal.aborted) throw new StepAbortedError();
-    throw new ProviderError(redact(`connection to ${url} broke while reading the answer: ${(error as Error).message}`), true, { detail: 'connection broke' });
+    if (post.signal.aborted) throw new StepAbortedError();
+    throw new ProviderError(redact(`connection to ${post.url} broke while reading the answer: ${(error as Error).message}`), true, { detail: 'connection broke' });
   }
-  if (!response.ok) throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: text, endpoint: post.endpoint });
+}
+
+/**
+ * A good answer's JSON. A proxy may echo the request (and its key) in an answer too: the keys in use
+ * leave every string as it is read. Only they: the answer's code may rightly hold credential-shaped
+ * text, and a tool writes what the model wrote (the events that record it are redacted in full when emitted).
+ */
+export async function readJson(response: Response, post: JsonPost): Promise<unknown> {
+  const text = await bodyText(response, post);
   try {
-    // A proxy may echo the request (and its key) in an answer too: the keys in use leave every string
-    // as it is read. Only they: the answer's code may rightly hold credential-shaped text, and a tool
-    // writes what the model wrote (the events that record it are redacted in full when emitted).
     return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value)) as unknown;
   } catch {
-    throw new ProviderError(`${url} answered with something that is not JSON: ${redact(text).slice(0, 120)}`, true);
+    throw new ProviderError(`${post.url} answered with something that is not JSON: ${redact(text).slice(0, 120)}`, true);
   }
+}
+
+/** A server that was asked to stream may still answer with one JSON body (a proxy, an old server). */
+export function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+/**
+ * One model call over HTTP: the answer's JSON, or the error a continuation needs — StepAbortedError
+ * when the run was stopped, a retryable ProviderError for network trouble or a non-JSON answer,
+ * and the classifier's verdict for every failed status.
+ */
+export async function postJson(post: JsonPost): Promise<unknown> {
+  return readJson(await openResponse(post), post);
 }

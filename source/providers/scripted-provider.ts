@@ -76,11 +76,24 @@ export class ScriptedProvider implements Provider {
     }));
   }
 
+  /** Tells the answer in word-sized pieces over the second half of the latency: the demo shows it stream. */
+  private async streamed(text: string, request: CompletionRequest): Promise<void> {
+    const words = text.match(/\S+\s*|\s+/g) ?? [text];
+    const pieces = Math.min(words.length, 24);
+    const per = Math.ceil(words.length / pieces);
+    for (let i = 0; i < words.length; i += per) {
+      request.onDelta?.({ kind: 'text', text: words.slice(i, i + per).join('') });
+      await abortableSleep(this.settings.latency_ms / 2 / pieces, request.signal);
+    }
+  }
+
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     if (request.purpose === 'summary') return this.summary(request);
     const fault = this.faultFor(request);
     if (fault?.kind === 'crash' && fault.during === 'call') process.kill(process.pid, 'SIGKILL');
-    if (this.settings.latency_ms > 0) await abortableSleep(this.settings.latency_ms, request.signal);
+    // Watched, a scripted answer arrives in pieces over its latency, as a model's would (see streamed below).
+    const watched = request.onDelta !== undefined && this.settings.latency_ms > 0;
+    if (this.settings.latency_ms > 0) await abortableSleep(watched ? this.settings.latency_ms / 2 : this.settings.latency_ms, request.signal);
     if (fault?.kind === 'rate_limit') {
       throw new RateLimitError(fault.message ?? 'scripted rate limit (429)', fault.retry_after_s === undefined ? undefined : fault.retry_after_s * 1000, '429, scripted');
     }
@@ -97,6 +110,7 @@ export class ScriptedProvider implements Provider {
       : renderTemplate(template, request.context);
     const pad = this.settings.response_bytes - Buffer.byteLength(head) - 1;
     const text = pad > 0 ? `${head}\n${filler(`${request.agent}:${request.step}:${input}`, pad)}` : head;
+    if (watched) await this.streamed(text, request);
     return { text, usage: { input: estimateTokens(input), output: estimateTokens(text) } };
   }
 }

@@ -1,6 +1,53 @@
 import type { ApprovalAnswer, ApprovalDesk, ApprovalRequest } from '../engine/approval.js';
 import type { SessionExecutor } from '../engine/session-executor.js';
+import type { StepNotice } from '../engine/step-notice.js';
 import { createRunStore, type RunStore, type RunStoreInit } from './run-store.js';
+
+/**
+ * Streamed text reaches the store at most this often — a person reads no faster, and each update
+ * is a frame Ink draws — except an attempt's first piece, which goes at once.
+ */
+export const streamFrameMs = 100;
+
+/**
+ * Hands notices on in batches: an attempt's first piece at once (the first words show without
+ * delay), the rest at most once per `streamFrameMs`. `flush` hands over what waits (before the
+ * step's own events).
+ */
+function batched(deliver: (notices: StepNotice[]) => void): { push(notice: StepNotice): void; flush(): void; stop(): void } {
+  let waiting: StepNotice[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let last = -Infinity;
+  const begun = new Set<string>();
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (waiting.length === 0) return;
+    const notices = waiting;
+    waiting = [];
+    last = performance.now();
+    deliver(notices);
+  };
+  return {
+    push(notice) {
+      waiting.push(notice);
+      const attempt = `${notice.step}#${notice.attempt}`;
+      if (!begun.has(attempt)) {
+        begun.add(attempt);
+        return flush();
+      }
+      if (timer) return;
+      const wait = last + streamFrameMs - performance.now();
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    },
+    flush,
+    stop() {
+      if (timer) clearTimeout(timer);
+      waiting = [];
+    },
+  };
+}
 
 /**
  * The only bridge from engine events to store actions, and from store actions to the engine —
@@ -30,6 +77,17 @@ export function bindEngine(executor: SessionExecutor, init: Omit<RunStoreInit, '
         }, { once: true });
       }),
   };
-  const unbind = executor.subscribe((event) => store.getState().apply(event));
+  const notices = batched((batch) => store.getState().streamed(batch));
+  const stopNotices = executor.onNotice((notice) => notices.push(notice));
+  const unsubscribe = executor.subscribe((event) => {
+    // What a step streamed comes before what ended it.
+    notices.flush();
+    store.getState().apply(event);
+  });
+  const unbind = () => {
+    unsubscribe();
+    stopNotices();
+    notices.stop();
+  };
   return { store, approvals, unbind };
 }

@@ -5,6 +5,8 @@ import type { ApprovalAnswer, ApprovalRequest } from '../engine/approval.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { retryReasonText, stopReasonText } from './stop-reason-text.js';
 import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
+import type { StepNotice } from '../engine/step-notice.js';
+import { StreamTails, type StepStream } from './step-streams.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -27,6 +29,8 @@ export interface StepView {
   note?: string;
   /** When it became done, skipped or failed, counted in events: views print lanes in the order they finish. */
   finishedSeq?: number;
+  /** When its current attempt started (ms since the epoch), for the elapsed time while it runs. */
+  startedAt?: number;
 }
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'completed' | 'paused' | 'failed' | 'cancelled' | 'awaiting_approval';
@@ -66,6 +70,17 @@ export interface RunState {
   retry: RetryCountdown | null;
   /** Set while an approval step waits for this person's answer. */
   approval: ApprovalRequest | null;
+  /**
+   * Running steps whose model has begun to answer: set once per attempt. What it says changes too
+   * often to be state (each change would be a frame): views read it with `streamText` as they draw.
+   */
+  streams: Readonly<Record<StepId, StepStream>>;
+  /** The latest part of a running step's streamed text (tool calls as `→ name` lines), redacted. */
+  streamText(step: StepId): string | undefined;
+  /** The step whose stream last changed: the one a view with room for one shows. */
+  latestStream: StepId | null;
+  /** Applies notices of running steps, batched (bind-engine.ts is the only caller). */
+  streamed(notices: readonly StepNotice[]): void;
   /** Answers the pending approval step (the view's a / r / e keys). */
   answerApproval(answer: ApprovalAnswer): void;
   /** The engine asks this person (bind-engine's approval desk is the only caller). */
@@ -129,6 +144,13 @@ export function createRunStore(init: RunStoreInit): RunStore {
    * The run waits on the person only while a question is open and no other step runs; a branch
    * still running keeps it running (Ctrl+C then pauses that branch, not just the wait).
    */
+  const tails = new StreamTails();
+  /** The step's stream goes once its attempt ends; a new attempt starts with nothing shown. */
+  const withoutStream = (state: RunState, step: StepId): Pick<RunState, 'streams' | 'latestStream'> => {
+    tails.reset(step);
+    const { [step]: _gone, ...streams } = state.streams;
+    return { streams, latestStream: state.latestStream === step ? null : state.latestStream };
+  };
   const phaseWith = (phase: RunPhase, steps: readonly StepView[]): RunPhase => {
     if (phase !== 'running' && phase !== 'awaiting_approval') return phase;
     return asked.size > 0 && !steps.some((step) => step.status === 'running') ? 'awaiting_approval' : 'running';
@@ -148,6 +170,22 @@ export function createRunStore(init: RunStoreInit): RunStore {
     artifacts: [],
     retry: null,
     approval: null,
+    streams: {},
+    latestStream: null,
+    streamed(notices) {
+      const running = new Map(get().steps.filter((step) => step.status === 'running').map((step) => [step.id, step.attempt]));
+      const touched = tails.add(notices, (step) => running.get(step));
+      if (touched.size === 0) return;
+      const { streams, latestStream } = get();
+      const begun = [...touched].filter(([step, attempt]) => streams[step]?.attempt !== attempt);
+      const last = [...notices].reverse().find((notice) => touched.has(notice.step))!.step;
+      // Only a new attempt's first words and a change of speaker are news: the rest is read as frames are drawn.
+      if (begun.length === 0 && last === latestStream) return;
+      set({ streams: begun.length ? { ...streams, ...Object.fromEntries(begun.map(([step, attempt]) => [step, { attempt }])) } : streams, latestStream: last });
+    },
+    streamText(step) {
+      return tails.shown(step);
+    },
     answerApproval(answer) {
       if (!get().approval) return;
       set({ approval: null });
@@ -204,8 +242,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started': {
-          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined });
-          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next) });
+          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined, startedAt: now() });
+          set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next), ...withoutStream(get(), event.step) });
           return;
         }
         case 'resume_attempt': {
@@ -213,6 +251,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           const reason = retryReasonText(event.stop_reason, event.detail);
           const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
+            ...withoutStream(get(), event.step),
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
             steps: next,
             phase: phaseWith(get().phase, next),
@@ -235,12 +274,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_completed': {
           asked.delete(event.step);
           const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: undefined });
-          set({ steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
+          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }
         case 'step_failed': {
           const next = updateStep(steps, event.step, { ...ended('failed'), note: event.message });
-          set({ steps: next, phase: phaseWith(get().phase, next) });
+          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next) });
           return;
         }
         case 'artifact_written':
@@ -249,6 +288,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'session_paused':
           set({
             retry: null,
+            streams: {},
+            latestStream: null,
             phase: 'paused',
             finishedAt: now(),
             message: event.message,

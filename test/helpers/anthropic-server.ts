@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LocalModelServer, serverPerTest } from './local-model-server.js';
+import { LocalModelServer, pieces, serverPerTest, sse } from './local-model-server.js';
 import { answerFor } from './openai-server.js';
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'tool_result'; tool_use_id: string; content: string };
@@ -13,6 +13,7 @@ export interface MessagesRequest {
     temperature?: number;
     top_p?: number;
     tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+    stream?: boolean;
   };
   headers: IncomingMessage['headers'];
   /** The chain step the request is for: "Step N" in the last plain user message (0-based N). */
@@ -26,7 +27,11 @@ export type AnthropicReply =
   | { kind: 'answer'; text?: string; usage?: Usage }
   | { kind: 'tool_use'; text?: string; calls: { id: string; name: string; input: Record<string, unknown> }[] }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Streamed requests: `after` text deltas, then the connection breaks (`reset`) or the stream ends before message_stop (`end`). */
+  | { kind: 'cut'; text?: string; after: number; how?: 'reset' | 'end' }
+  /** Streamed requests: `after` text deltas, then an `error` event (overloaded_error, api_error …). */
+  | { kind: 'stream_error'; text?: string; after: number; error: unknown };
 
 /** Anthropic's error envelope: `{"type":"error","error":{"type":…,"message":…}}`. */
 export function anthropicError(type: string, message: string): unknown {
@@ -46,6 +51,9 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
   models: Record<string, string> | undefined;
   /** Headers of each `GET /v1/models/…` (not counted in `requests`, which are model calls). */
   readonly modelRequests: IncomingMessage['headers'][] = [];
+  /** Streamed answers: the pause between two events, and how many characters each text delta carries. */
+  streamDelayMs = 0;
+  streamPieceChars = 8;
 
   protected handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const model = req.method === 'GET' ? /^\/v1\/models\/([^/?]+)$/.exec(req.url ?? '')?.[1] : undefined;
@@ -66,6 +74,9 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
     const reply = this.handler(request);
     if (reply.kind === 'hang') return this.hang(res);
     if (reply.kind === 'error') return this.send(res, reply.status, reply.body, reply.headers);
+    if (body.stream) return this.stream(request, reply, user ?? '', res);
+    if (reply.kind === 'cut') return void res.destroy();
+    if (reply.kind === 'stream_error') return this.send(res, 500, reply.error);
     const message = (content: Block[], stop_reason: string, usage: Usage) => ({ id: `msg_${this.requests.length}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason, stop_sequence: null, usage });
     if (reply.kind === 'tool_use') {
       const uses = reply.calls.map((c): Block => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }));
@@ -73,6 +84,41 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
     }
     const text = reply.text ?? answerFor(request.step, user ?? '');
     this.send(res, 200, message([{ type: 'text', text }], 'end_turn', reply.usage ?? { input_tokens: (user ?? '').length, output_tokens: text.length }));
+  }
+
+  /** The answer as the Messages API streams it: message_start, content blocks and their deltas, message_delta, message_stop. */
+  private stream(request: MessagesRequest, reply: Exclude<AnthropicReply, { kind: 'hang' | 'error' }>, user: string, res: ServerResponse): void {
+    const usage: Usage = reply.kind === 'answer' && reply.usage ? reply.usage : reply.kind === 'tool_use' ? { input_tokens: 10, output_tokens: 5 } : { input_tokens: user.length, output_tokens: 0 };
+    const start = [
+      sse({ type: 'message_start', message: { id: `msg_${this.requests.length}`, type: 'message', role: 'assistant', model: request.body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }, 'message_start'),
+      sse({ type: 'ping' }, 'ping'),
+    ];
+    const textBlock = (index: number, text: string) => [
+      sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+      ...pieces(text, this.streamPieceChars).map((part) => sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } }, 'content_block_delta')),
+      sse({ type: 'content_block_stop', index }, 'content_block_stop'),
+    ];
+    const end = (stop_reason: string, output: number) => [
+      sse({ type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: output } }, 'message_delta'),
+      sse({ type: 'message_stop' }, 'message_stop'),
+    ];
+    if (reply.kind === 'tool_use') {
+      const blocks = reply.text ? textBlock(0, reply.text) : [];
+      const offset = reply.text ? 1 : 0;
+      reply.calls.forEach((c, i) => {
+        blocks.push(sse({ type: 'content_block_start', index: offset + i, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } }, 'content_block_start'));
+        for (const part of pieces(JSON.stringify(c.input), this.streamPieceChars)) blocks.push(sse({ type: 'content_block_delta', index: offset + i, delta: { type: 'input_json_delta', partial_json: part } }, 'content_block_delta'));
+        blocks.push(sse({ type: 'content_block_stop', index: offset + i }, 'content_block_stop'));
+      });
+      return this.streamEvents(res, [...start, ...blocks, ...end('tool_use', usage.output_tokens)], this.streamDelayMs);
+    }
+    const text = reply.text ?? answerFor(request.step, user);
+    const block = textBlock(0, text);
+    // The block's start, then `after` deltas.
+    const partial = block.slice(0, 1 + (reply.kind === 'answer' ? 0 : reply.after));
+    if (reply.kind === 'cut') return this.streamEvents(res, [...start, ...partial], this.streamDelayMs, reply.how ?? 'reset');
+    if (reply.kind === 'stream_error') return this.streamEvents(res, [...start, ...partial, sse(reply.error, 'error')], this.streamDelayMs);
+    this.streamEvents(res, [...start, ...block, ...end('end_turn', reply.usage?.output_tokens ?? text.length)], this.streamDelayMs);
   }
 }
 

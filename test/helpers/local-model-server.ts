@@ -65,6 +65,31 @@ export abstract class LocalModelServer<Req> {
     else res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   }
 
+  /**
+   * Answers with server-sent events, `delayMs` apart (the first at once), then ends the stream:
+   * `end` closes it cleanly, `reset` breaks the connection (a network failure mid-answer), `hang`
+   * leaves it open. A client gone meanwhile stops it.
+   */
+  protected streamEvents(res: ServerResponse, events: readonly string[], delayMs: number, ending: 'end' | 'reset' | 'hang' = 'end', onSent?: (event: string, at: number) => void): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    let next = 0;
+    const send = () => {
+      if (res.destroyed) return;
+      if (next < events.length) {
+        const event = events[next++]!;
+        res.write(event);
+        onSent?.(event, Date.now());
+        if (delayMs > 0) setTimeout(send, delayMs);
+        else setImmediate(send);
+        return;
+      }
+      if (ending === 'end') res.end();
+      else if (ending === 'reset') res.destroy();
+      else this.hang(res);
+    };
+    send();
+  }
+
   /** Answers one request whose body has been read whole. */
   protected abstract handle(req: IncomingMessage, res: ServerResponse, raw: string): void;
 
@@ -73,6 +98,18 @@ export abstract class LocalModelServer<Req> {
     for await (const chunk of req) raw += String(chunk);
     this.handle(req, res, raw);
   }
+}
+
+/** `text` in pieces of `size` characters (at least one piece, so an empty answer still streams). */
+export function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length ? out : [''];
+}
+
+/** One server-sent event: `data:` lines, with an `event:` line when named. */
+export function sse(data: unknown, event?: string): string {
+  return `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 }
 
 /** Starts a fresh server before each test of the file and stops it after; read it through `current()`. */

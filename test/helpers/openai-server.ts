@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LocalModelServer, serverPerTest } from './local-model-server.js';
+import { LocalModelServer, pieces, serverPerTest, sse } from './local-model-server.js';
 
 export interface ChatRequest {
-  body: { model: string; messages: { role: string; content: string }[]; temperature?: number; max_tokens?: number };
+  body: { model: string; messages: { role: string; content: string }[]; temperature?: number; max_tokens?: number; stream?: boolean; stream_options?: { include_usage?: boolean } };
   headers: IncomingMessage['headers'];
   /** The chain step the request is for: "Step N" in the last user message (0-based N). */
   step: number;
@@ -19,7 +19,11 @@ export type Reply =
   | { kind: 'answer'; text?: string }
   | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[] }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Streamed requests: `after` pieces of the answer, then the connection breaks (`reset`), the stream ends without [DONE] (`end`) or stays open (`hang`). */
+  | { kind: 'cut'; text?: string; after: number; how?: 'reset' | 'end' | 'hang' }
+  /** Streamed requests: `after` pieces of the answer, then an error object in a chunk (as vLLM and proxies send). */
+  | { kind: 'stream_error'; text?: string; after: number; error: unknown };
 
 /** Deterministic answer for a step's input, so two runs can be compared byte for byte. */
 export function answerFor(step: number, input: string): string {
@@ -41,6 +45,11 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
   models: string[] | undefined;
   /** Headers of each `GET /v1/models` (not counted in `requests`, which are model calls). */
   readonly modelListRequests: IncomingMessage['headers'][] = [];
+  /** Streamed answers: the pause between two events, and how many characters of text each carries. */
+  streamDelayMs = 0;
+  streamPieceChars = 8;
+  /** Told of each streamed event as it is written (the benchmark's clock). */
+  onStreamEvent?: (event: string, at: number) => void;
 
   countByStep(): Record<number, number> {
     const counts: Record<number, number> = {};
@@ -77,6 +86,9 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
     const reply = this.handler(request);
     if (reply.kind === 'hang') return this.hang(res);
     if (reply.kind === 'error') return this.send(res, reply.status, reply.body, reply.headers);
+    if (body.stream) return this.stream(request, reply, res);
+    if (reply.kind === 'cut') return void res.destroy();
+    if (reply.kind === 'stream_error') return this.send(res, 500, reply.error);
     const completion = (message: Record<string, unknown>, finish_reason: string, usage: Record<string, number>) => ({
       id: `chatcmpl-${this.requests.length}`, object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message, finish_reason }], usage,
     });
@@ -86,6 +98,28 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
     }
     const text = reply.text ?? answerFor(request.step, user);
     this.send(res, 200, completion({ role: 'assistant', content: text }, 'stop', { prompt_tokens: user.length, completion_tokens: text.length, total_tokens: user.length + text.length }));
+  }
+
+  /** The answer as OpenAI streams it: chat.completion.chunk events, a usage chunk when asked for, then [DONE]. */
+  private stream(request: ChatRequest, reply: Exclude<Reply, { kind: 'hang' | 'error' }>, res: ServerResponse): void {
+    const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) =>
+      sse({ id: `chatcmpl-${this.requests.length}`, object: 'chat.completion.chunk', created: 1, model: request.body.model, choices: [{ index: 0, delta, finish_reason }] });
+    const usage = (prompt: number, completion: number) =>
+      request.body.stream_options?.include_usage ? [sse({ id: `chatcmpl-${this.requests.length}`, object: 'chat.completion.chunk', created: 1, model: request.body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })] : [];
+    if (reply.kind === 'tool_calls') {
+      const events = [chunk({ role: 'assistant', content: null })];
+      reply.calls.forEach((c, index) => {
+        events.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+        for (const part of pieces(JSON.stringify(c.args), this.streamPieceChars)) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+      });
+      return this.streamEvents(res, [...events, chunk({}, 'tool_calls'), ...usage(10, 5), sse('[DONE]')], this.streamDelayMs, 'end', this.onStreamEvent);
+    }
+    const text = reply.text ?? answerFor(request.step, request.user);
+    const parts = pieces(text, this.streamPieceChars).map((part) => chunk({ content: part }));
+    const start = [chunk({ role: 'assistant', content: '' })];
+    if (reply.kind === 'cut') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after)], this.streamDelayMs, reply.how ?? 'reset', this.onStreamEvent);
+    if (reply.kind === 'stream_error') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after), sse(reply.error)], this.streamDelayMs, 'end', this.onStreamEvent);
+    this.streamEvents(res, [...start, ...parts, chunk({}, 'stop'), ...usage(request.user.length, text.length), sse('[DONE]')], this.streamDelayMs, 'end', this.onStreamEvent);
   }
 }
 

@@ -104,7 +104,7 @@ describe('the run view of a parallel run', () => {
     start('docs_research/0', 'docs_reader');
     let frame = await ui.waitForFrame((f) => f.includes('2 running'));
     expect(frame).toContain('acode parallel-hitl-branch-demo · 5 steps in 2 branches, then reduce · session abcd1234abcd1234');
-    expect(frame).toMatch(new RegExp(`▸ branch web_research · 0/3 done · 1 running\\n +${spinner} 1 web_scraper\\n +○ 2 approval\\n +○ 3 data_validator`));
+    expect(frame).toMatch(new RegExp(`▸ branch web_research · 0/3 done · 1 running\\n +${spinner} 1 web_scraper \\S+s\\n +○ 2 approval\\n +○ 3 data_validator`));
     expect(frame).toMatch(new RegExp(`▸ branch docs_research · 0/1 done · 1 running\\n +${spinner} 1 docs_reader`));
     expect(frame).toMatch(/○ reduce aggregator/);
 

@@ -3,6 +3,19 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
+import { StreamTail, streamTickMs } from './stream-tail.js';
+import { useNow } from './use-elapsed.js';
+
+/** The running step: its row and what its model says, redrawn on one tick so that they share a frame. */
+function RunningStep({ store, step }: { store: RunStore; step: StepView }) {
+  const now = useNow(true, streamTickMs);
+  return (
+    <Box flexDirection="column">
+      <StepRow step={step} now={now} />
+      <StreamTail store={store} step={step.id} indent={6} tick={now} />
+    </Box>
+  );
+}
 
 /** Pending steps shown below the running one; the rest are counted. */
 const pendingShown = 3;
@@ -45,9 +58,7 @@ export function ChainSteps({ store }: { store: RunStore }) {
         }
       </Static>
       <Box flexDirection="column">
-        {active.map((step) => (
-          <StepRow key={step.index} step={step} />
-        ))}
+        {active.map((step) => (step.status === 'running' ? <RunningStep key={step.index} store={store} step={step} /> : <StepRow key={step.index} step={step} />))}
         {pending.slice(0, pendingShown).map((step) => (
           <StepRow key={step.index} step={step} />
         ))}

@@ -7,6 +7,7 @@ import { Header } from './run-header.js';
 import { nameInLane } from '../../state/session-steps.js';
 import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
+import { LatestStream, streamRows } from './stream-tail.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
 const skippedListed = 3;
@@ -72,10 +73,11 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const pattern = useStore(store, (s) => s.pattern);
   const started = useStore(store, (s) => s.phase !== 'starting');
   const approvalLines = useStore(store, (s) => (s.approval ? 6 + Math.min(15, s.approval.context.split('\n').length) : 0));
+  const streaming = useStore(store, (s) => s.latestStream !== null);
   const { rows } = useTerminalSize();
   const lanes = lanesOf(steps, pattern);
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
-  const live = liveLanes(lanes, Math.max(4, rows - reservedLines - approvalLines));
+  const live = liveLanes(lanes, Math.max(4, rows - reservedLines - approvalLines - (streaming ? streamRows + 2 : 0)));
   const more = pattern === 'parallel' ? 'branches' : pattern === 'workflow' ? 'levels' : 'groups';
   return (
     <>
@@ -96,6 +98,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
             </Box>
           ),
         )}
+        <LatestStream store={store} />
       </Box>
     </>
   );

@@ -9,7 +9,7 @@ export interface RunScreen {
 
 /** Mounts the run view; Ctrl+C is handled by the view (pause), not by Ink (exit). */
 export function openRunScreen(store: RunStore, onForceQuit: () => void): RunScreen {
-  const instance = render(<RunView store={store} onForceQuit={onForceQuit} />, { exitOnCtrlC: false, patchConsole: false });
+  const instance = render(<RunView store={store} onForceQuit={onForceQuit} />, { exitOnCtrlC: false, patchConsole: false, maxFps: 60 });
   return {
     async close() {
       // Let React commit the last store update before Ink draws its final frame.

@@ -3,12 +3,19 @@ import Spinner from 'ink-spinner';
 import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { stepColor, stepGlyph } from '../theme.js';
+import { useElapsed } from './use-elapsed.js';
+
+/** How long the running attempt has taken so far, ticking on its own. */
+function Elapsed({ since }: { since: number }) {
+  return <Text dimColor>{formatDuration(Math.max(0, useElapsed(since, undefined, 200)))}</Text>;
+}
 
 /**
  * One step: glyph (its own spinner while running), its name — the chain number, or, inside a lane,
- * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of it.
+ * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of it; while it runs, its elapsed time,
+ * ticking on its own or as of `now` when the caller ticks for it.
  */
-export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepView; name?: string; nameWidth?: number; indent?: number }) {
+export function StepRow({ step, name, nameWidth = 0, indent = 0, now }: { step: StepView; name?: string; nameWidth?: number; indent?: number; now?: number }) {
   const detail =
     step.status === 'done' && step.tokens
       ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
@@ -25,6 +32,7 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
       <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
         {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
       </Text>
+      {step.status === 'running' && step.startedAt !== undefined ? now === undefined ? <Elapsed since={step.startedAt} /> : <Text dimColor>{formatDuration(Math.max(0, now - step.startedAt))}</Text> : null}
       {detail ? <Text dimColor>{detail}</Text> : null}
       {step.note ? <Text color={step.status === 'failed' ? 'red' : 'yellow'}>{step.note}</Text> : null}
     </Box>

@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { atBenchExit } from './bench-exit.js';
+import { median } from './median.js';
+import { trackTree } from './process-tree.js';
+import { StreamServer, type StreamPlan } from './stream-server.js';
+
+const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+const cpuClock = fileURLToPath(new URL('./cpu-clock.js', import.meta.url));
+
+export interface StreamFigures {
+  /** From the server writing a step's first piece until it is read back from the pty, one per step. */
+  firstMs: number[];
+  /** The same for every piece of a slow stream (a piece every 100 ms) that was drawn before its step completed. */
+  pieceMs: number[];
+  steps: number;
+  latencySteps: number;
+  /** CPU time of the whole `acode run` (run view in a pty), streamed vs the same answers sent whole after as long. */
+  cpuStreamMs: number;
+  cpuWholeMs: number;
+  piecesPerStep: number;
+}
+
+function chain(steps: number, host: string): string {
+  const lines = Array.from({ length: steps }, (_, k) => `      - { agent: worker, input: "Step ${k} of the stream bench" }`);
+  return `version: 0
+name: stream-bench
+runtime: { provider: openai, host: "${host}", model_id: bench-model }
+agents:
+  worker: { prompt: "You are a worker." }
+pattern:
+  type: chain
+  config:
+    steps:
+${lines.join('\n')}
+`;
+}
+
+/** `acode run` of `spec` in a pty (util-linux script, 120×40): the output as read, when each marker first showed, and its CPU time. */
+function runInPty(dir: string, onOutput: (text: string, at: number) => void): Promise<{ cpuMs: number }> {
+  const cpuFile = join(dir, 'cpu.txt');
+  rmSync(cpuFile, { force: true });
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ACODE_HOME: join(dir, 'home'), TERM: 'xterm-256color', ACODE_BENCH_CPU_FILE: cpuFile };
+    const child = spawn('timeout', ['-s', 'KILL', '90', 'script', '-qfec', `stty cols 120 rows 40; node --import ${cpuClock} ${cli} run spec.yaml`, '/dev/null'], { cwd: dir, env });
+    const tree = trackTree(child.pid!);
+    child.stdout.on('data', (chunk: Buffer) => {
+      tree.note();
+      onOutput(chunk.toString(), performance.now());
+    });
+    child.on('error', (error) => {
+      tree.reap();
+      reject(error);
+    });
+    child.once('exit', () => {
+      tree.reap();
+      try {
+        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')) });
+      } catch (error) {
+        reject(new Error(`acode run wrote no CPU time: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+/** Marks each marker `mk<request>_<piece>z` the first time it is read back, across chunk boundaries. */
+function markerClock(): { read(text: string, at: number): void; seenAt: Map<string, number> } {
+  const seenAt = new Map<string, number>();
+  let tail = '';
+  return {
+    seenAt,
+    read(text, at) {
+      const window = tail + text;
+      for (const [marker] of window.matchAll(/mk\d+_\d+z/g)) if (!seenAt.has(marker)) seenAt.set(marker, at);
+      tail = window.slice(-16);
+    },
+  };
+}
+
+/**
+ * Streaming in the run view: how soon the first streamed characters show (a slow stream, one
+ * marker a line, a piece every 100 ms), and what streaming costs in CPU — the same answers, in
+ * many small pieces or whole after the same wait, over the same number of steps.
+ */
+export async function streamFigures(steps = 4, latencySteps = 10): Promise<StreamFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'acode-bench-stream-'));
+  const removed = atBenchExit(() => rmSync(dir, { recursive: true, force: true }));
+  let plan: StreamPlan = { pieces: 5, gapMs: 100, json: false, piece: (r, i) => `mk${r}_${i}z line ${i}\n` };
+  const server = new StreamServer(() => plan);
+  try {
+    const host = await server.start();
+    writeFileSync(join(dir, 'spec.yaml'), chain(latencySteps, host));
+
+    // Latency: markers in a slow stream.
+    const clock = markerClock();
+    await runInPty(dir, (text, at) => clock.read(text, at));
+    writeFileSync(join(dir, 'spec.yaml'), chain(steps, host));
+    const firstMs: number[] = [];
+    const pieceMs: number[] = [];
+    for (const [text, sent] of server.sentAt) {
+      const marker = /mk\d+_\d+z/.exec(text)![0];
+      const seen = clock.seenAt.get(marker);
+      // Later pieces are drawn 5 times a second: one that arrives just before its step completes may never be drawn.
+      if (seen === undefined && marker.endsWith('_0z')) throw new Error(`the first streamed piece of a step, ${marker}, never showed on screen`);
+      if (seen === undefined) continue;
+      pieceMs.push(seen - sent);
+      if (marker.endsWith('_0z')) firstMs.push(seen - sent);
+    }
+
+    // CPU: word-sized pieces every 10 ms (a fast model's pace), vs the same text whole after as long; runs take turns.
+    const piecesPerStep = 150;
+    const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
+    const stream: number[] = [];
+    const whole: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      plan = { pieces: piecesPerStep, gapMs: 10, json: false, piece: word };
+      stream.push((await runInPty(dir, () => undefined)).cpuMs);
+      plan = { ...plan, json: true };
+      whole.push((await runInPty(dir, () => undefined)).cpuMs);
+    }
+    return { firstMs, pieceMs, steps, latencySteps, cpuStreamMs: median(stream), cpuWholeMs: median(whole), piecesPerStep };
+  } finally {
+    await server.stop();
+    removed();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

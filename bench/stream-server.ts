@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** How the bench's model server answers: a stream of `pieces` text pieces `gapMs` apart, or (json) one answer after as long. */
+export interface StreamPlan {
+  pieces: number;
+  gapMs: number;
+  /** Answer with one JSON body after pieces × gapMs, as a server that does not stream. */
+  json: boolean;
+  /** Piece `i` of the answer of request `request` (0-based). */
+  piece(request: number, i: number): string;
+}
+
+/**
+ * An OpenAI-compatible chat-completions server for the bench: it streams (SSE, as OpenAI does) or
+ * answers whole, and notes when each piece was written (performance.now() of this process).
+ */
+export class StreamServer {
+  private readonly server: Server;
+  readonly sentAt = new Map<string, number>();
+  private requests = 0;
+
+  constructor(private readonly plan: () => StreamPlan) {
+    this.server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const plan = this.plan();
+        const request = this.requests++;
+        const texts = Array.from({ length: plan.pieces }, (_, i) => plan.piece(request, i));
+        if (plan.json) {
+          const timer = setTimeout(() => {
+            const content = texts.join('');
+            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: content.length } }));
+          }, plan.pieces * plan.gapMs);
+          res.on('close', () => clearTimeout(timer));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let i = 0;
+        const send = () => {
+          if (res.destroyed) return;
+          if (i < texts.length) {
+            const text = texts[i++]!;
+            res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`);
+            this.sentAt.set(text, performance.now());
+            setTimeout(send, plan.gapMs);
+            return;
+          }
+          res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+          res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 10, completion_tokens: texts.join('').length } })}\n\ndata: [DONE]\n\n`);
+          res.end();
+        };
+        send();
+      });
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

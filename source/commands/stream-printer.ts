@@ -1,0 +1,125 @@
+import type { EngineEvent } from '../engine/events.js';
+import type { StepId } from '../engine/step-id.js';
+import type { StepNotice } from '../engine/step-notice.js';
+import { redact } from '../secrets/redactor.js';
+
+/** A line longer than this is written up to its last space rather than held whole. */
+const softLineChars = 80;
+/** Words after which a credential may follow: never cut there, so that the shape is redacted whole. */
+const credentialLead = /(?:bearer|basic|token|authorization|api[-_]?key|x-api-key)["']?\s*[:=]?\s*$/i;
+
+/**
+ * Text written as it arrives, but only in whole pieces that can be redacted: whole lines, or a long
+ * line up to a space (a key has no space in it, and a registered key is redacted in any 8-character
+ * piece). What is held is at most a line's worth.
+ */
+class RedactingWriter {
+  private pending = '';
+  private endsLine = true;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  push(text: string): void {
+    this.pending += text;
+    let cut = this.pending.lastIndexOf('\n') + 1;
+    if (cut === 0 && this.pending.length >= softLineChars) cut = safeCut(this.pending);
+    if (cut > 0) this.out(this.pending.slice(0, cut));
+    this.pending = this.pending.slice(cut);
+  }
+
+  /** Writes what is held and ends the line. */
+  end(): void {
+    if (this.pending) this.out(this.pending);
+    this.pending = '';
+    if (!this.endsLine) this.out('\n');
+  }
+
+  private out(text: string): void {
+    const clean = redact(text);
+    if (!clean) return;
+    this.write(clean);
+    this.endsLine = clean.endsWith('\n');
+  }
+}
+
+/** The last space at which `text` may be cut: not right after a word a credential follows. */
+function safeCut(text: string): number {
+  for (let at = text.length - 1; at > 0; at--) {
+    if (text[at] !== ' ' && text[at] !== '\t') continue;
+    if (!credentialLead.test(text.slice(0, at))) return at + 1;
+  }
+  return 0;
+}
+
+interface Held {
+  attempt: number;
+  text: string;
+  /** Its attempt completed: once written, the next one's turn comes. */
+  whole: boolean;
+}
+
+/**
+ * `--stream` without a terminal: each step's answer on stdout as it arrives. With steps running at
+ * once, one writes live and the others' text waits, whole, for their turn (in the order they began
+ * to speak), so answers never interleave. An attempt cut short shows what it had said only if it was
+ * the one writing (its line is ended; the retry's text follows) — a waiting one's text is dropped.
+ */
+export class StreamPrinter {
+  private live: { step: StepId; attempt: number; writer: RedactingWriter } | null = null;
+  private readonly waiting = new Map<StepId, Held>();
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  notice(notice: StepNotice): void {
+    const text = notice.type === 'step_text' ? notice.text : '\n';
+    if (this.live?.step === notice.step && this.live.attempt === notice.attempt) return this.live.writer.push(text);
+    if (!this.live && this.waiting.size === 0) return this.begin(notice.step, notice.attempt, text);
+    const held = this.waiting.get(notice.step);
+    if (held && held.attempt === notice.attempt) held.text += text;
+    else this.waiting.set(notice.step, { attempt: notice.attempt, text, whole: false });
+    if (!this.live) this.next();
+  }
+
+  event(event: EngineEvent): void {
+    if (event.type === 'step_completed') {
+      if (this.live?.step === event.step) return this.finishLive();
+      return this.markWhole(event.step, event.attempt);
+    }
+    // The attempt that spoke is over without an answer (or another begins): what waited of it goes.
+    if (event.type === 'step_started' || event.type === 'step_failed' || event.type === 'resume_attempt') {
+      if (this.live?.step === event.step) return this.finishLive();
+      this.waiting.delete(event.step);
+    }
+  }
+
+  /** The run ended: whatever is held of the live step is written, its line ended. */
+  end(): void {
+    this.live?.writer.end();
+    this.live = null;
+  }
+
+  private markWhole(step: StepId, attempt: number): void {
+    const held = this.waiting.get(step);
+    if (held && held.attempt === attempt) held.whole = true;
+  }
+
+  private begin(step: StepId, attempt: number, text: string): void {
+    this.live = { step, attempt, writer: new RedactingWriter(this.write) };
+    this.live.writer.push(text);
+  }
+
+  private finishLive(): void {
+    this.end();
+    this.next();
+  }
+
+  /** The step that began to speak first writes next: what it said so far at once, the rest live. */
+  private next(): void {
+    for (const [step, held] of this.waiting) {
+      this.waiting.delete(step);
+      this.begin(step, held.attempt, held.text);
+      if (!held.whole) return;
+      this.end();
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { CompletionDelta } from '../engine/provider.js';
+import { ProviderError } from '../engine/stop-errors.js';
+import { classifyStreamError } from './failure-classifier.js';
+import { truncatedStream } from './event-stream.js';
+
+/** A tool call as it streams: fragments of it arrive by `index`, the id and name first, the arguments in pieces. */
+interface CallParts {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+interface ChunkChoice {
+  index?: number;
+  delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] };
+  finish_reason?: string | null;
+}
+
+interface Chunk {
+  choices?: ChunkChoice[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: unknown;
+}
+
+/** What an OpenAI chat-completions stream said once whole: as a non-streamed answer's message and usage. */
+export interface StreamedCompletion {
+  content: string;
+  tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+/**
+ * Puts an OpenAI chat-completions stream (`stream: true`) back together: `choices[0].delta.content`
+ * pieces, `delta.tool_calls` fragments by index, the usage chunk `stream_options.include_usage` adds
+ * (empty choices), and `data: [DONE]`. A stream that ends before [DONE] and before any finish_reason
+ * is cut short; an `error` object in a chunk (vLLM, llama.cpp, proxies) is classified as the failure
+ * it names.
+ */
+export class OpenAiStream {
+  private text = '';
+  private readonly calls: CallParts[] = [];
+  private usage: StreamedCompletion['usage'];
+  private finished = false;
+  private done = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly onDelta?: (delta: CompletionDelta) => void,
+  ) {}
+
+  event(message: EventSourceMessage): void {
+    if (message.data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    let chunk: Chunk;
+    try {
+      chunk = JSON.parse(message.data) as Chunk;
+    } catch {
+      throw new ProviderError(`${this.url} streamed an event that is not JSON: ${message.data.slice(0, 120)}`, true);
+    }
+    if (chunk.error) throw classifyStreamError('openai', message.data, this.url);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return;
+    const content = choice.delta?.content;
+    if (typeof content === 'string' && content) {
+      this.text += content;
+      this.onDelta?.({ kind: 'text', text: content });
+    }
+    for (const fragment of choice.delta?.tool_calls ?? []) {
+      const at = fragment.index ?? this.calls.length;
+      let call = this.calls[at];
+      if (!call) {
+        call = { id: '', name: '', arguments: '' };
+        this.calls[at] = call;
+      }
+      if (fragment.id) call.id = fragment.id;
+      if (fragment.function?.name) {
+        const named = call.name !== '';
+        call.name += fragment.function.name;
+        if (!named) this.onDelta?.({ kind: 'tool_call', name: call.name });
+      }
+      if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    }
+    if (choice.finish_reason) this.finished = true;
+  }
+
+  /** The whole answer, once the stream has ended. */
+  result(): StreamedCompletion {
+    if (!this.done && !this.finished) throw truncatedStream(this.url, 'its end (data: [DONE])');
+    const tool_calls = this.calls.filter(Boolean).map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+    return { content: this.text, tool_calls, usage: this.usage };
+  }
+}

@@ -1,0 +1,86 @@
+import type { StepNotice } from '../engine/step-notice.js';
+import type { StepId } from '../engine/step-id.js';
+import { redact } from '../secrets/redactor.js';
+
+/** Characters of a running step's streamed text kept: far more than the lines shown, so a cut never shows. */
+export const streamTailChars = 4096;
+
+/** How a tool call that starts shows in the streamed text: a line of its own. */
+export const toolLinePrefix = '→ ';
+
+/** A running step whose attempt has begun to stream (what it says is read with RunState.streamText). */
+export interface StepStream {
+  attempt: number;
+}
+
+/** Raw text of each running step, kept out of the store's state: a view reads what it shows when it draws. */
+export class StreamTails {
+  private readonly raw = new Map<StepId, { attempt: number; text: string; cut: boolean; shown?: string }>();
+
+  /** A new attempt starts with nothing shown. */
+  reset(step: StepId): void {
+    this.raw.delete(step);
+  }
+
+  /**
+   * Adds notices of attempts still running (`attemptOf` says which attempt of a step runs, if any);
+   * returns the steps touched. Appending is all it does: redaction waits until a view draws.
+   */
+  add(notices: readonly StepNotice[], attemptOf: (step: StepId) => number | undefined): Map<StepId, number> {
+    const touched = new Map<StepId, number>();
+    for (const notice of notices) {
+      if (attemptOf(notice.step) !== notice.attempt) continue; // late news of an attempt that ended
+      let tail = this.raw.get(notice.step);
+      if (!tail || tail.attempt !== notice.attempt) {
+        tail = { attempt: notice.attempt, text: '', cut: false };
+        this.raw.set(notice.step, tail);
+      }
+      if (notice.type === 'step_text') tail.text += notice.text;
+      else tail.text += `${tail.text && !tail.text.endsWith('\n') ? '\n' : ''}${toolLinePrefix}${notice.name}\n`;
+      if (tail.text.length > streamTailChars) {
+        tail.text = tail.text.slice(-streamTailChars);
+        tail.cut = true;
+      }
+      tail.shown = undefined;
+      touched.set(notice.step, notice.attempt);
+    }
+    return touched;
+  }
+
+  /** What a step's stream shows now, redacted (computed once per change, when a view asks). */
+  shown(step: StepId): string | undefined {
+    const tail = this.raw.get(step);
+    if (!tail) return undefined;
+    tail.shown ??= shownText(tail.text, tail.cut);
+    return tail.shown;
+  }
+}
+
+/**
+ * The tail redacted as a whole (a key that arrived in pieces is whole here); once the start was cut
+ * off, the first line goes too, so that no piece of a secret cut in half can show.
+ */
+function shownText(text: string, cut: boolean): string {
+  const clean = redact(text);
+  if (!cut) return clean;
+  const newline = clean.indexOf('\n');
+  return newline >= 0 && newline < clean.length - 1 ? clean.slice(newline + 1) : clean.slice(64);
+}
+
+/**
+ * The last `count` rows of streamed text `width` columns wide: lines broken where they are too long
+ * (the newest words are at the end of the last one), blank lines dropped.
+ */
+export function lastRows(text: string, width: number, count: number): string[] {
+  const rows: string[] = [];
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0 && rows.length < count; i--) {
+    // A model's text may hold terminal control sequences: shown, they could move the cursor or recolour the screen.
+    const line = lines[i]!.replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
+    if (!line) continue;
+    const pieces: string[] = [];
+    for (let at = 0; at < line.length; at += Math.max(1, width)) pieces.push(line.slice(at, at + Math.max(1, width)));
+    rows.unshift(...pieces.slice(-(count - rows.length)));
+  }
+  return rows;
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import type { StepNotice } from '../../source/engine/step-notice.js';
+import { secrets } from '../../source/secrets/redactor.js';
+import { createRunStore } from '../../source/state/run-store.js';
+import { lastRows } from '../../source/state/step-streams.js';
+import { RunView } from '../../source/ui/run/run-view.js';
+import { renderInk } from '../helpers/ink.js';
+
+let id = 0;
+const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
+
+function setup(steps: { id: string; label: string; title: string; group: string | null }[], pattern = 'chain') {
+  const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', pattern, steps, controls });
+  const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
+  const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
+  const say = (step: string, text: string, attempt = 1) => store.getState().streamed([{ type: 'step_text', step, attempt, text }]);
+  apply({ type: 'session_started', workflow_name: 'demo', steps_total: steps.length, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+  return { store, ui, apply, say };
+}
+
+const chain = [
+  { id: '0', label: 'researcher', title: 'step 1', group: null },
+  { id: '1', label: 'writer', title: 'step 2', group: null },
+];
+
+describe('the run view while a step streams', () => {
+  it('shows the running step’s latest lines and its elapsed time as the text arrives', async () => {
+    const { ui, apply, say } = setup(chain);
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    say('0', 'line one\nline two\nthe third line is still ar');
+    let frame = await ui.waitForFrame((f) => f.includes('still ar'));
+    expect(frame).toMatch(/researcher \d+\.\ds/);
+    expect(frame).toContain('│ line one');
+    say('0', 'riving\n4\n5\n6\n7');
+    frame = await ui.waitForFrame((f) => f.includes('│ 7'));
+    // Six rows at most: the first line has scrolled away.
+    expect(frame).not.toContain('line one');
+    expect(frame).toContain('│ the third line is still arriving');
+  });
+
+  it('shows a tool call as it starts, and drops the text once the step completes', async () => {
+    const { ui, apply, store, say } = setup(chain);
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    say('0', 'Let me read the notes.');
+    store.getState().streamed([{ type: 'step_tool_call', step: '0', attempt: 1, name: 'file_read' }]);
+    const frame = await ui.waitForFrame((f) => f.includes('→ file_read'));
+    expect(frame).toContain('│ Let me read the notes.');
+    apply({ type: 'step_completed', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0', response: 'whole', usage: { input: 1, output: 2 }, duration_ms: 10 });
+    await ui.waitForFrame((f) => !f.includes('│'));
+  });
+
+  it('never shows a key in use, even one that arrived in pieces', async () => {
+    const key = 'sk-stream-view-key-9876543210zyxw';
+    secrets.register(key);
+    const { ui, apply, say } = setup(chain);
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    say('0', `the key is ${key.slice(0, 12)}`);
+    say('0', `${key.slice(12)} and more`);
+    const frame = await ui.waitForFrame((f) => f.includes('and more'));
+    expect(frame).not.toContain('9876543210');
+    expect(frame).toContain('[REDACTED]');
+  });
+
+  it('drops what a cut attempt streamed when the step starts again, and ignores late pieces of it', async () => {
+    const { ui, apply, say } = setup(chain);
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k1' });
+    say('0', 'half an answ');
+    await ui.waitForFrame((f) => f.includes('half an answ'));
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 2, idempotency_key: 'k2' });
+    say('0', 'late piece', 1);
+    say('0', 'the whole answer', 2);
+    const frame = await ui.waitForFrame((f) => f.includes('the whole answer'));
+    expect(frame).not.toContain('half an answ');
+    expect(frame).not.toContain('late piece');
+  });
+
+  it('with branches running at once, shows the stream of the one that spoke last, named', async () => {
+    const branches = [
+      { id: 'web/0', label: 'searcher', title: 'branch web step 1', group: 'web' },
+      { id: 'docs/0', label: 'reader', title: 'branch docs step 1', group: 'docs' },
+    ];
+    const { ui, apply, say } = setup(branches, 'parallel');
+    apply({ type: 'step_started', step: 'web/0', agent: 'searcher', attempt: 1, idempotency_key: 'a' });
+    apply({ type: 'step_started', step: 'docs/0', agent: 'reader', attempt: 1, idempotency_key: 'b' });
+    say('web/0', 'from the web');
+    say('docs/0', 'from the docs');
+    const frame = await ui.waitForFrame((f) => f.includes('from the docs'));
+    expect(frame).toContain('▸ branch docs step 1');
+    expect(frame).not.toContain('from the web');
+  });
+});
+
+describe('the rows of streamed text', () => {
+  it('breaks long lines at the width and keeps the newest rows', () => {
+    expect(lastRows('abcdefghij\nshort\n\n', 4, 3)).toEqual(['ij', 'shor', 't']);
+  });
+
+  it('removes terminal control sequences a model may send', () => {
+    expect(lastRows('red \u001b[31mtext\u0007', 40, 1)).toEqual(['red [31mtext']);
+  });
+
+  it('is built from notices of running attempts only', () => {
+    const store = createRunStore({ sessionId: 's', workflowName: 'w', steps: chain, controls: { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() } });
+    const notice: StepNotice = { type: 'step_text', step: '0', attempt: 1, text: 'too early' };
+    store.getState().streamed([notice]);
+    expect(store.getState().streams).toEqual({});
+  });
+});

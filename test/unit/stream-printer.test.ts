@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import { StreamPrinter } from '../../source/commands/stream-printer.js';
+
+let id = 0;
+const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
+const completed = (step: string, attempt = 1) => ev({ type: 'step_completed', step, agent: 'a', attempt, idempotency_key: 'k', response: '', usage: { input: 0, output: 0 }, duration_ms: 0 });
+
+function printer() {
+  const writes: string[] = [];
+  const p = new StreamPrinter((text) => writes.push(text));
+  const say = (step: string, text: string, attempt = 1) => p.notice({ type: 'step_text', step, attempt, text });
+  return { p, writes, say, out: () => writes.join('') };
+}
+
+describe('--stream’s printer', () => {
+  it('writes whole lines as they arrive and ends the last one', () => {
+    const { p, writes, say, out } = printer();
+    say('0', 'first li');
+    expect(writes).toEqual([]);
+    say('0', 'ne\nsecond');
+    expect(out()).toBe('first line\n');
+    p.event(completed('0'));
+    expect(out()).toBe('first line\nsecond\n');
+  });
+
+  it('writes a long line up to a space, never between a credential’s name and its value', () => {
+    const { say, out } = printer();
+    say('0', `${'word '.repeat(14)}Authorization: Bearer abcdefghijklmnop0123456789`);
+    expect(out()).toBe('word '.repeat(14));
+    say('0', ' done\n');
+    expect(out()).toBe(`${'word '.repeat(14)}Authorization: Bearer [REDACTED] done\n`);
+  });
+
+  it('never interleaves steps running at once: the second waits for the first, then follows', () => {
+    const { p, say, out } = printer();
+    say('a', 'A one\n');
+    say('b', 'B one\n');
+    say('a', 'A two\n');
+    say('b', 'B two\n');
+    expect(out()).toBe('A one\nA two\n');
+    p.event(completed('b'));
+    p.event(completed('a'));
+    expect(out()).toBe('A one\nA two\nB one\nB two\n');
+  });
+
+  it('drops what a waiting attempt said once it is cut, and ends the live one’s line when it is cut', () => {
+    const { p, say, out } = printer();
+    say('a', 'A half');
+    say('b', 'B never shown\n');
+    p.event(ev({ type: 'step_failed', step: 'b', attempt: 1, reason: 'provider_error', message: 'cut', retryable: true }));
+    p.event(ev({ type: 'step_started', step: 'a', agent: 'x', attempt: 2, idempotency_key: 'k' }));
+    say('a', 'A whole\n', 2);
+    p.event(completed('a', 2));
+    expect(out()).toBe('A half\nA whole\n');
+  });
+});

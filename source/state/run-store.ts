@@ -63,6 +63,8 @@ export interface RunState {
   resumed: boolean;
   tokens: TokenUsage;
   startedAt: number;
+  /** The clock every time here is read on (injected in tests); views measure elapsed time with it. */
+  clock: () => number;
   finishedAt?: number;
   message?: string;
   artifacts: string[];
@@ -167,6 +169,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
     resumed: false,
     tokens: { input: 0, output: 0 },
     startedAt: now(),
+    clock: now,
     artifacts: [],
     retry: null,
     approval: null,

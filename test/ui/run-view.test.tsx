@@ -112,7 +112,7 @@ describe('the run view', () => {
     expect(abandonRetry).toHaveBeenCalledTimes(1);
     apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 3, idempotency_key: 'k0b', retry: { n: 2, max: 5 } });
     frame = await ui.waitForFrame((f) => !f.includes('retry 2/5 in'));
-    expect(frame).toMatch(/researcher retry 2\/5/); // the step row numbers it as the countdown did, not "attempt 3"
+    expect(frame).toMatch(/researcher 0\.0s retry 2\/5/); // the step row numbers it as the countdown did, not "attempt 3"
     ui.stdin.write('r');
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });

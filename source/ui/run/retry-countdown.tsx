@@ -10,7 +10,8 @@ import { useNow } from './use-elapsed.js';
  */
 export function RetryCountdown({ store }: { store: RunStore }) {
   const retry = useStore(store, (s) => s.retry);
-  const now = useNow(retry !== null, 250);
+  // The retry's time came as a date in its event: counted down on the wall clock.
+  const now = useNow(retry !== null, 250, Date.now);
   if (!retry) return null;
   const seconds = Math.max(0, Math.ceil((retry.at - now) / 1000));
   return (

@@ -9,7 +9,7 @@ import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
 import { approvalHint } from '../../state/approval-hint.js';
-import { useElapsed } from './use-elapsed.js';
+import { RunClock, useElapsed } from './use-elapsed.js';
 import { headline, statusWords } from '../../session/status-words.js';
 
 function Summary({ store }: { store: RunStore }) {
@@ -121,8 +121,9 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
     },
     { isActive: isRawModeSupported === true },
   );
+  const clock = useStore(store, (s) => s.clock);
   return (
-    <>
+    <RunClock.Provider value={clock}>
       {lanes ? <LaneSteps store={store} /> : <ChainSteps store={store} />}
       <Box flexDirection="column">
         <RetryCountdown store={store} />
@@ -133,6 +134,6 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
         <RunSpend store={store} />
         <Outcome store={store} />
       </Box>
-    </>
+    </RunClock.Provider>
   );
 }

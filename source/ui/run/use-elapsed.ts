@@ -1,14 +1,22 @@
-import { useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
 
-/** The wall clock, re-read every `intervalMs` while `ticking`. */
-export function useNow(ticking: boolean, intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
+/**
+ * The clock the run's times come from: the run store's (RunView provides it), so an elapsed time is
+ * measured on the clock its start was stamped with.
+ */
+export const RunClock = createContext<() => number>(Date.now);
+
+/** The run's clock (or `wall`, for times that came as dates), re-read every `intervalMs` while `ticking`. */
+export function useNow(ticking: boolean, intervalMs: number, wall?: () => number): number {
+  const runClock = useContext(RunClock);
+  const clock = wall ?? runClock;
+  const [now, setNow] = useState(() => clock());
   useEffect(() => {
     if (!ticking) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    setNow(clock());
+    const timer = setInterval(() => setNow(clock()), intervalMs);
     return () => clearInterval(timer);
-  }, [ticking, intervalMs]);
+  }, [ticking, intervalMs, clock]);
   return now;
 }
 

@@ -1,0 +1,140 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { runCli } from '../helpers/cli.js';
+import { openAiServerPerTest } from '../helpers/openai-server.js';
+import { parseAllSessionFiles } from '../helpers/session-files.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Review of the see-and-steer slices (#14) by a hostile user: each it.fails is a defect found. */
+
+function workspace(spec = chainSpec({ steps: 2, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, '')) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } as Record<string, string> };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const openai = openAiServerPerTest();
+
+describe('hostile review of #14: names, cleanup, init, schema', () => {
+  // DEFECT: source/store/session-names.ts: a claim whose session never came to be is judged live by its pid alone; when that pid
+  // is reused by an unrelated process (or the claim came from another host sharing the home), the name is taken forever, and the
+  // advice in the error ('acode sessions delete <name>') fails with "no session has that name — did you mean '<name>'?".
+  it.fails('a name claim left by a dead creator whose pid now belongs to another process does not hold the name forever', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.home, 'names'), { recursive: true });
+    // The claim file as a creator killed between the claim and its folder leaves it; its pid is now this (unrelated) test process.
+    writeFileSync(join(ws.home, 'names', 'ghost'), `0123456789abcdef ${process.pid}\n`);
+    const deleted = await runCli(['sessions', 'delete', 'ghost', '--force'], ws);
+    expect(deleted.stderr).not.toContain("did you mean 'ghost'");
+    const run = await runCli(['run', 'spec.yaml', '--name', 'ghost'], ws);
+    expect(run.stderr).not.toContain('taken by session 0123456789abcdef');
+    expect(run.code).toBe(0);
+  });
+
+  // DEFECT: source/commands/schema.ts: --out onto a directory (or into a missing one) crashes with a Node stack trace (EISDIR/ENOENT), exit 1.
+  it.fails('acode schema --out onto a directory exits 2 with a clear error, no stack trace', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.cwd, 'schemas'));
+    const result = await runCli(['schema', '--out', 'schemas'], ws);
+    expect(result.stderr).not.toContain('at schemaCommand');
+    expect(result.stderr).toContain('schemas');
+    expect(result.code).toBe(2);
+  });
+
+  // DEFECT: source/commands/init.ts: a file in a folder that does not exist crashes with a Node stack trace (ENOENT), exit 1.
+  it.fails('acode init into a missing folder exits 2 with a clear error, no stack trace', async () => {
+    const ws = workspace();
+    const result = await runCli(['init', 'nowhere/spec.yaml'], ws);
+    expect(result.stderr).not.toContain('at initCommand');
+    expect(result.stderr).toContain('nowhere');
+    expect(result.code).toBe(2);
+  });
+
+  // DEFECT: source/commands/sessions-cleanup.ts (flag parsing): a negative age reads as an unknown flag: stderr is 'Unknown flag\n-5d', naming neither --older-than nor what an age is.
+  it.fails('sessions cleanup --older-than -5d says what an age is', async () => {
+    const ws = workspace();
+    const result = await runCli(['sessions', 'cleanup', '--older-than', '-5d', '--dry-run'], ws);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--older-than');
+  });
+});
+
+describe('hostile review of #14: the model check before a resume', () => {
+  // DEFECT: source/providers/model-list.ts: fetch follows redirects, and on a cross-origin redirect fetch drops only
+  // Authorization — the Anthropic check's x-api-key goes to whatever host the redirect names (a captive portal, a proxy, a
+  // compromised endpoint). The check should not follow redirects (redirect: 'manual'), or not to another origin.
+  it.fails('the Anthropic model check never sends the API key to another origin a redirect names', async () => {
+    const key = 'sk-ant-test-secret-key-0123456789';
+    const seenElsewhere: IncomingHttpHeaders[] = [];
+    const elsewhere = await listen((req, res) => {
+      seenElsewhere.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'model', id: 'test-model', display_name: 'x', created_at: '2025-01-01T00:00:00Z' }));
+    });
+    const origin = await listen((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(307, { location: `${elsewhere.replace('127.0.0.1', 'localhost')}${req.url}` }).end();
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+    });
+    const ws = workspace(chainSpec({ steps: 2, provider: 'anthropic', host: origin }));
+    ws.env.ANTHROPIC_API_KEY = key;
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    await runCli(['resume', record!.session_id, '--dry-run'], ws);
+    for (const headers of seenElsewhere) expect(headers['x-api-key']).toBeUndefined();
+    expect(seenElsewhere).toHaveLength(0);
+  });
+
+  // DEFECT: source/session/model-check.ts: model ids a server lists are printed as sent; an id holding terminal escapes
+  // (here: set the window title, clear the screen) reaches the user's terminal from the 'it offers …' list.
+  it.fails('model ids a server lists are printed without their control characters', async () => {
+    const { server, baseUrl } = openai.current();
+    const root = baseUrl.replace(/\/v1$/, '');
+    const ws = workspace(chainSpec({ steps: 2, provider: 'ollama', host: root }));
+    let refused = false;
+    server.handler = () => (refused ? { kind: 'answer' } : ((refused = true), { kind: 'error', status: 401, body: { error: { message: 'bad key', code: 'invalid_api_key' } } }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    server.models = ['\u001b]0;pwned\u0007\u001b[2Jqwen2.5:latest'];
+    const refusedResume = await runCli(['resume', record!.session_id], ws);
+    expect(refusedResume.code).toBe(17);
+    expect(refusedResume.stderr).toContain('qwen2.5:latest');
+    expect(refusedResume.stderr).not.toContain('\u001b');
+    expect(refusedResume.stderr).not.toContain('\u0007');
+  });
+
+  // DEFECT: source/session/model-check.ts (modelLine): '…' is added whenever five models are shown, so a server offering exactly
+  // five reads as offering more.
+  it.fails('a server offering exactly five models is not said to offer more', async () => {
+    const { server, baseUrl } = openai.current();
+    const root = baseUrl.replace(/\/v1$/, '');
+    const ws = workspace(chainSpec({ steps: 2, provider: 'ollama', host: root }));
+    let refused = false;
+    server.handler = () => (refused ? { kind: 'answer' } : ((refused = true), { kind: 'error', status: 401, body: { error: { message: 'bad key', code: 'invalid_api_key' } } }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    server.models = ['a:latest', 'b:latest', 'c:latest', 'd:latest', 'e:latest'];
+    const result = await runCli(['resume', record!.session_id], ws);
+    expect(result.code).toBe(17);
+    expect(result.stderr).toContain('(it offers a:latest, b:latest, c:latest, d:latest, e:latest)');
+  });
+});

@@ -138,3 +138,50 @@ describe('hostile review of #14: the model check before a resume', () => {
     expect(result.stderr).toContain('(it offers a:latest, b:latest, c:latest, d:latest, e:latest)');
   });
 });
+
+describe('hostile review of #14: what a step cost', () => {
+  // DEFECT: source/state/step-cost.ts (stepPricer via sessions show / the step view / resume saved): a step is priced on the sum
+  // of its model calls' tokens, but price tiers apply per request (Claude Sonnet 4.5: $3/M input up to 200k tokens a request,
+  // $6/M above). Two calls of 150k input tokens each cost 2 × $0.45 = $0.90; sessions show prices the 300k sum at the long-context
+  // rate, $1.80 — twice what the run itself said ('this run ≈ $0.90', priced per call).
+  it.fails('a step of two 150k-token calls is priced per call, as the run priced it', async () => {
+    const origin = await listen((req, res) => {
+      let raw = '';
+      req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw || '{}') as { model: string; messages: { role: string; content: unknown }[] };
+        const answered = body.messages.some((m) => Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_result'));
+        const content = answered ? [{ type: 'text', text: 'the notes say hello' }] : [{ type: 'tool_use', id: 'toolu_1', name: 'file_read', input: { path: 'notes.txt' } }];
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content, stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 150_000, output_tokens: 0 } }),
+        );
+      });
+    });
+    const spec = [
+      'version: 0',
+      'name: priced',
+      'runtime:',
+      '  provider: anthropic',
+      '  model_id: claude-sonnet-4-5',
+      `  host: ${origin}`,
+      'agents:',
+      '  worker: { prompt: "You read notes.", tools: [file_read] }',
+      'pattern:',
+      '  type: chain',
+      '  config:',
+      '    steps:',
+      '      - { agent: worker, input: "read notes.txt" }',
+      '',
+    ].join('\n');
+    const ws = workspace(spec);
+    writeFileSync(join(ws.cwd, 'notes.txt'), 'hello\n');
+    ws.env.ANTHROPIC_API_KEY = 'sk-ant-test-key-0123456789';
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('this run ≈ $0.90');
+    const [record] = parseAllSessionFiles(ws.home);
+    const shown = JSON.parse((await runCli(['sessions', 'show', record!.session_id, '--json'], ws)).stdout) as { dollars: number; steps: { dollars: number }[] };
+    expect(shown.steps[0]!.dollars).toBeCloseTo(0.9, 6);
+    expect(shown.dollars).toBeCloseTo(0.9, 6);
+  });
+});

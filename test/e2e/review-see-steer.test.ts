@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -49,6 +49,19 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     const run = await runCli(['run', 'spec.yaml', '--name', 'ghost'], ws);
     expect(run.stderr).not.toContain('taken by session 0123456789abcdef');
     expect(run.code).toBe(0);
+  });
+
+  // DEFECT: source/store/session-names.ts (all): 'did you mean' offers every claim file, stale ones too, so a name whose session is
+  // gone (its folder removed by hand, or by an older acode) is suggested as the fix for itself: "no session has that name — did you
+  // mean 'gone'?".
+  it.fails('a name whose session is gone is not suggested for itself', async () => {
+    const ws = workspace();
+    expect((await runCli(['run', 'spec.yaml', '--name', 'gone'], ws)).code).toBe(0);
+    const [id] = readdirSync(join(ws.home, 'sessions')).filter((entry) => !entry.startsWith('.'));
+    rmSync(join(ws.home, 'sessions', id!), { recursive: true, force: true });
+    const shown = await runCli(['sessions', 'show', 'gone'], ws);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 
   // DEFECT: source/commands/schema.ts: --out onto a directory (or into a missing one) crashes with a Node stack trace (EISDIR/ENOENT), exit 1.

@@ -64,6 +64,17 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 
+  // DEFECT: source/engine/fork-plan.ts: for a session whose every step completed, the range offered is one past its last step:
+  // 'fork <2-step session> --from-step 3' is refused with "--from-step must be between 1 and 3" — 3 is what was just refused.
+  it.fails('fork --from-step past the last step names a range that holds only real steps', async () => {
+    const ws = workspace();
+    expect((await runCli(['run', 'spec.yaml', '--name', 'done'], ws)).code).toBe(0);
+    const refused = await runCli(['fork', 'done', '--from-step', '3'], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain('between 1 and 3');
+    expect(refused.stderr).toContain('between 1 and 2');
+  });
+
   // DEFECT: source/commands/schema.ts: --out onto a directory (or into a missing one) crashes with a Node stack trace (EISDIR/ENOENT), exit 1.
   it.fails('acode schema --out onto a directory exits 2 with a clear error, no stack trace', async () => {
     const ws = workspace();

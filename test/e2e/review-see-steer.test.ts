@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +74,26 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).not.toContain('between 1 and 3');
     expect(refused.stderr).toContain('between 1 and 2');
+  });
+
+  // DEFECT: source/commands/completion.ts: every command completes every long flag of the CLI, so Tab after
+  // 'acode sessions cleanup --' offers --step, --from-step and --name — flags cleanup refuses with exit 2 ("--step is an
+  // option of acode sessions show"). Completion is said to come "from the one command table", which knows where each belongs.
+  it.fails('bash completion offers a command only the flags it takes', async () => {
+    const ws = workspace();
+    const script = await runCli(['completion', 'bash'], ws);
+    writeFileSync(join(ws.cwd, 'acode.bash'), script.stdout);
+    const words = ['acode', 'sessions', 'cleanup', '--'];
+    const probe = `source acode.bash; COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _acode; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const completed = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-c', probe], { cwd: ws.cwd }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const offered = completed.split('\n').filter(Boolean);
+    expect(offered).toContain('--older-than');
+    for (const flag of offered) {
+      const tried = await runCli(['sessions', 'cleanup', '--dry-run', flag, ...(['--dry-run', '--help', '--version'].includes(flag) || flag.startsWith('--no-') ? [] : ['1'])], ws);
+      expect(tried.stderr, flag).not.toMatch(/is an option of acode/);
+    }
   });
 
   // DEFECT: source/commands/schema.ts: --out onto a directory (or into a missing one) crashes with a Node stack trace (EISDIR/ENOENT), exit 1.

@@ -40,7 +40,9 @@ function toolLines(call: StepToolCall, attempts: boolean): string[] {
 /** `sessions show <id> --step S`: the step's facts, its whole response, then its tool calls. */
 export function stepDetailLines(step: SessionStep, ref: string, result: StepResult | undefined, dollars: number | undefined): string[] {
   const style = stepStateStyle[step.status];
-  const header = [`step      ${ref} (${step.title}) · ${step.agent}`, `status    ${style.word}`];
+  // A chain step's title is its number again ("step 2"); a task's or branch step's says more.
+  const title = step.title === `step ${ref}` ? '' : ` (${step.title})`;
+  const header = [`step      ${ref}${title} · ${step.agent}`, `status    ${style.word}`];
   if (result && result.attempt > 0) {
     header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
   }

@@ -102,7 +102,7 @@ describe('every step\'s result', () => {
     const id = sessionIdOf(run.stderr);
     const shown = await runCli(['sessions', 'show', id, '--step', '2'], ws);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain('step      2 (step 2) · worker');
+    expect(shown.stdout).toContain('step      2 · worker');
     expect(shown.stdout).toContain('response\n  Summary of step 1\n  second line\n');
     expect(shown.stdout).toContain('tool calls (1)\n  → file_read notes.txt  ok\n      line one\n      line two');
     const json = await runCli(['sessions', 'show', id, '--step', '2', '--json'], ws);

@@ -73,7 +73,7 @@ describe('the step view of the session browser, in a real terminal', () => {
 
     terminal.press('Down', 'Enter');
     screen = await terminal.waitFor((s) => s.includes('step 2: its response and tool calls') && s.includes('answer line 1') && /▼ \d+ more/.test(s));
-    expect(screen).toContain('step      2 (step 2) · worker');
+    expect(screen).toContain('step      2 · worker');
     expect(screen).not.toContain('answer line 30');
 
     terminal.press('PageDown');

@@ -14,7 +14,13 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   const approval = useStore(store, (s) => s.approval);
   // The pattern's own name for the step (a workflow task "1" is not "step 2").
   const title = useStore(store, (s) => (s.approval ? (s.steps.find((step) => step.id === s.approval?.step)?.title ?? stepTitle(s.approval.step)) : ''));
-  const [editing, setEditing] = useState(false);
+  const [editing, showEditor] = useState(false);
+  // Read by the key handler like `rejecting`: 'e' then 'a' typed at once must edit, never approve.
+  const editingNow = useRef(false);
+  const setEditing = (value: boolean) => {
+    editingNow.current = value;
+    showEditor(value);
+  };
   const [confirmingReject, showRejectQuestion] = useState(false);
   // Read by the key handler, which may still be the last render's when the next key arrives.
   const rejecting = useRef(false);
@@ -29,10 +35,18 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     latest.current = value;
     setDraft(value);
   };
+  const submit = (text = latest.current) => {
+    if (!text.trim()) return;
+    setEditing(false);
+    store.getState().answerApproval({ decision: 'edited', response: text.trim() });
+  };
   useInput(
     (input, key) => {
-      if (editing) {
+      if (editingNow.current) {
         if (key.escape) setEditing(false);
+        // Typed before the editor showed (this handler is an older render's): the text is the response's start.
+        else if (!editing && key.return) submit();
+        else if (!editing && input && !key.ctrl && !key.meta) edit(latest.current + input);
         return;
       }
       const s = store.getState();
@@ -53,11 +67,6 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     { isActive: approval !== null },
   );
   if (!approval) return null;
-  const submit = (text = latest.current) => {
-    if (!text.trim()) return;
-    setEditing(false);
-    store.getState().answerApproval({ decision: 'edited', response: text.trim() });
-  };
   const lines = approval.context ? approval.context.split('\n') : [];
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>

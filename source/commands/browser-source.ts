@@ -18,7 +18,7 @@ import type { SessionSummary } from '../store/session-record.js';
 import { mayRunAhead } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
-import { pricerFor } from '../state/step-cost.js';
+import { callsDollars, pricerFor } from '../state/step-cost.js';
 import { stepRef } from '../state/step-ref.js';
 import type { SessionStepsView } from '../state/step-view-store.js';
 
@@ -64,7 +64,7 @@ async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable
     resumable,
     steps: steps.map((step) => {
       const result = fromLog ? replayed.results.get(step.id) : undefined;
-      return { step, ref: stepRef(pattern.type, step), result, dollars: result && price ? price(step.agent, result.tokens) : undefined };
+      return { step, ref: stepRef(pattern.type, step), result, dollars: result && price ? callsDollars(price, step.agent, result.calls) : undefined };
     }),
   };
 }

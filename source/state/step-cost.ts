@@ -67,6 +67,11 @@ export function totalDollars(steps: readonly { agent: string; usage: TokenUsage 
   return sum;
 }
 
+/** A step's dollars priced call by call, as the run priced them (a price tier applies per request); undefined when a call is unpriced. */
+export function callsDollars(price: StepPricer | undefined, agent: string, calls: readonly TokenUsage[]): number | undefined {
+  return totalDollars(calls.map((usage) => ({ agent, usage })), price);
+}
+
 /** "≈ $0.042", "≈ $0.31", "≈ $12.40", "≈ $0.00045": an estimate, with the digits that say something. */
 export function formatDollars(dollars: number): string {
   if (dollars === 0) return '≈ $0';

@@ -21,6 +21,8 @@ export interface StepResult {
   attempt: number;
   /** Every model call of every attempt: the steps of a session add up to its total. */
   tokens: TokenUsage;
+  /** Each of those calls' tokens: a price tier applies per request, so dollars are summed call by call. */
+  calls: TokenUsage[];
   /** Time its attempts ran, from their events' timestamps (waits between attempts and runs not counted). */
   elapsed_ms: number;
   /** Its whole response once completed (or reused); null before. */
@@ -41,7 +43,7 @@ export class StepResultsFold {
 
   private of(step: StepId): StepResult {
     let result = this.results.get(step);
-    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, elapsed_ms: 0, response: null, tools: [] }));
+    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, tools: [] }));
     return result;
   }
 
@@ -66,10 +68,13 @@ export class StepResultsFold {
       this.of(event.step).attempt = event.attempt;
       this.open.set(event.step, { start: at, last: at });
     } else if (event.type === 'conversation_saved' || event.type === 'conversation_reset') {
-      this.of(event.step).tokens = addUsage(this.of(event.step).tokens, event.usage);
+      const result = this.of(event.step);
+      result.tokens = addUsage(result.tokens, event.usage);
+      result.calls.push(event.usage);
     } else if (event.type === 'step_completed') {
       const result = this.of(event.step);
       result.tokens = addUsage(result.tokens, event.usage);
+      result.calls.push(event.usage);
       result.response = event.response;
       this.close(event.step);
     } else if (event.type === 'step_reused') {

@@ -206,11 +206,11 @@ describe('hostile review of #14: the model check before a resume', () => {
 });
 
 describe('hostile review of #14: what a step cost', () => {
-  // DEFECT: source/state/step-cost.ts (stepPricer via sessions show / the step view / resume saved): a step is priced on the sum
-  // of its model calls' tokens, but price tiers apply per request (Claude Sonnet 4.5: $3/M input up to 200k tokens a request,
+  // Was a defect (fixed: sessions show and the step view price a step call by call, step-results.ts `calls`): a step was priced
+  // on the sum of its model calls' tokens, but price tiers apply per request (Claude Sonnet 4.5: $3/M input up to 200k tokens a request,
   // $6/M above). Two calls of 150k input tokens each cost 2 × $0.45 = $0.90; sessions show prices the 300k sum at the long-context
   // rate, $1.80 — twice what the run itself said ('this run ≈ $0.90', priced per call).
-  it.fails('a step of two 150k-token calls is priced per call, as the run priced it', async () => {
+  it('a step of two 150k-token calls is priced per call, as the run priced it', async () => {
     const origin = await listen((req, res) => {
       let raw = '';
       req.on('data', (chunk: Buffer) => (raw += chunk.toString()));

@@ -1,3 +1,4 @@
+import { printable } from '../printable-text.js';
 import { redact } from '../secrets/redactor.js';
 import type { ModelEndpoint } from './create-provider.js';
 import { errorDetails } from './failure-classifier.js';
@@ -9,8 +10,8 @@ export const modelCheckTimeoutMs = 3000;
 /** What the provider said about one model. */
 export type ModelAvailability =
   | { kind: 'offered' }
-  /** The server listed its models and this one is not among them; `offered` is a few of those it has. */
-  | { kind: 'missing'; offered: string[] }
+  /** The server listed its models and this one is not among them; `offered` is a few of those it has, `more` says it has others. */
+  | { kind: 'missing'; offered: string[]; more: boolean }
   /** No answer: refused, reset, timed out, unknown host. */
   | { kind: 'unreachable'; detail: string }
   /** An answer that is not a model list (no such endpoint, a refused key, a proxy's page): the check cannot tell. */
@@ -23,11 +24,24 @@ export interface ModelCheck {
   availability: ModelAvailability;
 }
 
-type Fetched = { ok: true; status: number; body: string } | { ok: false; detail: string };
+type Fetched = { ok: true; status: number; body: string } | { ok: false; detail: string } | { ok: 'redirect'; detail: string };
 
+/** What a redirect answer says, its target redacted and made printable. */
+export function redirectDetail(status: number, location: string | null): string {
+  return printable(redact(`HTTP ${status}, a redirect to ${location ?? '(no Location)'}; acode does not follow redirects with your key`)).slice(0, 240);
+}
+
+/**
+ * Redirects are not followed: fetch would carry a custom header such as x-api-key to whatever host
+ * the redirect names (it drops only Authorization, and only across origins).
+ */
 async function get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Fetched> {
   try {
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      return { ok: 'redirect', detail: redirectDetail(response.status, response.headers.get('location')) };
+    }
     return { ok: true, status: response.status, body: await response.text() };
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') return { ok: false, detail: `no answer within ${timeoutMs / 1000} s` };
@@ -37,7 +51,7 @@ async function get(url: string, headers: Record<string, string>, timeoutMs: numb
 
 /** Why an answer is not a usable list: "HTTP 401: Incorrect API key provided". */
 function answerDetail(fetched: { status: number; body: string }): string {
-  return redact(`HTTP ${fetched.status}: ${errorDetails(fetched.body).message}`).slice(0, 200);
+  return printable(redact(`HTTP ${fetched.status}: ${errorDetails(fetched.body).message}`)).slice(0, 200);
 }
 
 /** Ollama names a model without a tag by its `:latest` one ("llama3.2" is "llama3.2:latest"). */
@@ -49,7 +63,8 @@ function sameModel(wanted: string, listed: string): boolean {
 async function checkOpenAi(endpoint: ModelEndpoint, models: readonly string[], timeoutMs: number): Promise<ModelAvailability[]> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/models`;
   const fetched = await get(url, endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}, timeoutMs);
-  if (!fetched.ok) return models.map(() => ({ kind: 'unreachable', detail: fetched.detail }));
+  if (fetched.ok === false) return models.map(() => ({ kind: 'unreachable', detail: fetched.detail }));
+  if (fetched.ok === 'redirect') return models.map(() => ({ kind: 'unchecked', detail: fetched.detail }));
   let listed: string[] | undefined;
   if (fetched.status === 200) {
     try {
@@ -64,7 +79,9 @@ async function checkOpenAi(endpoint: ModelEndpoint, models: readonly string[], t
     return models.map(() => ({ kind: 'unchecked', detail }));
   }
   const known = listed;
-  return models.map((model) => (known.some((id) => sameModel(model, id)) ? { kind: 'offered' } : { kind: 'missing', offered: known.slice(0, 5) }));
+  // The ids are the server's text: redacted (a proxy may echo the key) and stripped of terminal controls before anyone prints them.
+  const shown = known.slice(0, 5).map((id) => printable(redact(id)));
+  return models.map((model) => (known.some((id) => sameModel(model, id)) ? { kind: 'offered' } : { kind: 'missing', offered: shown, more: known.length > shown.length }));
 }
 
 /** Anthropic: `GET /v1/models/{id}` per model, which also resolves aliases such as claude-sonnet-4-5. */
@@ -73,9 +90,10 @@ async function checkAnthropic(endpoint: ModelEndpoint, models: readonly string[]
   return Promise.all(
     models.map(async (model): Promise<ModelAvailability> => {
       const fetched = await get(`${endpoint.baseUrl.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(model)}`, headers, timeoutMs);
-      if (!fetched.ok) return { kind: 'unreachable', detail: fetched.detail };
+      if (fetched.ok === false) return { kind: 'unreachable', detail: fetched.detail };
+      if (fetched.ok === 'redirect') return { kind: 'unchecked', detail: fetched.detail };
       if (fetched.status === 200) return { kind: 'offered' };
-      if (fetched.status === 404 && errorDetails(fetched.body).code === 'not_found_error') return { kind: 'missing', offered: [] };
+      if (fetched.status === 404 && errorDetails(fetched.body).code === 'not_found_error') return { kind: 'missing', offered: [], more: false };
       return { kind: 'unchecked', detail: answerDetail(fetched) };
     }),
   );

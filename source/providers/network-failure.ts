@@ -35,12 +35,24 @@ export function networkCauseText(code: string | undefined, fallback: string): st
 
 function privateIpv4(host: string): boolean {
   const [a = -1, b = -1] = host.split('.').map(Number);
-  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  // 0.0.0.0: what a server listening on every interface prints (`OLLAMA_HOST=0.0.0.0`); connecting to it reaches this machine.
+  return host === '0.0.0.0' || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one; WHATWG URL writes `[::ffff:127.0.0.1]` as `::ffff:7f00:1`. */
+function mappedIpv4(host: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (dotted) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!hex) return undefined;
+  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 /**
- * This machine or its local network: loopback, RFC 1918 and link-local addresses, `localhost`,
- * `.local` (mDNS) names. A server there that refuses connections is not running; waiting will not start it.
+ * This machine or its local network: loopback, unspecified, RFC 1918 and link-local addresses,
+ * `localhost`, `.local` (mDNS) names, and single-label names (`ollama`: a Docker Compose service, a
+ * host on the LAN's DNS). A server there that refuses connections is not running; waiting will not start it.
  */
 export function isLocalHost(url: string): boolean {
   if (!URL.canParse(url)) return false;
@@ -49,12 +61,12 @@ export function isLocalHost(url: string): boolean {
   const kind = isIP(host);
   if (kind === 4) return privateIpv4(host);
   if (kind === 6) {
-    if (host === '::1') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-    if (mapped) return privateIpv4(mapped[1]!);
+    if (host === '::1' || host === '::') return true;
+    const mapped = mappedIpv4(host);
+    if (mapped) return privateIpv4(mapped);
     return /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
   }
-  return false;
+  return host !== '' && !host.includes('.');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
+import { printable } from '../printable-text.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
 import { classifyNetworkFailure } from './network-failure.js';
@@ -42,13 +43,26 @@ export async function openResponse(post: JsonPost): Promise<Response> {
   const { url, signal } = post;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...post.headers }, body: JSON.stringify(post.body), signal });
+    // Redirects are not followed: a 307/308 would re-send the prompt and the key (x-api-key survives
+    // even a cross-origin redirect) to whatever host it names.
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...post.headers }, body: JSON.stringify(post.body), signal, redirect: 'manual' });
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
     throw classifyNetworkFailure(error, url, post.unreachableHint);
   }
   if (response.ok) return response;
+  if (response.status >= 300 && response.status < 400) throw redirectRefused(response, post);
   throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: await bodyText(response, post), endpoint: post.endpoint });
+}
+
+/** A redirect answer as a failure no retry mends: the same request would be redirected again. */
+function redirectRefused(response: Response, post: JsonPost): ProviderError {
+  void response.body?.cancel().catch(() => undefined);
+  const location = response.headers.get('location') ?? '(no Location)';
+  const message = printable(
+    redact(`${post.url} answered HTTP ${response.status}, a redirect to ${location}; acode does not follow redirects with your prompt and key; if that is the server you mean, point runtime.host in the spec at it`),
+  );
+  return new ProviderError(message, false, { detail: `redirect (HTTP ${response.status})` });
 }
 
 /** The whole body of an answer; a connection that breaks meanwhile is network trouble (retryable). */

@@ -1,6 +1,7 @@
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { modelEndpoint } from '../providers/create-provider.js';
 import { checkModels, type ModelCheck } from '../providers/model-list.js';
+import { printable } from '../printable-text.js';
 import { redact } from '../secrets/redactor.js';
 import type { ResumeCandidate } from './prepare-resume.js';
 
@@ -28,14 +29,21 @@ export async function checkResumeModels(candidate: Pick<ResumeCandidate, 'spec' 
   return checkModels(endpoint, modelsToCheck(candidate));
 }
 
-/** One check as the validation line says it: "llama3.2 offered by http://localhost:11434/v1". */
+/**
+ * One check as the validation line says it: "llama3.2 offered by http://localhost:11434/v1". Redacted
+ * and printable whatever the server sent: the dry run prints it as it is.
+ */
 export function modelLine(check: ModelCheck): string {
+  return printable(redact(lineOf(check)));
+}
+
+function lineOf(check: ModelCheck): string {
   const { model, host, availability: a } = check;
   switch (a.kind) {
     case 'offered':
       return `${model} offered by ${host}`;
     case 'missing':
-      return `${model} not offered by ${host}${a.offered.length ? ` (it offers ${a.offered.join(', ')}${a.offered.length === 5 ? ', …' : ''})` : ''}`;
+      return `${model} not offered by ${host}${a.offered.length ? ` (it offers ${a.offered.join(', ')}${a.more ? ', …' : ''})` : ''}`;
     case 'unreachable':
       return `${model}: cannot reach ${host} (${a.detail})`;
     case 'unchecked':

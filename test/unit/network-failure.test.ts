@@ -22,6 +22,11 @@ describe('a request that never got an answer', () => {
     for (const url of ['https://api.openai.com/v1', 'https://api.anthropic.com', 'http://172.32.0.1', 'http://8.8.8.8', 'not a url']) expect(isLocalHost(url), url).toBe(false);
   });
 
+  it('a single-label name (a Docker Compose service such as `ollama`, a LAN host) is local; dotted names stay remote', () => {
+    for (const url of ['http://ollama:11434', 'http://gpu-box:8000/v1', 'http://[::]:11434']) expect(isLocalHost(url), url).toBe(true);
+    for (const url of ['http://ollama.example.com:11434', 'https://api.together.xyz/v1']) expect(isLocalHost(url), url).toBe(false);
+  });
+
   it('a refused connection on this machine is retried once, soon, and says so in words', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1/chat/completions`;
     const error = classifyNetworkFailure(await fetchError(url), url, 'is Ollama running?');

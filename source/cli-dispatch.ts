@@ -68,7 +68,8 @@ function parseArguments() {
     });
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
-    throw new AcodeError(`${(error as Error).message}; see 'acode --help'`, ExitCode.usage);
+    // meow ends its messages with a period ("… can only be set once."): no clause glued after it.
+    throw new AcodeError(`${(error as Error).message.replace(/\.$/, '')}; see 'acode --help'`, ExitCode.usage);
   }
 }
 

@@ -65,9 +65,9 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 
-  // DEFECT: source/engine/fork-plan.ts: for a session whose every step completed, the range offered is one past its last step:
-  // 'fork <2-step session> --from-step 3' is refused with "--from-step must be between 1 and 3" — 3 is what was just refused.
-  it.fails('fork --from-step past the last step names a range that holds only real steps', async () => {
+  // FIXED: source/engine/fork-plan.ts: the range offered ends at the session's last step when every step completed (it offered
+  // one past it: 'fork <2-step session> --from-step 3' was refused with "--from-step must be between 1 and 3").
+  it('fork --from-step past the last step names a range that holds only real steps', async () => {
     const ws = workspace();
     expect((await runCli(['run', 'spec.yaml', '--name', 'done'], ws)).code).toBe(0);
     const refused = await runCli(['fork', 'done', '--from-step', '3'], ws);
@@ -96,8 +96,9 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     }
   });
 
-  // DEFECT: source/commands/schema.ts: --out onto a directory (or into a missing one) crashes with a Node stack trace (EISDIR/ENOENT), exit 1.
-  it.fails('acode schema --out onto a directory exits 2 with a clear error, no stack trace', async () => {
+  // FIXED: source/commands/user-file.ts: --out onto a directory (or into a missing one) is a usage error naming the path (it crashed
+  // with a Node stack trace, exit 1); the schema is written whole (temp file, then rename) or not at all.
+  it('acode schema --out onto a directory exits 2 with a clear error, no stack trace', async () => {
     const ws = workspace();
     mkdirSync(join(ws.cwd, 'schemas'));
     const result = await runCli(['schema', '--out', 'schemas'], ws);
@@ -106,8 +107,9 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(result.code).toBe(2);
   });
 
-  // DEFECT: source/commands/init.ts: a file in a folder that does not exist crashes with a Node stack trace (ENOENT), exit 1.
-  it.fails('acode init into a missing folder exits 2 with a clear error, no stack trace', async () => {
+  // FIXED: source/commands/init.ts + user-file.ts: a file in a folder that does not exist is a usage error naming the folder (it
+  // crashed with a Node stack trace, exit 1); the starter is linked into place, never through a dangling symlink without --force.
+  it('acode init into a missing folder exits 2 with a clear error, no stack trace', async () => {
     const ws = workspace();
     const result = await runCli(['init', 'nowhere/spec.yaml'], ws);
     expect(result.stderr).not.toContain('at initCommand');
@@ -115,8 +117,9 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(result.code).toBe(2);
   });
 
-  // DEFECT: source/commands/sessions-cleanup.ts (flag parsing): a negative age reads as an unknown flag: stderr is 'Unknown flag\n-5d', naming neither --older-than nor what an age is.
-  it.fails('sessions cleanup --older-than -5d says what an age is', async () => {
+  // FIXED: source/argument-typos.ts: a negative age read as an unknown flag ('Unknown flag\n-5d', naming neither --older-than nor
+  // what an age is); a value starting with '-' after --older-than is now refused as not an age, with what an age looks like.
+  it('sessions cleanup --older-than -5d says what an age is', async () => {
     const ws = workspace();
     const result = await runCli(['sessions', 'cleanup', '--older-than', '-5d', '--dry-run'], ws);
     expect(result.code).toBe(2);

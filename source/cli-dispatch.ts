@@ -2,7 +2,7 @@ import meow from 'meow';
 import { unknownFlagMessage } from './argument-typos.js';
 import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
-import { cliFlags, commandNames, sessionsCommandNames } from './command-table.js';
+import { cliFlags, commandNames, commandsTaking, sessionsCommandNames } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -68,7 +68,8 @@ function parseArguments() {
     });
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
-    throw new AcodeError(`${(error as Error).message}; see 'acode --help'`, ExitCode.usage);
+    // meow ends its messages with a period ("… can only be set once."): no clause glued after it.
+    throw new AcodeError(`${(error as Error).message.replace(/\.$/, '')}; see 'acode --help'`, ExitCode.usage);
   }
 }
 
@@ -78,18 +79,22 @@ function usage(message: string): never {
   throw new AcodeError(message.endsWith('?') ? `${message} (see 'acode --help')` : `${message}; see 'acode --help'`, ExitCode.usage);
 }
 
-/** Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying where they belong. */
+/**
+ * Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying
+ * where they belong (the commands that take each, from the command table).
+ */
 const flagHomes = [
-  { flag: 'name', typed: '--name', commands: ['run', 'fork'], hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
-  { flag: 'olderThan', typed: '--older-than', commands: ['sessions cleanup'], hint: `'acode sessions cleanup --older-than 30d'` },
-  { flag: 'provider', typed: '--provider', commands: ['init'], hint: `'acode init --provider openai'` },
-  { flag: 'fromStep', typed: '--from-step', commands: ['fork'], hint: `'acode fork <id> --from-step 2' starts a new session from that step` },
-  { flag: 'step', typed: '--step', commands: ['sessions show'], hint: `'acode sessions show <id> --step 2' prints that step's response` },
+  { flag: 'name', typed: '--name', hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
+  { flag: 'olderThan', typed: '--older-than', hint: `'acode sessions cleanup --older-than 30d'` },
+  { flag: 'provider', typed: '--provider', hint: `'acode init --provider openai'` },
+  { flag: 'fromStep', typed: '--from-step', hint: `'acode fork <id> --from-step 2' starts a new session from that step` },
+  { flag: 'step', typed: '--step', hint: `'acode sessions show <id> --step 2' prints that step's response` },
 ] as const;
 
 function misplacedFlag(flags: Record<string, unknown>, command: string | undefined): void {
-  for (const { flag, typed, commands, hint } of flagHomes) {
-    if (flags[flag] !== undefined && !(commands as readonly (string | undefined)[]).includes(command)) usage(`${typed} is an option of ${commands.map((c) => `acode ${c}`).join(' and ')}; ${hint}`);
+  for (const { flag, typed, hint } of flagHomes) {
+    const commands = commandsTaking(flag);
+    if (flags[flag] !== undefined && !(commands as (string | undefined)[]).includes(command)) usage(`${typed} is an option of ${commands.map((c) => `acode ${c}`).join(' and ')}; ${hint}`);
   }
 }
 

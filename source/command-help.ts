@@ -133,7 +133,7 @@ ${idNote}
     $ acode init research.yaml --provider ollama
 `,
   completion: `
-  Print a shell completion script: commands, sessions subcommands, flags and the values of flags
+  Print a shell completion script: commands, sessions subcommands, each command's own flags, and the values of flags
   that take a fixed list.
 
   Usage

@@ -38,14 +38,48 @@ export const cliFlags = {
   provider: { type: 'string' },
 } satisfies AnyFlags;
 
+export type FlagName = keyof typeof cliFlags;
+
+const resumeFlagNames = ['dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
+
+/**
+ * The flags each command takes (`sessions <sub>` for the sessions commands; --help and --version go
+ * with every one): shell completion offers a command these alone, and a flag some commands take is
+ * refused elsewhere naming the commands listed here.
+ */
+export const commandFlags: Record<string, readonly FlagName[]> = {
+  run: ['var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
+  resume: resumeFlagNames,
+  fork: ['fromStep', 'name', 'json'],
+  validate: [],
+  'sessions list': ['status', 'resumable', 'json'],
+  'sessions show': ['step', 'json'],
+  'sessions history': ['json'],
+  'sessions delete': ['force'],
+  'sessions unlock': ['force'],
+  'sessions cleanup': ['olderThan', 'status', 'dryRun', 'yes'],
+  init: ['provider', 'force'],
+  schema: ['out'],
+  completion: [],
+};
+
+/** The commands (keys of commandFlags) that take `flag`. */
+export function commandsTaking(flag: FlagName): string[] {
+  return Object.entries(commandFlags).flatMap(([command, flags]) => (flags.includes(flag) ? [command] : []));
+}
+
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** Every long flag as typed (`--dry-run`, and `--no-…` for booleans). */
-export function longFlags(): string[] {
-  return Object.entries(cliFlags).flatMap(([name, flag]) => {
-    const long = `--${kebab(name)}`;
-    return flag.type === 'boolean' && name !== 'help' && name !== 'version' ? [long, `--no-${kebab(name)}`] : [long];
-  });
+/** One flag as typed: `--dry-run`, and `--no-dry-run` for a boolean. */
+export function typedFlag(name: FlagName): string[] {
+  const long = `--${kebab(name)}`;
+  return cliFlags[name].type === 'boolean' && name !== 'help' && name !== 'version' ? [long, `--no-${kebab(name)}`] : [long];
+}
+
+/** Every long flag as typed (`--dry-run`, and `--no-…` for booleans); of one command when `command` is given. */
+export function longFlags(command?: string): string[] {
+  const names: FlagName[] = command === undefined ? (Object.keys(cliFlags) as FlagName[]) : [...(commandFlags[command] ?? []), 'help', 'version'];
+  return names.flatMap(typedFlag);
 }
 
 /** Every short flag as typed (`-h`). */

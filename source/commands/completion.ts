@@ -1,4 +1,4 @@
-import { cliFlags, commandNames, completionShells, initProviders, longFlags, sessionsCommandNames } from '../command-table.js';
+import { cliFlags, commandFlags, commandNames, commandsTaking, completionShells, initProviders, longFlags, sessionsCommandNames, typedFlag, type FlagName } from '../command-table.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { CommandContext } from './command-context.js';
 
@@ -10,6 +10,11 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase(
 function flagValues(): [flag: string, values: readonly string[]][] {
   const fixed: [string, readonly string[]][] = Object.entries(cliFlags).flatMap(([name, flag]) => ('choices' in flag ? [[`--${kebab(name)}`, flag.choices] as [string, readonly string[]]] : []));
   return [...fixed, ['--provider', initProviders]];
+}
+
+/** Each command's flags, as a shell `case` (`run) flags="--var …" ;;`); any other word gets --help and --version. */
+function flagCases(indent: string, line: (command: string, flags: string) => string): string {
+  return Object.keys(commandFlags).map((command) => `${indent}${line(command, longFlags(command).join(' '))}`).join('\n');
 }
 
 /** Commands whose argument is a file. */
@@ -24,7 +29,17 @@ _acode() {
 ${valueCases}
   esac
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=( $(compgen -W "${longFlags().join(' ')}" -- "$cur") ); return
+    # Only the flags the command takes: 'sessions' alone is 'sessions list'.
+    local command="\${COMP_WORDS[1]}" flags="--help --version"
+    if [[ "$command" == sessions ]]; then
+      local sub="\${COMP_WORDS[2]}"
+      if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
+      command="sessions $sub"
+    fi
+    case "$command" in
+${flagCases('      ', (command, flags) => `"${command}") flags="${flags}" ;;`)}
+    esac
+    COMPREPLY=( $(compgen -W "$flags" -- "$cur") ); return
   fi
   if (( COMP_CWORD == 1 )); then
     COMPREPLY=( $(compgen -W "${commandNames.join(' ')}" -- "$cur") ); return
@@ -49,7 +64,17 @@ _acode() {
 ${valueCases}
   esac
   if [[ "\${words[CURRENT]}" == -* ]]; then
-    compadd -- ${longFlags().join(' ')}; return
+    # Only the flags the command takes: 'sessions' alone is 'sessions list'.
+    local command="\${words[2]}" sub
+    if [[ "$command" == sessions ]]; then
+      sub="\${words[3]}"
+      if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
+      command="sessions $sub"
+    fi
+    case "$command" in
+${flagCases('      ', (command, flags) => `"${command}") compadd -- ${flags}; return ;;`)}
+    esac
+    compadd -- --help --version; return
   fi
   if (( CURRENT == 2 )); then
     compadd -- ${commandNames.join(' ')}; return
@@ -74,9 +99,14 @@ function fish(): string {
     `complete -c acode -n '__fish_seen_subcommand_from ${fileCommands.join(' ')}' -F`,
   ];
   const values = new Map(flagValues());
-  for (const flag of longFlags()) {
-    const choices = values.get(flag);
-    lines.push(`complete -c acode -l ${flag.slice(2)}${choices ? ` -x -a '${choices.join(' ')}'` : ''}`);
+  for (const name of Object.keys(cliFlags) as FlagName[]) {
+    // A flag is offered after the commands that take it ('sessions show' is seen as 'show').
+    const words = commandsTaking(name).map((command) => command.replace(/^sessions /, ''));
+    const when = name === 'help' || name === 'version' ? '' : ` -n '__fish_seen_subcommand_from ${words.join(' ')}'`;
+    for (const flag of typedFlag(name)) {
+      const choices = values.get(flag);
+      lines.push(`complete -c acode${when} -l ${flag.slice(2)}${choices ? ` -x -a '${choices.join(' ')}'` : ''}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initProviders } from '../command-table.js';
@@ -6,6 +6,7 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { jsonSchemaFile } from '../spec/json-schema.js';
 import type { CommandContext } from './command-context.js';
 import { starterSpec, type StarterProvider } from './starter-specs.js';
+import { somethingAt, writeUserFile } from './user-file.js';
 
 export const defaultStarterFile = 'workflow.yaml';
 
@@ -26,9 +27,10 @@ export function initCommand(ctx: CommandContext, file: string | undefined, flags
   }
   const target = file ?? defaultStarterFile;
   const path = resolve(ctx.cwd, target);
-  if (existsSync(path) && !flags.force) throw new AcodeError(`${target} exists; choose another file (acode init <file>), or add --force to replace it`, ExitCode.usage);
+  // lstat: a dangling symlink is something there too, never written through without --force.
+  if (somethingAt(path) && !flags.force) throw new AcodeError(`${target} exists; choose another file (acode init <file>), or add --force to replace it`, ExitCode.usage);
   const schema = packagedSchema();
-  writeFileSync(path, starterSpec(provider as StarterProvider, schema && relative(dirname(path), schema)));
+  writeUserFile(path, target, starterSpec(provider as StarterProvider, schema && relative(dirname(path), schema)), { replace: flags.force });
   const setup = provider === 'openai' ? '; set OPENAI_API_KEY first' : provider === 'ollama' ? '; start Ollama with llama3.2 pulled first' : ' (offline)';
   ctx.stderr.write(`wrote ${target}: a 2-step chain on the ${provider} provider\nrun it: acode run ${target} --var topic="durable agents"${setup}\n`);
   return ExitCode.ok;

@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode } from '../errors/acode-error.js';
+import { writeUserFile } from './user-file.js';
 import { specJsonSchemaText } from '../spec/json-schema.js';
 import type { CommandContext } from './command-context.js';
 
@@ -11,7 +11,7 @@ export function schemaCommand(ctx: CommandContext, flags: { out?: string }): Exi
     ctx.stdout.write(text);
     return ExitCode.ok;
   }
-  writeFileSync(resolve(ctx.cwd, flags.out), text);
+  writeUserFile(resolve(ctx.cwd, flags.out), flags.out, text, { replace: true });
   ctx.stderr.write(`wrote ${flags.out}; point your editor at it with '# yaml-language-server: $schema=${flags.out}' on a spec's first line\n`);
   return ExitCode.ok;
 }

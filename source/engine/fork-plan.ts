@@ -22,7 +22,9 @@ export function planFork(pattern: Pattern, progress: SessionProgress, fromStep: 
     const shape = pattern.shape(progress);
     let completed = 0;
     while (completed < shape.length && progress.completed[shape[completed]!.id]) completed++;
-    return { ok: false, message: `--from-step must be between 1 and ${completed + 1}: session ${sessionId} has ${completed} completed step${completed === 1 ? '' : 's'}` };
+    // The first unfinished step may run again; past the last step there is none to offer.
+    const last = Math.min(completed + 1, shape.length);
+    return { ok: false, message: `--from-step must be between 1 and ${last}: session ${sessionId} has ${completed} completed step${completed === 1 ? '' : 's'}` };
   }
   const startable = pattern.shape(progress).filter((node) => node.after.every((id) => progress.completed[id])).map((node) => node.id);
   return { ok: false, message: `--from-step ${fromStep}: ${reuse ? 'the steps it waits for have not completed' : 'no such step'} in session ${sessionId}; give a step id whose prerequisites completed: ${startable.join(', ')}` };

@@ -25,3 +25,14 @@ export function processAlive(pid: number): boolean {
   // kill(pid, 0) succeeds on a zombie: ask /proc what state the process is in.
   return !isZombie(pid);
 }
+
+/** /proc/<pid>/stat start time (field 22): tells a live process from one that was given a dead one's pid. */
+export function processStart(pid: number): string | null {
+  try {
+    // After the parenthesised command name (which may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}

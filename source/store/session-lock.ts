@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, linkSync, openSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { processAlive } from './process-liveness.js';
+import { processAlive, processStart as procStart } from './process-liveness.js';
 import { writeFileDurable } from './durable-file.js';
 import { isWriteRefused } from './write-access.js';
 
@@ -28,16 +28,6 @@ export type LockState =
   | { kind: 'free' }
   | { kind: 'held'; owner: LockOwner }
   | { kind: 'stale'; owner: LockOwner; why: string };
-
-function procStart(pid: number): string | null {
-  try {
-    // Field 22 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /** Judges a lock: held by a live, heartbeating owner, or stale (dead owner, recycled pid, silent). */
 export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now()): LockState {

@@ -1,20 +1,38 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { fsyncDirectory, writeAll } from './durable-file.js';
-import { processAlive } from './process-liveness.js';
+import { processAlive, processStart } from './process-liveness.js';
 
+/** A claim file's text: `<id> <pid> <process start> <host> <created ms>` (claims of older acode hold only `<id> <pid>`). */
 interface Claim {
+  text: string;
   id: string;
   pid: number;
+  start?: string;
+  host?: string;
+  createdMs?: number;
 }
 
+/** Creating a session's folder takes milliseconds: a claim older than this without its folder was abandoned. */
+const creationBoundMs = 60_000;
+/** Taking over a stale claim takes milliseconds: a takeover guard older than this was left by a taker that died. */
+const guardBoundMs = 10_000;
+
+const ownClaim = (id: string) => `${id} ${process.pid} ${processStart(process.pid) ?? '-'} ${hostname()} ${Date.now()}\n`;
+
 /**
- * Session names, unique per ACODE_HOME: `names/<name>` holds the id of the session that has it
- * (and the pid of the process that created it). A claim is made with O_EXCL before the session's
- * folder exists, so of two `acode run --name x` at once exactly one gets the name; a lookup reads
- * one small file, whatever the number of sessions. A claim whose session is gone — deleted by an
- * older acode, or a creator killed before its folder was renamed into place — is free again.
+ * Session names, unique per ACODE_HOME: `names/<name>` holds the id of the session that has it,
+ * and who created it (pid, process start time, host, when). A claim is made with O_EXCL before the
+ * session's folder exists, so of two `acode run --name x` at once exactly one gets the name; a
+ * lookup reads one small file, whatever the number of sessions.
+ *
+ * A claim whose session folder exists owns the name. One without a folder stands only while its
+ * creator may still be creating it: the same process (same host, pid and start time — a recycled
+ * pid is not its creator) still runs and the claim is younger than creationBoundMs. Any other
+ * claim — its session deleted by an older acode or by hand, its creator killed before the folder
+ * was renamed into place — is stale, and the next claim of that name takes it over.
  */
 export class SessionNames {
   readonly dir: string;
@@ -33,35 +51,45 @@ export class SessionNames {
     } catch {
       return undefined;
     }
-    const [id = '', pid = '0'] = text.trim().split(' ');
-    return { id, pid: Number(pid) };
+    const [id = '', pid = '0', start, host, created] = text.trim().split(' ');
+    return { text, id, pid: Number(pid), start: start === '-' ? undefined : start, host, createdMs: created === undefined ? undefined : Number(created) };
   }
 
-  /** Whether a claim still stands: its session exists, or its creator still runs (the folder is not renamed in yet). */
-  private live(claim: Claim): boolean {
-    return this.sessionExists(claim.id) || (claim.pid !== process.pid && processAlive(claim.pid));
+  /** Whether a claim with no session folder is still being turned into its session. */
+  private creating(claim: Claim, now = Date.now()): boolean {
+    // An older acode's claim does not say who made it, so no creator can be shown to be at work.
+    if (claim.host === undefined || claim.createdMs === undefined || !Number.isFinite(claim.createdMs)) return false;
+    if (now - claim.createdMs > creationBoundMs) return false;
+    // Another host's processes cannot be seen: its claim stands for the bound alone.
+    if (claim.host !== hostname()) return true;
+    if (claim.pid === process.pid || !processAlive(claim.pid)) return false;
+    const start = processStart(claim.pid);
+    return claim.start === undefined || start === null || start === claim.start;
   }
 
   /** Gives `name` to session `id`; an AcodeError (exit 2) naming the holder when another session has it. */
   claim(name: string, id: string): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = join(this.dir, name);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       let fd: number;
       try {
         fd = openSync(path, 'wx', 0o600);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = this.read(name);
-        if (holder && this.live(holder)) {
+        if (holder && this.sessionExists(holder.id)) {
           throw new AcodeError(`the name '${name}' is taken by session ${holder.id}; choose another --name, or delete that session ('acode sessions delete ${name}')`, ExitCode.usage);
         }
-        // A stale claim: its session is gone. Free it and try once more (a racer may win it).
-        this.unlinkIfStill(name, holder);
+        if (holder && this.creating(holder)) {
+          throw new AcodeError(`the name '${name}' is being given to session ${holder.id}, which process ${holder.pid} is creating now; choose another --name`, ExitCode.usage);
+        }
+        // A stale claim: free it and try again (a racer may win it).
+        if (holder) this.unlinkIfStill(name, holder);
         continue;
       }
       try {
-        writeAll(fd, Buffer.from(`${id} ${process.pid}\n`));
+        writeAll(fd, Buffer.from(ownClaim(id)));
         fsyncSync(fd);
       } finally {
         closeSync(fd);
@@ -72,19 +100,41 @@ export class SessionNames {
     throw new AcodeError(`the name '${name}' was taken while this session was being created; choose another --name`, ExitCode.usage);
   }
 
-  private unlinkIfStill(name: string, claim: Claim | undefined): void {
-    const now = this.read(name);
-    if (now?.id !== claim?.id) return;
+  /**
+   * Removes `names/<name>` if it still holds exactly `claim`. Every remover takes a guard file first,
+   * so none can read a stale claim, lose the race to one who replaces it with a fresh claim, and
+   * then unlink that fresh one. Creators never unlink: O_EXCL alone keeps them apart.
+   */
+  private unlinkIfStill(name: string, claim: Claim): void {
+    const guard = join(this.dir, `.${name}.takeover`);
     try {
-      unlinkSync(join(this.dir, name));
+      closeSync(openSync(guard, 'wx', 0o600));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Another remover is at work (and the caller tries again), or one died holding the guard.
+      try {
+        if (Date.now() - statSync(guard).mtimeMs > guardBoundMs) unlinkSync(guard);
+      } catch {
+        // Gone already: the caller's next attempt decides.
+      }
+      return;
+    }
+    try {
+      if (this.read(name)?.text !== claim.text) return;
+      try {
+        unlinkSync(join(this.dir, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    } finally {
+      unlinkSync(guard);
     }
   }
 
   /** Frees `name` if session `id` holds it (deleting a session frees its name). */
   release(name: string, id: string): void {
-    if (this.read(name)?.id === id) this.unlinkIfStill(name, { id, pid: 0 });
+    const claim = this.read(name);
+    if (claim?.id === id) this.unlinkIfStill(name, claim);
   }
 
   /** The id of the session named `name`, if one is. */
@@ -93,8 +143,8 @@ export class SessionNames {
     return claim && this.sessionExists(claim.id) ? claim.id : undefined;
   }
 
-  /** Every name held, for "did you mean" (read only when a name was not found). */
+  /** Every name a session has, for "did you mean" (read only when a name was not found). */
   all(): string[] {
-    return existsSync(this.dir) ? readdirSync(this.dir).filter((name) => !name.startsWith('.')) : [];
+    return existsSync(this.dir) ? readdirSync(this.dir).filter((name) => !name.startsWith('.') && this.lookup(name) !== undefined) : [];
   }
 }

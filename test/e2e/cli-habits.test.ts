@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
@@ -81,6 +81,20 @@ describe('acode init', () => {
     expect(readFileSync(join(ws.cwd, 'workflow.yaml'), 'utf8')).toContain('name: starter-chain');
     expect((await runCli(['init', 'x.yaml', '--provider', 'gemini'], ws)).code).toBe(2);
     expect(existsSync(join(ws.cwd, 'x.yaml'))).toBe(false);
+  });
+
+  it('never writes through a dangling symlink without --force, and --force replaces the link itself', async () => {
+    const ws = workspace();
+    symlinkSync(join(ws.cwd, 'elsewhere.yaml'), join(ws.cwd, 'link.yaml'));
+    const refused = await runCli(['init', 'link.yaml'], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('link.yaml exists');
+    expect(existsSync(join(ws.cwd, 'elsewhere.yaml'))).toBe(false);
+    expect((await runCli(['init', 'link.yaml', '--force'], ws)).code).toBe(0);
+    expect(lstatSync(join(ws.cwd, 'link.yaml')).isSymbolicLink()).toBe(false);
+    expect(existsSync(join(ws.cwd, 'elsewhere.yaml'))).toBe(false);
+    // Nothing half-written is left beside it.
+    expect(readdirSync(ws.cwd).filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processStart } from '../../source/store/process-liveness.js';
 import { SessionNames } from '../../source/store/session-names.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -43,16 +45,42 @@ describe('session names', () => {
     writeFileSync(join(home, 'names', 'orphan'), `cccccccccccccccc ${await deadPid()}\n`);
     expect(store.lookup('orphan')).toBeUndefined();
     store.claim('orphan', 'dddddddddddddddd');
-    expect(readFileSync(join(home, 'names', 'orphan'), 'utf8')).toBe(`dddddddddddddddd ${process.pid}\n`);
+    expect(readFileSync(join(home, 'names', 'orphan'), 'utf8')).toMatch(new RegExp(`^dddddddddddddddd ${process.pid} ${processStart(process.pid)} ${hostname()} \\d+\n$`));
   });
 
-  it('keeps a name whose claimant is still creating its session', () => {
+  it('gives a name back once its claimant pid belongs to another process, or its claim outlived any creation', () => {
+    const { home, store } = names();
+    mkdirSync(join(home, 'names'));
+    // This process runs, but did not start when the claim says its creator did: the pid was reused.
+    writeFileSync(join(home, 'names', 'recycled'), `cccccccccccccccc ${process.ppid} 1 ${hostname()} ${Date.now()}\n`);
+    store.claim('recycled', 'dddddddddddddddd');
+    expect(readFileSync(join(home, 'names', 'recycled'), 'utf8')).toMatch(/^dddddddddddddddd /);
+    // The creator runs still, but a session is created in milliseconds: two minutes on, the claim is abandoned.
+    writeFileSync(join(home, 'names', 'old'), `cccccccccccccccc ${process.ppid} ${processStart(process.ppid)} ${hostname()} ${Date.now() - 120_000}\n`);
+    store.claim('old', 'dddddddddddddddd');
+    // A claim of an older acode says only a pid, which may be anyone's now.
+    writeFileSync(join(home, 'names', 'legacy'), `cccccccccccccccc ${process.ppid}\n`);
+    store.claim('legacy', 'dddddddddddddddd');
+    expect(readFileSync(join(home, 'names', 'legacy'), 'utf8')).toMatch(/^dddddddddddddddd /);
+  });
+
+  it('offers as "did you mean" only names whose session exists', () => {
+    const { home, store, makeSession } = names();
+    store.claim('kept', 'aaaaaaaaaaaaaaaa');
+    makeSession('aaaaaaaaaaaaaaaa');
+    mkdirSync(join(home, 'names'), { recursive: true });
+    writeFileSync(join(home, 'names', 'gone'), `bbbbbbbbbbbbbbbb 1 - ${hostname()} ${Date.now() - 120_000}\n`);
+    expect(store.all()).toEqual(['kept']);
+  });
+
+  it('keeps a name whose claimant is still creating its session', async () => {
     const { home, store } = names();
     const creator = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
     try {
+      await new Promise((resolve) => creator.on('spawn', resolve));
       mkdirSync(join(home, 'names'));
-      writeFileSync(join(home, 'names', 'busy'), `eeeeeeeeeeeeeeee ${creator.pid}\n`);
-      expect(() => store.claim('busy', 'ffffffffffffffff')).toThrowError(/taken by session eeeeeeeeeeeeeeee/);
+      writeFileSync(join(home, 'names', 'busy'), `eeeeeeeeeeeeeeee ${creator.pid} ${processStart(creator.pid!)} ${hostname()} ${Date.now()}\n`);
+      expect(() => store.claim('busy', 'ffffffffffffffff')).toThrowError(/being given to session eeeeeeeeeeeeeeee, which process \d+ is creating now/);
     } finally {
       creator.kill('SIGKILL');
     }

@@ -10,7 +10,7 @@ import { openAiServerPerTest } from '../helpers/openai-server.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** Review of the see-and-steer slices (#14) by a hostile user: each it.fails is a defect found. */
+/** Review of the see-and-steer slices (#14) by a hostile user: each test is a defect it found, red before its fix. */
 
 function workspace(spec = chainSpec({ steps: 2, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, '')) {
   const cwd = tempDir();

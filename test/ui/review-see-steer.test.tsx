@@ -4,7 +4,7 @@ import { createRunStore } from '../../source/state/run-store.js';
 import { RunView } from '../../source/ui/run/run-view.js';
 import { renderInk } from '../helpers/ink.js';
 
-/** Review of the see-and-steer slices (#14) by a hostile user: each it.fails is a defect found. */
+/** Review of the see-and-steer slices (#14) by a hostile user: each test is a defect it found, red before its fix. */
 let id = 0;
 const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalHost } from '../../source/providers/network-failure.js';
 
-/** Review of the see-and-steer slices (#14) by a hostile user: each it.fails is a defect found. */
+/** Review of the see-and-steer slices (#14) by a hostile user: each test is a defect it found, red before its fix. */
 describe('hostile review of #14: which hosts are local', () => {
   // FIXED: source/providers/network-failure.ts (isLocalHost): WHATWG URL writes an IPv4-mapped IPv6 address in hex
   // ('[::ffff:127.0.0.1]' is '::ffff:7f00:1'); isLocalHost now reads the hex form as well as the dotted one, so a refused local

@@ -21,6 +21,8 @@ export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEv
   if (matches(k['steps.down'], input, key)) return view.detail ? view.scroll(1) : view.move(1);
   if (matches(k['steps.pageUp'], input, key)) return view.page(-1);
   if (matches(k['steps.pageDown'], input, key)) return view.page(1);
+  if (matches(k['steps.first'], input, key)) return view.detail ? view.scroll(-Infinity) : view.move(-Infinity);
+  if (matches(k['steps.last'], input, key)) return view.detail ? view.scroll(Infinity) : view.move(Infinity);
   if (matches(k['steps.open'], input, key) && !view.detail) return view.openStep();
   if (matches(k['steps.resume'], input, key)) {
     const elsewhere = store.getState().runningElsewhere(session.id);

@@ -53,6 +53,8 @@ export function stepViewLines(view: StepViewState, width = Infinity): Line[] {
 }
 
 /** The step view's keys, generated from its bindings. */
-export function stepViewFooter(): Line {
-  return [dim(hints(stepViewBindings))];
+export function stepViewFooter(inResponse = false): Line {
+  // In a response, Enter has nothing more to open.
+  const shown = Object.fromEntries(Object.entries(stepViewBindings).filter(([name]) => !inResponse || name !== 'steps.open'));
+  return [dim(hints(shown))];
 }

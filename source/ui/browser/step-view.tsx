@@ -13,7 +13,7 @@ export function StepView({ store, columns, rows }: { store: StepViewStore; colum
     <Box flexDirection="column" width={columns} height={rows}>
       <Lines lines={stepViewLines(view, columns)} width={columns} />
       <Box flexGrow={1} />
-      <LineText line={stepViewFooter()} />
+      <LineText line={stepViewFooter(view.detail !== null)} />
     </Box>
   );
 }

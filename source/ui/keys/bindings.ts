@@ -83,6 +83,8 @@ export const stepViewBindings = {
   'steps.down': { keys: ['down', 'j'], label: '', description: 'select the next step (in a response: scroll down)' },
   'steps.pageUp': { keys: ['pageup'], label: '', description: 'page up' },
   'steps.pageDown': { keys: ['pagedown', ' '], label: '', description: 'page down' },
+  'steps.first': { keys: ['g', 'home'], label: '', description: 'the first step (in a response: its top)' },
+  'steps.last': { keys: ['G', 'end'], label: '', description: 'the last step (in a response: its end)' },
   'steps.open': { keys: ['return'], label: 'Enter response', description: "show the selected step's whole response and tool calls" },
   'steps.resume': { keys: ['r'], label: 'r resume', description: 'resume the session (when it is resumable): plan, changed files, live run' },
   'steps.back': { keys: ['escape', 'q', 'left'], label: 'Esc back', description: 'back: from a response to the steps, from the steps to the sessions' },

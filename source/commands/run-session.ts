@@ -1,5 +1,6 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { stepNamer } from '../engine/pattern.js';
+import { modelCall } from '../engine/events.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import type { SessionExecutor, RunSummary } from '../engine/session-executor.js';
 import { redact } from '../secrets/redactor.js';
@@ -79,7 +80,8 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       printer?.event(event);
       if (event.type === 'step_skipped') tally.saving = savingWith(tally.saving!, event.agent, event.usage, price);
       if (event.type === 'step_started') agents.set(event.step, event.agent);
-      if (event.type === 'conversation_saved' || event.type === 'conversation_reset' || event.type === 'step_completed') tally.dollars = dollarsWith(tally.dollars, price, agents.get(event.step) ?? '', event.usage);
+      const call = modelCall(event);
+      if (call) tally.dollars = dollarsWith(tally.dollars, price, agents.get(call.step) ?? '', call.usage);
       const line = plainLine(event, total, name, (id) => progress.spent[id]);
       if (line) ctx.stderr.write(`${redact(line)}\n`);
     });

@@ -125,4 +125,12 @@ export type EngineEventBody =
  */
 export type EngineEvent = EngineEventBody & { event_id: number; ts: string; epoch?: number; based_on?: number };
 
+/**
+ * The model call an event records, if it records one: every saved or restarted conversation and the
+ * answer that completes a step each carry one call's tokens, so a step's are the sum of these.
+ */
+export function modelCall(event: EngineEventBody): { step: StepId; usage: TokenUsage } | undefined {
+  return event.type === 'conversation_saved' || event.type === 'conversation_reset' || event.type === 'step_completed' ? { step: event.step, usage: event.usage } : undefined;
+}
+
 export type EngineEventType = EngineEvent['type'];

@@ -1,4 +1,4 @@
-import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
+import { addUsage, modelCall, type EngineEvent, type TokenUsage } from '../engine/events.js';
 import type { StepId } from '../engine/step-id.js';
 
 /** One tool call a step's agent made, and what it answered (null while no answer was journaled). */
@@ -63,19 +63,18 @@ export class StepResultsFold {
       if (attempt && at > attempt.last) attempt.last = at;
     }
     // Only the events that say what a step did; the rest leave its result as it is.
+    const call = modelCall(event);
+    if (call) {
+      const result = this.of(call.step);
+      result.tokens = addUsage(result.tokens, call.usage);
+      result.calls.push(call.usage);
+    }
     if (event.type === 'step_started') {
       this.close(event.step);
       this.of(event.step).attempt = event.attempt;
       this.open.set(event.step, { start: at, last: at });
-    } else if (event.type === 'conversation_saved' || event.type === 'conversation_reset') {
-      const result = this.of(event.step);
-      result.tokens = addUsage(result.tokens, event.usage);
-      result.calls.push(event.usage);
     } else if (event.type === 'step_completed') {
-      const result = this.of(event.step);
-      result.tokens = addUsage(result.tokens, event.usage);
-      result.calls.push(event.usage);
-      result.response = event.response;
+      this.of(event.step).response = event.response;
       this.close(event.step);
     } else if (event.type === 'step_reused') {
       this.of(event.step).response = event.response;

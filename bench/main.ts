@@ -8,6 +8,7 @@ import { homeFigures } from './home-figures.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
+import { serveSse, sseRead } from './sse-read.js';
 import { streamFigures } from './stream-figures.js';
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(9);
@@ -17,6 +18,18 @@ if (process.argv[2] === 'generate') {
   const [home, count] = [process.argv[3] ?? 'acode-home', Number(process.argv[4] ?? 10_000)];
   generateSessions(home, count, (i) => (i % 3 === 0 ? process.cwd() : `/work/project-${i % 40}`));
   console.log(`generated ${count} sessions in ${home}`);
+  process.exit(0);
+}
+
+// `node dist/bench.js sse [pieces] [gapMs]`: what reading a streamed answer costs in CPU; `sse-server` is the child it reads from.
+if (process.argv[2] === 'sse-server') {
+  await serveSse(Number(process.argv[3]), Number(process.argv[4]));
+  await new Promise(() => undefined);
+}
+if (process.argv[2] === 'sse') {
+  const figures = await sseRead(Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 10));
+  console.log(`reading a streamed answer: ${figures.pieces} SSE pieces ${figures.gapMs} ms apart through openResponse + readEventStream, server in a child process`);
+  console.log(`   client CPU per piece: median ${figures.cpuPerPieceUs.toFixed(1)} µs over ${figures.rounds} rounds (${figures.perRoundUs.map((us) => us.toFixed(0)).join(', ')})`);
   process.exit(0);
 }
 

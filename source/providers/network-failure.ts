@@ -19,12 +19,21 @@ const causeWords: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
 };
 
-/** The system error code under a fetch failure: undici wraps it in `cause`, happy eyeballs in an AggregateError. */
-export function networkErrorCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  const first = cause?.errors?.find((e) => typeof e.code === 'string')?.code;
+type CodedError = { code?: unknown; errors?: { code?: unknown }[] } | undefined;
+
+/** The code an error carries itself, or the first of an AggregateError's (happy eyeballs tried several addresses). */
+function ownCode(error: CodedError): string | undefined {
+  if (typeof error?.code === 'string') return error.code;
+  const first = Array.isArray(error?.errors) ? error.errors.find((e) => typeof e?.code === 'string')?.code : undefined;
   return typeof first === 'string' ? first : undefined;
+}
+
+/**
+ * The system error code of a failed request: node:http's error carries it (or, after happy eyeballs,
+ * an AggregateError's `errors` do); fetch wraps the same shapes in `cause`.
+ */
+export function networkErrorCode(error: unknown): string | undefined {
+  return ownCode(error as CodedError) ?? ownCode((error as { cause?: CodedError } | undefined)?.cause);
 }
 
 /** "connection refused" for ECONNREFUSED; the code itself when it has no words. */

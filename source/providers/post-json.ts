@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { printable } from '../printable-text.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
@@ -34,31 +36,92 @@ export interface JsonPost {
   unreachableHint: string;
 }
 
+/** A model call's answer: its status, its headers, and its body as it arrives off the socket. */
+export interface ModelResponse {
+  status: number;
+  /** A header's value (a repeated header's values joined with ", ", as fetch's Headers gives them). */
+  header(name: string): string | undefined;
+  body: IncomingMessage;
+}
+
+// Connections are kept for the next model call (as fetch's pool keeps them); an idle socket is unref'd
+// by the agent, so it never keeps the process alive, and dropped after 5 s idle, as Node's global agent does.
+// Happy eyeballs, as fetch does: `localhost` may resolve to ::1 first while the server listens on 127.0.0.1.
+const agentOptions = { keepAlive: true, timeout: 5_000, scheduling: 'lifo', autoSelectFamily: true } as const;
+const httpAgent = new HttpAgent(agentOptions);
+const httpsAgent = new HttpsAgent(agentOptions);
+
 /**
  * Sends a model call and returns the answer once its status is known to be good: StepAbortedError
  * when the run was stopped, a retryable ProviderError for network trouble, and the classifier's
- * verdict for every failed status (its body read whole).
+ * verdict for every failed status (its body read whole). node:http, not fetch: a streamed answer
+ * read off an IncomingMessage costs a fraction of the CPU of fetch's web streams (bench: `sse`).
  */
-export async function openResponse(post: JsonPost): Promise<Response> {
+export async function openResponse(post: JsonPost): Promise<ModelResponse> {
   const { url, signal } = post;
-  let response: Response;
+  let body: IncomingMessage;
   try {
-    // Redirects are not followed: a 307/308 would re-send the prompt and the key (x-api-key survives
-    // even a cross-origin redirect) to whatever host it names.
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...post.headers }, body: JSON.stringify(post.body), signal, redirect: 'manual' });
+    body = await send(post);
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
     throw classifyNetworkFailure(error, url, post.unreachableHint);
   }
-  if (response.ok) return response;
+  const response: ModelResponse = { status: body.statusCode ?? 0, header: (name) => headerValue(body, name), body };
+  if (response.status >= 200 && response.status < 300) return response;
   if (response.status >= 300 && response.status < 400) throw redirectRefused(response, post);
-  throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: response.headers, body: await bodyText(response, post), endpoint: post.endpoint });
+  throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: fetchHeaders(body), body: await bodyText(response, post), endpoint: post.endpoint });
+}
+
+/**
+ * POSTs the JSON body; resolves with the answer's head. Redirects are not followed (node:http never
+ * does): a 307/308 would re-send the prompt and the key (x-api-key survives even a cross-origin
+ * redirect) to whatever host it names. The signal destroys the request and its socket, connecting or mid-body.
+ */
+function send(post: JsonPost): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(post.url);
+    const payload = JSON.stringify(post.body);
+    const https = target.protocol === 'https:';
+    const request = (https ? httpsRequest : httpRequest)(target, {
+      method: 'POST',
+      agent: https ? httpsAgent : httpAgent,
+      signal: post.signal,
+      headers: { accept: '*/*', 'accept-encoding': 'identity', 'content-type': 'application/json', ...post.headers, 'content-length': Buffer.byteLength(payload) },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      // An error after the caller has the answer reaches it through the body's own 'error'.
+      response.on('error', () => undefined);
+      resolve(response);
+    });
+    request.end(payload);
+  });
+}
+
+function headerValue(response: IncomingMessage, name: string): string | undefined {
+  const value = response.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The failed answer's headers as the classifier reads them (retry-after and the rate-limit resets). */
+function fetchHeaders(response: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    for (const one of Array.isArray(value) ? value : [value ?? '']) {
+      try {
+        headers.append(name, one);
+      } catch {
+        // a value Headers refuses is one no rule reads
+      }
+    }
+  }
+  return headers;
 }
 
 /** A redirect answer as a failure no retry mends: the same request would be redirected again. */
-function redirectRefused(response: Response, post: JsonPost): ProviderError {
-  void response.body?.cancel().catch(() => undefined);
-  const location = response.headers.get('location') ?? '(no Location)';
+function redirectRefused(response: ModelResponse, post: JsonPost): ProviderError {
+  response.body.destroy();
+  const location = response.header('location') ?? '(no Location)';
   const message = printable(
     redact(`${post.url} answered HTTP ${response.status}, a redirect to ${location}; acode does not follow redirects with your prompt and key; if that is the server you mean, point runtime.host in the spec at it`),
   );
@@ -66,13 +129,17 @@ function redirectRefused(response: Response, post: JsonPost): ProviderError {
 }
 
 /** The whole body of an answer; a connection that breaks meanwhile is network trouble (retryable). */
-async function bodyText(response: Response, post: JsonPost): Promise<string> {
+async function bodyText(response: ModelResponse, post: JsonPost): Promise<string> {
+  const chunks: Buffer[] = [];
   try {
-    return await response.text();
+    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+    // An answer cut short without a socket error (the server closed mid-body) is a broken connection too.
+    if (!response.body.complete) throw new Error('the connection closed before the answer ended');
   } catch (error) {
     if (post.signal.aborted) throw new StepAbortedError();
     throw new ProviderError(redact(`connection to ${post.url} broke while reading the answer: ${(error as Error).message}`), true, { detail: 'connection broke' });
   }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /**
@@ -80,7 +147,7 @@ async function bodyText(response: Response, post: JsonPost): Promise<string> {
  * leave every string as it is read. Only they: the answer's code may rightly hold credential-shaped
  * text, and a tool writes what the model wrote (the events that record it are redacted in full when emitted).
  */
-export async function readJson(response: Response, post: JsonPost): Promise<unknown> {
+export async function readJson(response: ModelResponse, post: JsonPost): Promise<unknown> {
   const text = await bodyText(response, post);
   try {
     return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value)) as unknown;
@@ -90,8 +157,8 @@ export async function readJson(response: Response, post: JsonPost): Promise<unkn
 }
 
 /** A server that was asked to stream may still answer with one JSON body (a proxy, an old server). */
-export function isEventStream(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+export function isEventStream(response: ModelResponse): boolean {
+  return (response.header('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
 /**

@@ -1,9 +1,28 @@
 // Bundles the CLI into dist/: one ESM entry plus lazily loaded chunks, so plain commands
 // (--version, sessions list) never parse React or Ink.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
+
+// Ink's Output rebuilds every character of every row each frame; source/ui/ink-output.ts is the same
+// class keeping what it learnt between frames (the live run view redraws 10 times a second). It is a
+// port of one Ink version's file: another Ink must be ported again, not silently used with it.
+const inkOutputPort = '6.8.';
+const inkVersion = JSON.parse(readFileSync(`${root}node_modules/ink/package.json`, 'utf8')).version;
+if (!inkVersion.startsWith(inkOutputPort)) {
+  throw new Error(`source/ui/ink-output.ts ports Ink ${inkOutputPort}x's build/output.js, but Ink ${inkVersion} is installed: compare the two files and port the changes (then update inkOutputPort in scripts/build.mjs)`);
+}
+const inkOutput = {
+  name: 'ink-output',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]output\.js$/ }, () => ({
+      contents: `export { default } from ${JSON.stringify(`${root}source/ui/ink-output.ts`)};`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 rmSync(`${root}dist`, { recursive: true, force: true });
 
 await build({
@@ -25,6 +44,7 @@ await build({
   // nunjucks' file watcher is never used (templates are strings); keep its optional deps out.
   external: ['chokidar', 'fsevents'],
   define: { 'process.env.NODE_ENV': '"production"' },
+  plugins: [inkOutput],
   banner: {
     // Bundled CommonJS dependencies (nunjucks, signal-exit) still call require().
     js: "import { createRequire as __acodeCreateRequire } from 'node:module'; const require = __acodeCreateRequire(import.meta.url);",

@@ -3,16 +3,14 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
-import { StreamTail, streamTickMs } from './stream-tail.js';
-import { useNow } from './use-elapsed.js';
+import { StreamTail } from './stream-tail.js';
 
-/** The running step: its row and what its model says, redrawn on one tick so that they share a frame. */
+/** The running step: its row and what its model says. */
 function RunningStep({ store, step }: { store: RunStore; step: StepView }) {
-  const now = useNow(true, streamTickMs);
   return (
     <Box flexDirection="column">
-      <StepRow step={step} now={now} />
-      <StreamTail store={store} step={step.id} indent={6} tick={now} />
+      <StepRow step={step} />
+      <StreamTail store={store} step={step.id} indent={6} />
     </Box>
   );
 }

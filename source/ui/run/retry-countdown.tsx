@@ -2,7 +2,7 @@ import { Text } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore } from '../../state/run-store.js';
 import { runBindings } from '../keys/bindings.js';
-import { useNow } from './use-elapsed.js';
+import { useTick } from './run-tick.js';
 
 /**
  * "rate limited (HTTP 429) — retry 2/5 in 41 s; r retry now · a abort", ticking each second. It counts
@@ -11,9 +11,9 @@ import { useNow } from './use-elapsed.js';
 export function RetryCountdown({ store }: { store: RunStore }) {
   const retry = useStore(store, (s) => s.retry);
   // The retry's time came as a date in its event: counted down on the wall clock.
-  const now = useNow(retry !== null, 250, Date.now);
+  const { wall } = useTick();
   if (!retry) return null;
-  const seconds = Math.max(0, Math.ceil((retry.at - now) / 1000));
+  const seconds = Math.max(0, Math.ceil((retry.at - wall) / 1000));
   return (
     <Text>
       <Text color="yellow">{retry.reason}</Text>

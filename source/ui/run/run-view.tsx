@@ -9,7 +9,7 @@ import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
 import { approvalHint } from '../../state/approval-hint.js';
-import { RunClock, useElapsed } from './use-elapsed.js';
+import { TickProvider, useTick } from './run-tick.js';
 import { headline, statusWords } from '../../session/status-words.js';
 
 function Summary({ store }: { store: RunStore }) {
@@ -18,7 +18,8 @@ function Summary({ store }: { store: RunStore }) {
   const tokens = useStore(store, (s) => s.tokens);
   const startedAt = useStore(store, (s) => s.startedAt);
   const finishedAt = useStore(store, (s) => s.finishedAt);
-  const elapsed = useElapsed(startedAt, finishedAt);
+  const { now } = useTick();
+  const elapsed = (finishedAt ?? now) - startedAt;
   const lanes = useStore(store, (s) => s.pattern !== 'chain');
   const done = steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
   const running = steps.filter((s) => s.status === 'running').length;
@@ -122,8 +123,9 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
     { isActive: isRawModeSupported === true },
   );
   const clock = useStore(store, (s) => s.clock);
+  const live = useStore(store, (s) => s.finishedAt === undefined);
   return (
-    <RunClock.Provider value={clock}>
+    <TickProvider clock={clock} live={live}>
       {lanes ? <LaneSteps store={store} /> : <ChainSteps store={store} />}
       <Box flexDirection="column">
         <RetryCountdown store={store} />
@@ -134,6 +136,6 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
         <RunSpend store={store} />
         <Outcome store={store} />
       </Box>
-    </RunClock.Provider>
+    </TickProvider>
   );
 }

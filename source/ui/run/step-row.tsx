@@ -1,21 +1,26 @@
 import { Box, Text } from 'ink';
-import Spinner from 'ink-spinner';
 import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
-import { stepColor, stepGlyph } from '../theme.js';
-import { useElapsed } from './use-elapsed.js';
+import { spinnerFrames, stepColor, stepGlyph } from '../theme.js';
+import { useTick } from './run-tick.js';
 
-/** How long the running attempt has taken so far, ticking on its own. */
+/** A running step's spinner, turned by the run view's tick (one timer for every spinner). */
+function Spinner() {
+  const { frame } = useTick();
+  return <>{spinnerFrames[frame % spinnerFrames.length]}</>;
+}
+
+/** How long the running attempt has taken so far, as of the latest tick. */
 function Elapsed({ since }: { since: number }) {
-  return <Text dimColor>{formatDuration(Math.max(0, useElapsed(since, undefined, 200)))}</Text>;
+  return <Text dimColor>{formatDuration(Math.max(0, useTick().now - since))}</Text>;
 }
 
 /**
- * One step: glyph (its own spinner while running), its name — the chain number, or, inside a lane,
- * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of it; while it runs, its elapsed time,
- * ticking on its own or as of `now` when the caller ticks for it.
+ * One step: glyph (a spinner while running), its name — the chain number, or, inside a lane,
+ * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of
+ * it; while it runs, its elapsed time.
  */
-export function StepRow({ step, name, nameWidth = 0, indent = 0, now }: { step: StepView; name?: string; nameWidth?: number; indent?: number; now?: number }) {
+export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepView; name?: string; nameWidth?: number; indent?: number }) {
   const detail =
     step.status === 'done' && step.tokens
       ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
@@ -28,11 +33,11 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0, now }: { step: 
             : '';
   return (
     <Box gap={1} marginLeft={indent}>
-      <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner type="dots" /> : stepGlyph[step.status]}</Text>
+      <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>
       <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
         {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
       </Text>
-      {step.status === 'running' && step.startedAt !== undefined ? now === undefined ? <Elapsed since={step.startedAt} /> : <Text dimColor>{formatDuration(Math.max(0, now - step.startedAt))}</Text> : null}
+      {step.status === 'running' && step.startedAt !== undefined ? <Elapsed since={step.startedAt} /> : null}
       {detail ? <Text dimColor>{detail}</Text> : null}
       {step.note ? <Text color={step.status === 'failed' ? 'red' : 'yellow'}>{step.note}</Text> : null}
     </Box>

@@ -1,36 +1,46 @@
 import { Box, Text } from 'ink';
+import { useMemo } from 'react';
 import { useStore } from 'zustand';
 import type { StepId } from '../../engine/step-id.js';
 import type { RunStore } from '../../state/run-store.js';
 import { lastRows, toolLinePrefix } from '../../state/step-streams.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
-import { useNow } from './use-elapsed.js';
+import { useTick } from './run-tick.js';
 
 /** Rows of a running step's streamed answer shown under it: its latest words, never more. */
 export const streamRows = 6;
-/** How often streamed text is redrawn after its first words (which show at once): 5 frames a second. */
-export const streamTickMs = 200;
+/** Streamed text is read again every this many ticks of the run view (5 times a second): a person reads no faster. */
+const ticksPerRead = 2;
 
 /**
  * The last rows of what a running step's model is saying, as it arrives; tool calls it starts in
- * yellow. The text is read as the frame is drawn: on the step's own tick (`tick`, the time its row
- * shows, so row and text share one frame) or, without one, a tick of its own.
+ * yellow. The text is read as a frame is drawn: its first words at once, then every other tick of
+ * the run view, with the spinners — never a frame of its own.
  */
-export function StreamTail({ store, step, indent, tick }: { store: RunStore; step: StepId; indent: number; tick?: number }) {
+export function StreamTail({ store, step, indent }: { store: RunStore; step: StepId; indent: number }) {
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
-  useNow(begun && tick === undefined, streamTickMs);
+  const read = Math.floor(useTick().frame / ticksPerRead);
   const { columns } = useTerminalSize();
-  const text = begun ? store.getState().streamText(step) : undefined;
-  if (!text) return null;
-  const rows = lastRows(text, Math.max(10, columns - indent - 3), streamRows);
+  const width = Math.max(10, columns - indent - 3);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` is the point: the text is read again when it moves on
+  const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, read, store, step]);
+  const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
+  if (rows.length === 0) return null;
   return (
-    <Box flexDirection="column" marginLeft={indent}>
-      {rows.map((row, i) => (
-        <Text key={i} wrap="truncate-end">
-          <Text dimColor>│ </Text>
-          {row.startsWith(toolLinePrefix) ? <Text color="yellow">{row}</Text> : <Text dimColor>{row}</Text>}
-        </Text>
-      ))}
+    // The gutter is a border, not a "│ " in each row: a row of plain ASCII is measured by its length,
+    // one with a box character by segmenting every character, every frame.
+    <Box flexDirection="column" marginLeft={indent} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false} borderDimColor paddingLeft={1}>
+      {rows.map((row, i) =>
+        row.startsWith(toolLinePrefix) ? (
+          <Text key={i} wrap="truncate-end" color="yellow">
+            {row}
+          </Text>
+        ) : (
+          <Text key={i} wrap="truncate-end" dimColor>
+            {row}
+          </Text>
+        ),
+      )}
     </Box>
   );
 }

@@ -1,0 +1,41 @@
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+
+/**
+ * How often the live run view redraws what moves — spinners, elapsed times, a countdown, streamed
+ * text. One tick for all of them: each timer of its own was a frame of its own (Ink draws the
+ * whole view every frame), and a frame grows with every row of streamed text it carries.
+ */
+export const tickMs = 100;
+
+/** One tick of the run view: the run's clock and the wall clock, read once for every row drawn in it. */
+export interface Tick {
+  /** Counts ticks: a spinner's frame. */
+  frame: number;
+  /** The run's clock (the run store's: an elapsed time is measured on the clock its start was stamped with). */
+  now: number;
+  /** The wall clock, for times that came as dates (a retry's). */
+  wall: number;
+}
+
+const RunTick = createContext<Tick>({ frame: 0, now: Date.now(), wall: Date.now() });
+
+/**
+ * Ticks every `tickMs` while the run is `live`: one state change a tick, so every component that
+ * reads the tick is redrawn in one frame; the rest of the tree is not rendered again.
+ */
+export function TickProvider({ clock, live, children }: { clock: () => number; live: boolean; children: ReactNode }) {
+  const [tick, setTick] = useState<Tick>(() => ({ frame: 0, now: clock(), wall: Date.now() }));
+  useEffect(() => {
+    const read = () => setTick((last) => ({ frame: last.frame + 1, now: clock(), wall: Date.now() }));
+    read();
+    if (!live) return;
+    const timer = setInterval(read, tickMs);
+    return () => clearInterval(timer);
+  }, [live, clock]);
+  return <RunTick.Provider value={tick}>{children}</RunTick.Provider>;
+}
+
+/** The latest tick: a component reading it is redrawn on every tick. */
+export function useTick(): Tick {
+  return useContext(RunTick);
+}

@@ -1,0 +1,62 @@
+import { Chalk } from 'chalk';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+// Ink's own Output, which the bundle replaces (scripts/build.mjs): the port must draw what it draws.
+import InkOutput from '../../node_modules/ink/build/output.js';
+import Output from '../../source/ui/ink-output.js';
+
+const chalk = new Chalk({ level: 3 });
+
+type Op = { kind: 'write'; x: number; y: number; text: string; transform: number } | { kind: 'clip'; x1?: number; x2?: number; y1?: number; y2?: number } | { kind: 'unclip' };
+
+const transformers: ((line: string, index: number) => string)[][] = [[], [(line) => chalk.dim(line)], [(line, index) => `${index}>${line}`, (line) => chalk.yellow(line)]];
+
+// Plain and wide characters, combining marks, emoji, box drawing, tabs, and styles that span several.
+const piece = fc.oneof(
+  fc.constantFrom('a', 'hello', ' ', '漢字', '👍', 'é', 'e\u0301', '│', '⠋', '\t', '·', 'w0x12 '),
+  fc.tuple(fc.constantFrom('x', 'styled text', '全角'), fc.constantFrom(chalk.red, chalk.bold, chalk.bgBlue, chalk.underline.green, chalk.dim)).map(([text, style]) => style(text)),
+);
+const text = fc.array(fc.oneof(piece, fc.constant('\n')), { minLength: 0, maxLength: 12 }).map((parts) => parts.join(''));
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('write' as const), x: fc.integer({ min: -3, max: 24 }), y: fc.integer({ min: -2, max: 8 }), text, transform: fc.integer({ min: 0, max: 2 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('clip' as const), x1: fc.option(fc.integer({ min: -1, max: 10 }), { nil: undefined }), x2: fc.option(fc.integer({ min: 5, max: 22 }), { nil: undefined }), y1: fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }), y2: fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'unclip' as const }) },
+);
+const frame = fc.record({ width: fc.integer({ min: 1, max: 20 }), height: fc.integer({ min: 0, max: 7 }), ops: fc.array(op, { maxLength: 10 }) });
+
+function draw(output: InkOutput | Output, ops: readonly Op[]) {
+  for (const o of ops) {
+    if (o.kind === 'write') output.write(o.x, o.y, o.text, { transformers: transformers[o.transform]! });
+    else if (o.kind === 'clip') output.clip({ x1: o.x1, x2: o.x2, y1: o.y1, y2: o.y2 });
+    else output.unclip();
+  }
+  return output.get();
+}
+
+describe('the bundle\'s Output (source/ui/ink-output.ts)', () => {
+  it('draws every frame as Ink 6.8\'s Output does, frame after frame (what it learnt in one never changes the next)', () => {
+    // Several frames a run, reusing lines: the caches that outlive a frame are exercised as the run view does.
+    fc.assert(
+      fc.property(fc.array(frame, { minLength: 1, maxLength: 6 }), (frames) => {
+        for (const { width, height, ops } of [...frames, ...frames]) {
+          expect(draw(new Output({ width, height }), ops)).toEqual(draw(new InkOutput({ width, height }), ops));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('draws a run view\'s frame again from what it learnt, unchanged, and a changed row anew', () => {
+    const rows = ['⠋  1 worker 1.2 s', '      │ the answer so far', '      │ w0x1 w0x2 w0x3', '4/10 done · 2 skipped (completed earlier)'];
+    const frameWith = (output: InkOutput | Output, last: string) => {
+      rows.forEach((row, y) => output.write(0, y, row, { transformers: [] }));
+      output.write(8, 2, last, { transformers: [(line) => chalk.dim(line)] });
+      return output.get().output;
+    };
+    const first = frameWith(new Output({ width: 60, height: 4 }), 'w0x4');
+    expect(frameWith(new Output({ width: 60, height: 4 }), 'w0x4')).toBe(first);
+    const changed = frameWith(new Output({ width: 60, height: 4 }), 'w0x5 w0x6');
+    expect(changed).toBe(frameWith(new InkOutput({ width: 60, height: 4 }), 'w0x5 w0x6'));
+    expect(changed).not.toBe(first);
+  });
+});

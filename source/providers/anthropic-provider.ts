@@ -107,8 +107,18 @@ export class AnthropicProvider implements Provider {
     const response = await openResponse(post);
     let parsed: MessagesResponse;
     if (isEventStream(response)) {
-      const stream = new AnthropicStream(url, request.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event));
+      // Reading rests between chunks once the answer shows (event-stream.ts): not before its first words.
+      let spoke = false;
+      const onDelta = request.onDelta;
+      const stream = new AnthropicStream(
+        url,
+        onDelta &&
+          ((delta) => {
+            spoke = true;
+            onDelta(delta);
+          }),
+      );
+      await readEventStream(response, post, (event) => stream.event(event), () => spoke);
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       parsed = secretsOut(stream.result());
     } else parsed = (await readJson(response, post)) as MessagesResponse;

@@ -76,8 +76,18 @@ export class OpenAiProvider implements Provider {
     const response = await openResponse(post);
     let parsed: ChatCompletion;
     if (isEventStream(response)) {
-      const stream = new OpenAiStream(url, request.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event));
+      // Reading rests between chunks once the answer shows (event-stream.ts): not before its first words.
+      let spoke = false;
+      const onDelta = request.onDelta;
+      const stream = new OpenAiStream(
+        url,
+        onDelta &&
+          ((delta) => {
+            spoke = true;
+            onDelta(delta);
+          }),
+      );
+      await readEventStream(response, post, (event) => stream.event(event), () => spoke);
       const whole = stream.result();
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       const toolCalls = whole.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: redactKnown(call.function.arguments) } }));

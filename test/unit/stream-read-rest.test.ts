@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CompletionDelta } from '../../source/engine/provider.js';
+import { StepAbortedError } from '../../source/engine/stop-errors.js';
+import { readEventStream, readRestMs } from '../../source/providers/event-stream.js';
+import { OpenAiProvider } from '../../source/providers/openai-provider.js';
+import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A self-signed certificate for 127.0.0.1, for a server that speaks TLS as every hosted model API does. */
+const tls = { cert: readFileSync(new URL('../fixtures/tls/cert.pem', import.meta.url)), key: readFileSync(new URL('../fixtures/tls/key.pem', import.meta.url)) };
+
+async function listen(handler: (res: ServerResponse) => void, secure = false): Promise<{ url: string; closed: () => boolean; connections: () => number }> {
+  let closed = false;
+  let connections = 0;
+  const answer = (req: IncomingMessage, res: ServerResponse) => req.on('end', () => handler(res)).resume();
+  const server = secure ? createTlsServer(tls, answer) : createServer(answer);
+  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections++;
+    socket.on('close', () => (closed = true));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `${secure ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, closed: () => closed, connections: () => connections };
+}
+
+const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
+
+/** `count` OpenAI chunks `gapMs` apart, then the end. */
+function pieces(count: number, gapMs: number) {
+  return (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let i = 0;
+    const timer = setInterval(() => {
+      if (i < count) return res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `p${i++} ` } }] })}\n\n`);
+      clearInterval(timer);
+      res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+    }, gapMs);
+    res.on('close', () => clearInterval(timer));
+  };
+}
+
+/**
+ * Reads a stream: its events, and in how many bursts they came — events handed on within 2 ms of
+ * the one before came in one read (counted from outside, as over TLS one read holds many records).
+ */
+async function read(url: string, rest: boolean, signal?: AbortSignal, onEvent: (count: number) => void = () => undefined) {
+  const call = post(url, signal);
+  const response = await openResponse(call);
+  const events: string[] = [];
+  let reads = 0;
+  let last = -Infinity;
+  await readEventStream(
+    response,
+    call,
+    (event) => {
+      const now = performance.now();
+      if (now - last > 2) reads++;
+      last = now;
+      onEvent(events.push(event.data));
+    },
+    () => rest,
+  );
+  return { reads, events };
+}
+
+describe('reading a stream that shows: the socket rests between reads', () => {
+  it('reads 40 pieces sent 5 ms apart in a few reads, every event whole and in order', async () => {
+    const server = await listen(pieces(40, 5));
+    const { reads, events } = await read(server.url, true);
+    expect(events).toHaveLength(42);
+    expect(events.slice(0, 40).map((data) => (JSON.parse(data) as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content)).toEqual(Array.from({ length: 40 }, (_, i) => `p${i} `));
+    expect(events.at(-1)).toBe('[DONE]');
+    // ~200 ms of pieces, a read at most every readRestMs (100 ms): 2–4 reads, where each piece was a read of its own.
+    expect(reads).toBeLessThanOrEqual(6);
+  });
+
+  it('over TLS too: the rest stops the TCP socket under it, and the answer still arrives whole', async () => {
+    const server = await listen(pieces(40, 5), true);
+    // Trusts the fixture's certificate for this test only (the agent takes the system's trust store).
+    const trust = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    try {
+      const { reads, events } = await read(server.url, true);
+      expect(events).toHaveLength(42);
+      expect(events.at(-1)).toBe('[DONE]');
+      expect(reads).toBeLessThanOrEqual(6);
+    } finally {
+      if (trust === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = trust;
+    }
+  });
+
+  it('a connection goes back to the pool reading: the next answer on it arrives whole (an answer that ends in the read before a rest)', async () => {
+    const server = await listen(pieces(12, 5));
+    for (let call = 0; call < 3; call++) {
+      const { events } = await read(server.url, true);
+      expect(events).toHaveLength(14);
+    }
+    expect(server.connections()).toBe(1);
+  });
+
+  it('without rest every piece is read as it comes (the comparison that shows the rest is what batches)', async () => {
+    const server = await listen(pieces(40, 5));
+    const { reads, events } = await read(server.url, false);
+    expect(events).toHaveLength(42);
+    expect(reads).toBeGreaterThan(6);
+  });
+
+  it('a stop while the socket rests is StepAbortedError at once, and the connection closes', async () => {
+    const server = await listen(pieces(1000, 5));
+    const stop = new AbortController();
+    let stoppedAt = 0;
+    const reading = read(server.url, true, stop.signal, (count) => {
+      if (count === 1) setTimeout(() => ((stoppedAt = performance.now()), stop.abort()), 10);
+    });
+    await expect(reading).rejects.toBeInstanceOf(StepAbortedError);
+    // Not when the rest would have ended: the stop destroys the socket that rests.
+    expect(performance.now() - stoppedAt).toBeLessThan(readRestMs);
+    for (let i = 0; i < 100 && !server.closed(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closed()).toBe(true);
+  });
+
+  it('the first words are never held back: an OpenAI stream rests only once it has said something', async () => {
+    // OpenAI opens a stream with a chunk that says nothing (the role); the words follow.
+    const server = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })}\n\n`);
+      setTimeout(() => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' } }] })}\n\n`), 10);
+      setTimeout(() => res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`), 400);
+    });
+    const provider = new OpenAiProvider({ baseUrl: server.url.replace('/chat/completions', ''), model: 'm' });
+    const started = performance.now();
+    let firstAt = 0;
+    const deltas: CompletionDelta[] = [];
+    const result = await provider.complete({
+      agent: 'a',
+      step: '0',
+      attempt: 1,
+      messages: [{ role: 'user', content: 'hi' }],
+      context: {},
+      signal: new AbortController().signal,
+      onDelta: (delta) => {
+        firstAt ||= performance.now();
+        deltas.push(delta);
+      },
+    });
+    expect(result.text).toBe('first');
+    expect(deltas).toEqual([{ kind: 'text', text: 'first' }]);
+    // Sent 10 ms after the role chunk: read then, not after a rest of readRestMs.
+    expect(firstAt - started).toBeLessThan(readRestMs);
+  });
+});

@@ -59,6 +59,7 @@ const httpsAgent = new HttpsAgent(agentOptions);
  */
 export async function openResponse(post: JsonPost): Promise<ModelResponse> {
   const { url, signal } = post;
+  refuseCredentials(url);
   let body: IncomingMessage;
   try {
     body = await send(post);
@@ -70,6 +71,23 @@ export async function openResponse(post: JsonPost): Promise<ModelResponse> {
   if (response.status >= 200 && response.status < 300) return response;
   if (response.status >= 300 && response.status < 400) throw redirectRefused(response, post);
   throw classifyHttpFailure({ provider: post.provider, status: response.status, headers: fetchHeaders(body), body: await bodyText(response, post), endpoint: post.endpoint });
+}
+
+/**
+ * A user or password in the server's URL would go out as Basic auth on every call, and the URL is
+ * named in messages: refused (fetch refused it too), naming the URL without them.
+ */
+function refuseCredentials(url: string): void {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return; // the request fails on it as network trouble, as before
+  }
+  if (!target.username && !target.password) return;
+  target.username = '';
+  target.password = '';
+  throw new ProviderError(`the model server's URL holds a user name or password (${target.href} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out of runtime.host`, false, { detail: 'credentials in URL' });
 }
 
 /**

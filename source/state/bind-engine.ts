@@ -4,46 +4,30 @@ import type { StepNotice } from '../engine/step-notice.js';
 import { createRunStore, type RunStore, type RunStoreInit } from './run-store.js';
 
 /**
- * Streamed text reaches the store at most this often — a person reads no faster, and each update
- * is a frame Ink draws — except an attempt's first piece, which goes at once.
- */
-export const streamFrameMs = 100;
-
-/**
- * Hands notices on in batches: an attempt's first piece at once (the first words show without
- * delay), the rest at most once per `streamFrameMs`. `flush` hands over what waits (before the
- * step's own events).
+ * Hands notices on in batches: those that arrive together — the pieces of one read of a stream —
+ * reach the store at once, in one update, without a timer of their own (each timer is one more
+ * wake-up of the process; the stream's reads are spaced already, event-stream.ts). `flush` hands
+ * over what waits (before the step's own events).
  */
 function batched(deliver: (notices: StepNotice[]) => void): { push(notice: StepNotice): void; flush(): void; stop(): void } {
   let waiting: StepNotice[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let last = -Infinity;
-  const begun = new Set<string>();
+  let queued = false;
   const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
+    queued = false;
     if (waiting.length === 0) return;
     const notices = waiting;
     waiting = [];
-    last = performance.now();
     deliver(notices);
   };
   return {
     push(notice) {
       waiting.push(notice);
-      const attempt = `${notice.step}#${notice.attempt}`;
-      if (!begun.has(attempt)) {
-        begun.add(attempt);
-        return flush();
-      }
-      if (timer) return;
-      const wait = last + streamFrameMs - performance.now();
-      if (wait <= 0) flush();
-      else timer = setTimeout(flush, wait);
+      if (queued) return;
+      queued = true;
+      queueMicrotask(flush);
     },
     flush,
     stop() {
-      if (timer) clearTimeout(timer);
       waiting = [];
     },
   };

@@ -4,7 +4,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompletionDelta } from '../../source/engine/provider.js';
-import { StepAbortedError } from '../../source/engine/stop-errors.js';
+import { ProviderError, StepAbortedError } from '../../source/engine/stop-errors.js';
 import { readEventStream, readRestMs } from '../../source/providers/event-stream.js';
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
@@ -159,5 +159,19 @@ describe('reading a stream that shows: the socket rests between reads', () => {
     expect(deltas).toEqual([{ kind: 'text', text: 'first' }]);
     // Sent 10 ms after the role chunk: read then, not after a rest of readRestMs.
     expect(firstAt - started).toBeLessThan(readRestMs);
+  });
+});
+
+describe('a model server URL with a user or password', () => {
+  it('is refused before anything is sent, naming the URL without them', async () => {
+    let requests = 0;
+    const server = await listen(() => requests++);
+    const withCredentials = server.url.replace('http://', 'http://someone:hunter2-secret@');
+    const failure = await openResponse(post(withCredentials)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect((failure as ProviderError).retryable).toBe(false);
+    expect((failure as Error).message).toContain(server.url.replace('/v1/chat/completions', ''));
+    expect((failure as Error).message).not.toContain('hunter2');
+    expect(requests).toBe(0);
   });
 });

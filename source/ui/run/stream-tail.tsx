@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { useStore } from 'zustand';
 import type { StepId } from '../../engine/step-id.js';
 import type { RunStore } from '../../state/run-store.js';
@@ -26,6 +26,11 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
   const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, read, store, step]);
   const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
   if (rows.length === 0) return null;
+  return <TailRows rows={rows} indent={indent} />;
+}
+
+/** The rows drawn: the same rows (a tick on which the text is not read again) are not rendered again. */
+const TailRows = memo(function TailRows({ rows, indent }: { rows: readonly string[]; indent: number }) {
   return (
     // The gutter is a border, not a "│ " in each row: a row of plain ASCII is measured by its length,
     // one with a box character by segmenting every character, every frame.
@@ -43,7 +48,7 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
       )}
     </Box>
   );
-}
+});
 
 /**
  * With several steps running at once (workflow levels, parallel branches), one stream is shown: the

@@ -2,7 +2,7 @@ import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCa
 import { ProviderError } from '../engine/stop-errors.js';
 import { redactKnown } from '../secrets/redactor.js';
 import { AnthropicStream } from './anthropic-stream.js';
-import { readEventStream } from './event-stream.js';
+import { readEventStream, watchedDeltas } from './event-stream.js';
 import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
 
 /** Anthropic refuses a request without max_tokens; this is what we ask for when the spec is silent. */
@@ -107,18 +107,9 @@ export class AnthropicProvider implements Provider {
     const response = await openResponse(post);
     let parsed: MessagesResponse;
     if (isEventStream(response)) {
-      // Reading rests between chunks once the answer shows (event-stream.ts): not before its first words.
-      let spoke = false;
-      const onDelta = request.onDelta;
-      const stream = new AnthropicStream(
-        url,
-        onDelta &&
-          ((delta) => {
-            spoke = true;
-            onDelta(delta);
-          }),
-      );
-      await readEventStream(response, post, (event) => stream.event(event), () => spoke);
+      const deltas = watchedDeltas(request.onDelta);
+      const stream = new AnthropicStream(url, deltas.onDelta);
+      await readEventStream(response, post, (event) => stream.event(event), deltas.spoke);
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       parsed = secretsOut(stream.result());
     } else parsed = (await readJson(response, post)) as MessagesResponse;

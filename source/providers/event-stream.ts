@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { CompletionDelta } from '../engine/provider.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact } from '../secrets/redactor.js';
 import type { JsonPost, ModelResponse } from './post-json.js';
@@ -104,6 +105,21 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const onClose = () => settle(post.signal.aborted ? new StepAbortedError() : broke('connection closed'));
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
+}
+
+/**
+ * A call's deltas passed on, noting whether any was: reading rests between chunks once the answer
+ * shows (`spoke` is readEventStream's `rest`), never before its first words.
+ */
+export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void) | undefined): { onDelta: typeof onDelta; spoke: () => boolean } {
+  let spoke = false;
+  const passOn =
+    onDelta &&
+    ((delta: CompletionDelta) => {
+      spoke = true;
+      onDelta(delta);
+    });
+  return { onDelta: passOn, spoke: () => spoke };
 }
 
 /** The stream ended without its closing event: what arrived is only part of an answer. */

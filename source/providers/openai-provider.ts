@@ -1,7 +1,7 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ProviderError } from '../engine/stop-errors.js';
 import { redactKnown } from '../secrets/redactor.js';
-import { readEventStream } from './event-stream.js';
+import { readEventStream, watchedDeltas } from './event-stream.js';
 import { OpenAiStream } from './openai-stream.js';
 import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
 
@@ -76,18 +76,9 @@ export class OpenAiProvider implements Provider {
     const response = await openResponse(post);
     let parsed: ChatCompletion;
     if (isEventStream(response)) {
-      // Reading rests between chunks once the answer shows (event-stream.ts): not before its first words.
-      let spoke = false;
-      const onDelta = request.onDelta;
-      const stream = new OpenAiStream(
-        url,
-        onDelta &&
-          ((delta) => {
-            spoke = true;
-            onDelta(delta);
-          }),
-      );
-      await readEventStream(response, post, (event) => stream.event(event), () => spoke);
+      const deltas = watchedDeltas(request.onDelta);
+      const stream = new OpenAiStream(url, deltas.onDelta);
+      await readEventStream(response, post, (event) => stream.event(event), deltas.spoke);
       const whole = stream.result();
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       const toolCalls = whole.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: redactKnown(call.function.arguments) } }));

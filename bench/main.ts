@@ -27,9 +27,13 @@ if (process.argv[2] === 'sse-server') {
   await new Promise(() => undefined);
 }
 if (process.argv[2] === 'sse') {
-  const figures = await sseRead(Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 10));
-  console.log(`reading a streamed answer: ${figures.pieces} SSE pieces ${figures.gapMs} ms apart through openResponse + readEventStream, server in a child process`);
-  console.log(`   client CPU per piece: median ${figures.cpuPerPieceUs.toFixed(1)} µs over ${figures.rounds} rounds (${figures.perRoundUs.map((us) => us.toFixed(0)).join(', ')})`);
+  const [pieces, gapMs] = [Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 10)];
+  console.log(`reading a streamed answer: ${pieces} SSE pieces ${gapMs} ms apart through openResponse + readEventStream, server in a child process`);
+  for (const resting of [false, true]) {
+    const figures = await sseRead(pieces, gapMs, resting);
+    const how = resting ? 'resting between reads (an answer that shows)' : 'each piece read as it comes';
+    console.log(`   ${how}: client CPU per piece, median ${figures.cpuPerPieceUs.toFixed(1)} µs over ${figures.rounds} rounds (${figures.perRoundUs.map((us) => us.toFixed(0)).join(', ')})`);
+  }
   process.exit(0);
 }
 

@@ -29,9 +29,10 @@ export interface SseReadFigures {
 /**
  * What reading a streamed answer costs the reader: `pieces` SSE events `gapMs` apart (each its own
  * chunk on the wire) read through openResponse + readEventStream, from a server in a child process
- * so only the reading is on this process's CPU clock.
+ * so only the reading is on this process's CPU clock; `resting`: as an answer that shows is read
+ * (the socket rests between reads, event-stream.ts), or as one nobody watches.
  */
-export async function sseRead(pieces: number, gapMs: number, rounds = 5): Promise<SseReadFigures> {
+export async function sseRead(pieces: number, gapMs: number, resting: boolean, rounds = 5): Promise<SseReadFigures> {
   const child = spawn(process.execPath, [bench, 'sse-server', String(pieces), String(gapMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -44,7 +45,7 @@ export async function sseRead(pieces: number, gapMs: number, rounds = 5): Promis
       const post: JsonPost = { url, headers: {}, body: { model: 'bench', messages: [], stream: true }, signal: new AbortController().signal, provider: 'openai', endpoint: url, unreachableHint: 'the bench server' };
       let events = 0;
       const before = process.cpuUsage();
-      await readEventStream(await openResponse(post), post, () => void events++);
+      await readEventStream(await openResponse(post), post, () => void events++, () => resting);
       const used = process.cpuUsage(before);
       if (events < pieces) throw new Error(`read ${events} events of the ${pieces} sent`);
       if (round > 0) perRoundUs.push((used.user + used.system) / pieces);

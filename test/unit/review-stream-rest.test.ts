@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
-import { readEventStream } from '../../source/providers/event-stream.js';
+import { OpenAiProvider } from '../../source/providers/openai-provider.js';
+import { readEventStream, readRestMs } from '../../source/providers/event-stream.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
 
 /**
@@ -53,5 +54,39 @@ describe('review: a stream that goes silent', () => {
     await once(socket, 'timeout');
     await expect.poll(() => outcome, { timeout: 1000 }).toBeInstanceOf(ProviderError);
     expect((outcome as ProviderError).retryable).toBe(true);
+  });
+});
+
+const openAiEnd = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+describe('review: resting reads and a large answer', () => {
+  it.fails('an answer the server sends in one burst after the first words is read at the speed it arrives, not one socket read per rest', async () => {
+    // A proxy that buffers the stream (nginx's proxy_buffering), a gateway replaying a cached answer,
+    // a long tool call: 1 MB of answer that is all in the kernel's buffer at once.
+    const burst = Array.from({ length: 1000 }, (_, i) => openAiChunk(`${'x'.repeat(1000)}${i}`)).join('') + openAiEnd;
+    let sentAt = 0;
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(openAiChunk('first words '));
+      setTimeout(() => {
+        sentAt = performance.now();
+        res.end(burst);
+      }, 20);
+    });
+    const provider = new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' });
+    const result = await provider.complete({
+      agent: 'a',
+      step: '0',
+      attempt: 1,
+      context: {},
+      messages: [{ role: 'user', content: 'hi' }],
+      signal: new AbortController().signal,
+      // A run view or --stream is watching: the stream rests between reads once this has been told something.
+      onDelta: () => undefined,
+    });
+    const readMs = performance.now() - sentAt;
+    expect(result.text.length).toBeGreaterThan(1_000_000);
+    // Unrested it takes ~30 ms here; resting reads ~64 KB per readRestMs, so a megabyte takes ~2 s (2 MB: 4.4 s vs 63 ms).
+    expect(readMs).toBeLessThan(5 * readRestMs);
   });
 });

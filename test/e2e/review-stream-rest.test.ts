@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli } from '../helpers/cli.js';
 import { openAiServerPerTest } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -35,5 +36,21 @@ describe('review: many model calls streaming at once', () => {
     // keeps a listener on the signal per call, and the 11th trips MaxListenersExceededWarning — on
     // stderr, which in a terminal is written across the live run view.
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});
+
+describe('review: the key as the environment holds it', () => {
+  it.fails('an API key whose value ends in a newline (a secret file put in the environment) is sent without it, as fetch sent it: the run completes', async () => {
+    const { server, baseUrl } = fixture.current();
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'openai', host: baseUrl }));
+    // `kubectl create secret --from-file`, `KEY=$(cat file)` in some shells, a key file saved on
+    // Windows: the value ends in "\n" or "\r\n". fetch trimmed header values (the Fetch standard's
+    // normalize); node:http refuses the header (ERR_INVALID_CHAR) before anything is sent, and acode
+    // reports it as "cannot reach … check runtime.host and that the server is running", retryable.
+    const result = await runCli(['run', 'spec.yaml', '--no-auto-resume'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), OPENAI_API_KEY: 'sk-test-review-0123456789abcdef\n' } });
+    expect(result.stderr).not.toContain('ERR_INVALID_CHAR');
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test-review-0123456789abcdef');
   });
 });

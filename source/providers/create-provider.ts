@@ -49,6 +49,11 @@ export interface ModelEndpoint {
   apiKey: string | undefined;
 }
 
+/** A key as the environment holds it, without the line break a secret file leaves at its end (fetch trimmed it off too). */
+function keyOf(value: string | undefined): string | undefined {
+  return value?.trim() || undefined;
+}
+
 /** The HTTP endpoint a spec's runtime names; undefined for the scripted provider, which has none. */
 export function modelEndpoint(spec: WorkflowSpec, env: NodeJS.ProcessEnv): ModelEndpoint | undefined {
   const runtime = spec.runtime;
@@ -59,12 +64,12 @@ export function modelEndpoint(spec: WorkflowSpec, env: NodeJS.ProcessEnv): Model
     case 'ollama': {
       const baseUrl = runtime.provider === 'ollama' ? ollamaBaseUrl(runtime.host) : (runtime.host ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
       const source: UrlSource = runtime.host ? 'runtime.host' : runtime.provider === 'openai' && env.OPENAI_BASE_URL ? 'OPENAI_BASE_URL' : 'default';
-      return { api: 'openai', baseUrl, source, apiKey: env.OPENAI_API_KEY || undefined };
+      return { api: 'openai', baseUrl, source, apiKey: keyOf(env.OPENAI_API_KEY) };
     }
     case 'anthropic': {
       const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
       const source: UrlSource = runtime.host ? 'runtime.host' : env.ANTHROPIC_BASE_URL ? 'ANTHROPIC_BASE_URL' : 'default';
-      return { api: 'anthropic', baseUrl, source, apiKey: env.ANTHROPIC_API_KEY || undefined };
+      return { api: 'anthropic', baseUrl, source, apiKey: keyOf(env.ANTHROPIC_API_KEY) };
     }
   }
 }

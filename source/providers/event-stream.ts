@@ -3,6 +3,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { CompletionDelta } from '../engine/provider.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact } from '../secrets/redactor.js';
+import { networkCauseText, silentAnswerCode } from './network-failure.js';
 import type { JsonPost, ModelResponse } from './post-json.js';
 
 /** An event or a line this long without an end is no model answer: the stream is refused, not buffered on. */
@@ -16,6 +17,13 @@ const maxEventChars = 16 * 1024 * 1024;
  * an answer is known up to this much later.
  */
 export const readRestMs = 100;
+
+/**
+ * A read that brought this much or more was a burst (a buffering proxy, a replayed answer, a long
+ * tool call): more is waiting in the kernel, so reading goes on without a rest — a rest per read
+ * would cap a stream at one socket read (64 KiB) per rest.
+ */
+const burstBytes = 16 * 1024;
 
 /** The libuv stream under a response's socket (TCP, or TLS over it): where Node itself starts and stops reading. */
 interface ReadHandle {
@@ -57,16 +65,26 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     let resting: NodeJS.Timeout | undefined;
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
     const socket = body.socket;
+    // Bytes off the socket when reading last (re)started: a read that brought a burst rests not.
+    let readFrom = socket?.bytesRead ?? 0;
     const restAfterRead = () => {
+      const read = (socket?.bytesRead ?? 0) - readFrom;
+      // More 'data' of the read that began this rest, or a read that brought a burst: more is waiting in the kernel.
+      if (resting || read === 0) return;
+      readFrom += read;
+      if (read >= burstBytes) return;
       const handle = readHandle(socket);
-      if (resting || !handle || handle.readStop() !== 0) return;
+      if (!handle || handle.readStop() !== 0) return;
       resting = setTimeout(() => {
         resting = undefined;
         readHandle(socket)?.readStart();
       }, readRestMs);
     };
-    const broke = (cause: string) =>
-      new ProviderError(redact(`connection to ${post.url} broke while the answer streamed (${cause}); the part received was dropped`), true, { detail: 'connection broke' });
+    const broke = (code: string | undefined, fallback: string) => {
+      const cause = networkCauseText(code, fallback);
+      const named = code && cause !== code ? `${cause}, ${code}` : cause;
+      return new ProviderError(redact(`connection to ${post.url} broke while the answer streamed (${named}); the part received was dropped`), true, { detail: code === silentAnswerCode ? cause : 'connection broke' });
+    };
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
@@ -83,9 +101,17 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       body.destroy();
       reject(error instanceof Error ? error : new Error(String(error)));
     };
+    let first = true;
     const onData = (chunk: Buffer) => {
       try {
-        parser.feed(decoder.write(chunk));
+        let text = decoder.write(chunk);
+        // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
+        // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
+        if (first && text) {
+          first = false;
+          if (text.startsWith('\uFEFF')) text = text.slice(1);
+        }
+        parser.feed(text);
         if (refused) settle(refused);
         else if (!settled && rest()) restAfterRead();
       } catch (error) {
@@ -100,9 +126,9 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
         settle(error);
       }
     };
-    const onError = (error: Error & { code?: string }) => settle(post.signal.aborted ? new StepAbortedError() : broke(error.code ?? error.message));
+    const onError = (error: Error & { code?: string }) => settle(post.signal.aborted ? new StepAbortedError() : broke(error.code, error.message));
     // Closed without 'end' or 'error' (destroyed from outside): the answer is incomplete all the same.
-    const onClose = () => settle(post.signal.aborted ? new StepAbortedError() : broke('connection closed'));
+    const onClose = () => settle(post.signal.aborted ? new StepAbortedError() : broke(undefined, 'connection closed'));
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

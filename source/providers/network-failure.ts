@@ -5,7 +5,11 @@ import { redact } from '../secrets/redactor.js';
 /** A refused connection on this machine or its network is retried once, this soon, then the step pauses. */
 export const localRetryDelayMs = 250;
 
+/** The code of a call dropped because its connection carried nothing for too long (post-json.ts silentAnswerMs). */
+export const silentAnswerCode = 'ACODE_ANSWER_SILENT';
+
 const causeWords: Readonly<Record<string, string>> = {
+  [silentAnswerCode]: 'the server sent nothing for 5 minutes',
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   EPIPE: 'connection reset',

@@ -1,10 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { printable } from '../printable-text.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
-import { classifyNetworkFailure } from './network-failure.js';
+import { classifyNetworkFailure, silentAnswerCode } from './network-failure.js';
 
 /** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
 export interface HttpModelSettings {
@@ -34,6 +35,8 @@ export interface JsonPost {
   endpoint: string;
   /** What to check when the server cannot be reached (create-provider names the setting the URL came from). */
   unreachableHint: string;
+  /** The call is dropped after its connection carried nothing this long: silentAnswerMs unless a test says less. */
+  silentAfterMs?: number;
 }
 
 /** A model call's answer: its status, its headers, and its body as it arrives off the socket. */
@@ -48,6 +51,15 @@ export interface ModelResponse {
 // by the agent, so it never keeps the process alive, and dropped after 5 s idle, as Node's global agent does.
 // Happy eyeballs, as fetch does: `localhost` may resolve to ::1 first while the server listens on 127.0.0.1.
 const agentOptions = { keepAlive: true, timeout: 5_000, scheduling: 'lifo', autoSelectFamily: true } as const;
+
+/**
+ * A model call whose connection carries nothing for this long — no answer's head, or no byte of its
+ * body — is dropped as network trouble (retryable), as fetch dropped it (undici's headers and body
+ * timeouts): a hung server or a proxy that lost its upstream must not hold a run forever. Long, since
+ * a model may think for minutes before its first byte when it does not stream.
+ */
+export const silentAnswerMs = 300_000;
+
 const httpAgent = new HttpAgent(agentOptions);
 const httpsAgent = new HttpsAgent(agentOptions);
 
@@ -65,6 +77,7 @@ export async function openResponse(post: JsonPost): Promise<ModelResponse> {
     body = await send(post);
   } catch (error) {
     if (signal.aborted) throw new StepAbortedError();
+    if (error instanceof ProviderError) throw error;
     throw classifyNetworkFailure(error, url, post.unreachableHint);
   }
   const response: ModelResponse = { status: body.statusCode ?? 0, header: (name) => headerValue(body, name), body };
@@ -100,20 +113,46 @@ function send(post: JsonPost): Promise<IncomingMessage> {
     const target = new URL(post.url);
     const payload = JSON.stringify(post.body);
     const https = target.protocol === 'https:';
+    // Each call listens on the run's one signal until it ends; a run with 11 or more calls at once
+    // would have Node print a leak warning across the run view (fetch lifted the limit likewise).
+    setMaxListeners(0, post.signal);
     const request = (https ? httpsRequest : httpRequest)(target, {
       method: 'POST',
       agent: https ? httpsAgent : httpAgent,
       signal: post.signal,
-      headers: { accept: '*/*', 'accept-encoding': 'identity', 'content-type': 'application/json', ...post.headers, 'content-length': Buffer.byteLength(payload) },
+      headers: { accept: '*/*', 'accept-encoding': 'identity', 'content-type': 'application/json', ...headerValues(post.headers), 'content-length': Buffer.byteLength(payload) },
+    });
+    let answer: IncomingMessage | undefined;
+    request.setTimeout(post.silentAfterMs ?? silentAnswerMs, () => {
+      const silent = Object.assign(new Error('the connection carried nothing for too long'), { code: silentAnswerCode });
+      // Once the answer's head is in, its body carries the error to whoever reads it.
+      if (answer) answer.destroy(silent);
+      else request.destroy(silent);
     });
     request.on('error', reject);
     request.on('response', (response) => {
+      answer = response;
       // An error after the caller has the answer reaches it through the body's own 'error'.
       response.on('error', () => undefined);
       resolve(response);
     });
     request.end(payload);
   });
+}
+
+/**
+ * Header values as fetch sent them: without the whitespace around them (a key read from a secret
+ * file ends in a newline, which node:http refuses outright). A value with a line break inside is
+ * refused, naming the header, never its value.
+ */
+function headerValues(headers: Record<string, string>): Record<string, string> {
+  const sent: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    if (/[\0\r\n]/.test(trimmed)) throw new ProviderError(`the ${name} header holds a line break or NUL inside its value (from the key in the environment?); it cannot be sent: set the key again without it`, false, { detail: 'invalid header' });
+    sent[name] = trimmed;
+  }
+  return sent;
 }
 
 function headerValue(response: IncomingMessage, name: string): string | undefined {

@@ -8,8 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * Hostile review of the session that moved model calls onto node:http and made streams rest
- * between reads. Each `it.fails` states the correct behaviour and fails today: it documents a
- * defect, it does not excuse it.
+ * between reads: each test is a defect it found, red before its fix.
  */
 
 const fixture = openAiServerPerTest();
@@ -21,7 +20,7 @@ function parallelSpec(host: string, count: number): string {
 }
 
 describe('review: many model calls streaming at once', () => {
-  it.fails('a run with 11 branches streaming at once writes no Node warning to the terminal (each call adds an abort listener to the run’s one signal)', async () => {
+  it('a run with 11 branches streaming at once writes no Node warning to the terminal (each call adds an abort listener to the run’s one signal)', async () => {
     const { server, baseUrl } = fixture.current();
     // Every call waits before it answers, so all 11 are in flight together.
     server.latencyMs = 200;
@@ -40,7 +39,7 @@ describe('review: many model calls streaming at once', () => {
 });
 
 describe('review: the key as the environment holds it', () => {
-  it.fails('an API key whose value ends in a newline (a secret file put in the environment) is sent without it, as fetch sent it: the run completes', async () => {
+  it('an API key whose value ends in a newline (a secret file put in the environment) is sent without it, as fetch sent it: the run completes', async () => {
     const { server, baseUrl } = fixture.current();
     const cwd = tempDir();
     writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'openai', host: baseUrl }));

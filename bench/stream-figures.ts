@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { atBenchExit } from './bench-exit.js';
 import { median } from './median.js';
-import { trackTree } from './process-tree.js';
+import { descendantsOf, trackTree } from './process-tree.js';
 import { StreamServer, type StreamPlan } from './stream-server.js';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -24,6 +24,13 @@ export interface StreamFigures {
   /** Every round's CPU time, streamed and whole (the medians above are of these). */
   cpuStreamRounds: number[];
   cpuWholeRounds: number[];
+  /** CPU time a step takes, streamed and whole: the run's steps alone (process start and end left out), per step. */
+  stepStreamMs: number;
+  stepWholeMs: number;
+  stepStreamRounds: number[];
+  stepWholeRounds: number[];
+  /** Streaming's share of a step's CPU time, round by round (each streamed run against the whole run next to it): the median is the figure. */
+  shareRounds: number[];
   piecesPerStep: number;
 }
 
@@ -42,14 +49,46 @@ ${lines.join('\n')}
 `;
 }
 
-/** `acode run` of `spec` in a pty (util-linux script, 120×40): the output as read, when each marker first showed, and its CPU time. */
-function runInPty(dir: string, onOutput: (text: string, at: number) => void): Promise<{ cpuMs: number }> {
+/** The acode process under `root`: the one script runs (node, which names itself acode), not `timeout` or script, whose command lines name cli.js too. */
+function acodePid(root: number): number | undefined {
+  return descendantsOf(root).find((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args[0] === 'acode' || (/(^|\/)node$/.test(args[0] ?? '') && args.includes(cli));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * `acode run` of `spec` in a pty (util-linux script, 120×40): the output as read, when each marker
+ * first showed, its CPU time, and the CPU time a step takes — from its second model call arriving at
+ * `server` until its last one did, over the steps between (the process reads its CPU clock on
+ * SIGUSR2), which leaves out starting the process, warming up and ending.
+ */
+function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number }> {
   const cpuFile = join(dir, 'cpu.txt');
   rmSync(cpuFile, { force: true });
+  rmSync(`${cpuFile}.marks`, { force: true });
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ACODE_HOME: join(dir, 'home'), TERM: 'xterm-256color', ACODE_BENCH_CPU_FILE: cpuFile };
     const child = spawn('timeout', ['-s', 'KILL', '90', 'script', '-qfec', `stty cols 120 rows 40; node --import ${cpuClock} ${cli} run spec.yaml`, '/dev/null'], { cwd: dir, env });
     const tree = trackTree(child.pid!);
+    if (server) {
+      let first: number | undefined;
+      const mark = () => {
+        const pid = acodePid(child.pid!);
+        if (pid !== undefined) process.kill(pid, 'SIGUSR2');
+      };
+      // From the second call's arrival to the last one's: the steps between, each with its answer and
+      // the checkpoint after it (the first step also warms the JIT up); both marks land while the
+      // process waits on the server.
+      server.onCall = (request) => {
+        first ??= request;
+        if (request === first + 1 || request === first + steps - 1) mark();
+      };
+    }
     child.stdout.on('data', (chunk: Buffer) => {
       tree.note();
       onOutput(chunk.toString(), performance.now());
@@ -61,7 +100,9 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void): Pr
     child.once('exit', () => {
       tree.reap();
       try {
-        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')) });
+        const marks = server ? readFileSync(`${cpuFile}.marks`, 'utf8').trim().split('\n').map(Number) : [];
+        if (server && marks.length !== 2) throw new Error(`acode run marked its CPU clock ${marks.length} times, not twice`);
+        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: server ? (marks[1]! - marks[0]!) / (steps - 2) : 0 });
       } catch (error) {
         reject(new Error(`acode run wrote no CPU time: ${(error as Error).message}`));
       }
@@ -88,7 +129,7 @@ function markerClock(): { read(text: string, at: number): void; seenAt: Map<stri
  * marker a line, a piece every 100 ms), and what streaming costs in CPU — the same answers, in
  * many small pieces or whole after the same wait, over the same number of steps.
  */
-export async function streamFigures(steps = 4, latencySteps = 10): Promise<StreamFigures> {
+export async function streamFigures(steps = 6, latencySteps = 10): Promise<StreamFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'acode-bench-stream-'));
   const removed = atBenchExit(() => rmSync(dir, { recursive: true, force: true }));
   let plan: StreamPlan = { pieces: 5, gapMs: 100, json: false, piece: (r, i) => `mk${r}_${i}z line ${i}\n` };
@@ -119,13 +160,34 @@ export async function streamFigures(steps = 4, latencySteps = 10): Promise<Strea
     const stream: number[] = [];
     const whole: number[] = [];
     // Seven rounds: a run's CPU time varies by ±10% from one run to the next here, streaming's share is a few %.
+    const stepStream: number[] = [];
+    const stepWhole: number[] = [];
     for (let round = 0; round < 7; round++) {
       plan = { pieces: piecesPerStep, gapMs: 10, json: false, piece: word };
-      stream.push((await runInPty(dir, () => undefined)).cpuMs);
+      const streamed = await runInPty(dir, () => undefined, server, steps);
+      stream.push(streamed.cpuMs);
+      stepStream.push(streamed.stepsCpuMs);
       plan = { ...plan, json: true };
-      whole.push((await runInPty(dir, () => undefined)).cpuMs);
+      const sentWhole = await runInPty(dir, () => undefined, server, steps);
+      whole.push(sentWhole.cpuMs);
+      stepWhole.push(sentWhole.stepsCpuMs);
     }
-    return { firstMs, pieceMs, steps, latencySteps, cpuStreamMs: median(stream), cpuWholeMs: median(whole), cpuStreamRounds: stream, cpuWholeRounds: whole, piecesPerStep };
+    return {
+      firstMs,
+      pieceMs,
+      steps,
+      latencySteps,
+      cpuStreamMs: median(stream),
+      cpuWholeMs: median(whole),
+      cpuStreamRounds: stream,
+      cpuWholeRounds: whole,
+      stepStreamMs: median(stepStream),
+      stepWholeMs: median(stepWhole),
+      stepStreamRounds: stepStream,
+      stepWholeRounds: stepWhole,
+      shareRounds: stepStream.map((streamed, i) => (streamed - stepWhole[i]!) / streamed),
+      piecesPerStep,
+    };
   } finally {
     await server.stop();
     removed();

@@ -19,6 +19,8 @@ export class StreamServer {
   private readonly server: Server;
   readonly sentAt = new Map<string, number>();
   private requests = 0;
+  /** Told as each call arrives: its number, 0-based, counted across runs. */
+  onCall: (request: number) => void = () => undefined;
 
   constructor(private readonly plan: () => StreamPlan) {
     this.server = createServer((req, res) => {
@@ -26,6 +28,7 @@ export class StreamServer {
       req.on('end', () => {
         const plan = this.plan();
         const request = this.requests++;
+        this.onCall(request);
         const texts = Array.from({ length: plan.pieces }, (_, i) => plan.piece(request, i));
         if (plan.json) {
           const timer = setTimeout(() => {

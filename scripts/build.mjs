@@ -23,6 +23,18 @@ const inkOutput = {
     }));
   },
 };
+// string-width segments every string past ASCII into graphemes, and Ink measures every text twice a
+// frame: source/ui/text-width.ts gives the same widths, learning each character's once. Every module
+// that imports string-width 8 gets it (wrap-ansi has string-width 7 of its own, left as it is).
+const textWidth = {
+  name: 'text-width',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^string-width$/ }, (args) => {
+      if (args.importer.endsWith('source/ui/text-width.ts') || /[\\/]node_modules[\\/]wrap-ansi[\\/]/.test(args.importer)) return undefined;
+      return { path: `${root}source/ui/text-width.ts` };
+    });
+  },
+};
 rmSync(`${root}dist`, { recursive: true, force: true });
 
 await build({
@@ -44,7 +56,7 @@ await build({
   // nunjucks' file watcher is never used (templates are strings); keep its optional deps out.
   external: ['chokidar', 'fsevents'],
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [inkOutput],
+  plugins: [inkOutput, textWidth],
   banner: {
     // Bundled CommonJS dependencies (nunjucks, signal-exit) still call require().
     js: "import { createRequire as __acodeCreateRequire } from 'node:module'; const require = __acodeCreateRequire(import.meta.url);",

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { atNextBeat, beatMs } from '../engine/beat.js';
 import type { CompletionDelta } from '../engine/provider.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact } from '../secrets/redactor.js';
@@ -10,13 +11,14 @@ import type { JsonPost, ModelResponse } from './post-json.js';
 const maxEventChars = 16 * 1024 * 1024;
 
 /**
- * Once a stream has said something, its socket rests this long after each read. Every read wakes
- * the process, and a wake-up costs more CPU than the piece it brings (~0.2 ms on a small VM; a
- * model sends a piece every 10–30 ms); what arrives meanwhile waits in the kernel and is read at
- * once. The run view shows streamed text 5 times a second, so nobody sees the wait — but the end of
- * an answer is known up to this much later.
+ * Once a stream has said something, its socket rests after each read until the next beat (one
+ * timer with the run view's tick, engine/beat.ts). Every read wakes the process, and a wake-up
+ * costs more CPU than the piece it brings (~0.2 ms on a small VM; a model sends a piece every
+ * 10–30 ms); what arrives meanwhile waits in the kernel and is read at once, on a wake-up the view
+ * makes anyway. The run view shows streamed text 5 times a second, so nobody sees the wait — but
+ * the end of an answer is known up to this much later.
  */
-export const readRestMs = 100;
+export const readRestMs = beatMs;
 
 /**
  * A read that brought this much or more was a burst (a buffering proxy, a replayed answer, a long
@@ -62,7 +64,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
   const decoder = new StringDecoder('utf8');
   return new Promise((resolve, reject) => {
     let settled = false;
-    let resting: NodeJS.Timeout | undefined;
+    /** Set while the socket rests: cancels the beat that would read it again. */
+    let resting: (() => void) | undefined;
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
     const socket = body.socket;
     // Bytes off the socket when reading last (re)started: a read that brought a burst rests not.
@@ -75,10 +78,10 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       if (read >= burstBytes) return;
       const handle = readHandle(socket);
       if (!handle || handle.readStop() !== 0) return;
-      resting = setTimeout(() => {
+      resting = atNextBeat(() => {
         resting = undefined;
         readHandle(socket)?.readStart();
-      }, readRestMs);
+      });
     };
     const broke = (code: string | undefined, fallback: string) => {
       const cause = networkCauseText(code, fallback);
@@ -89,7 +92,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       if (settled) return;
       settled = true;
       if (resting) {
-        clearTimeout(resting);
+        resting();
         resting = undefined;
         // The answer ended in the read before the rest: the connection goes back to the pool reading,
         // or the next answer on it would never be read.

@@ -1,5 +1,6 @@
 import type { StepNotice } from '../engine/step-notice.js';
 import type { StepId } from '../engine/step-id.js';
+import stringWidth from 'string-width';
 import { redact } from '../secrets/redactor.js';
 
 /** Characters of a running step's streamed text kept: far more than the lines shown, so a cut never shows. */
@@ -67,6 +68,35 @@ function shownText(text: string, cut: boolean): string {
   return newline >= 0 && newline < clean.length - 1 ? clean.slice(newline + 1) : clean.slice(64);
 }
 
+const graphemes = new Intl.Segmenter();
+
+/**
+ * A line broken into rows of at most `width` columns: ASCII by length; otherwise character by
+ * character (a wide character takes two columns, a combining mark none), never splitting one — so
+ * a row always fits and the view never has to wrap or cut it.
+ */
+function rowsOf(line: string, width: number): string[] {
+  const pieces: string[] = [];
+  if (/^[\x20-\x7e]*$/.test(line)) {
+    for (let at = 0; at < line.length; at += width) pieces.push(line.slice(at, at + width));
+    return pieces;
+  }
+  let row = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(line)) {
+    const columns = stringWidth(segment);
+    if (used + columns > width && row) {
+      pieces.push(row);
+      row = '';
+      used = 0;
+    }
+    row += segment;
+    used += columns;
+  }
+  if (row) pieces.push(row);
+  return pieces;
+}
+
 /**
  * The last `count` rows of streamed text `width` columns wide: lines broken where they are too long
  * (the newest words are at the end of the last one), blank lines dropped.
@@ -78,8 +108,7 @@ export function lastRows(text: string, width: number, count: number): string[] {
     // A model's text may hold terminal control sequences: shown, they could move the cursor or recolour the screen.
     const line = lines[i]!.replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
     if (!line) continue;
-    const pieces: string[] = [];
-    for (let at = 0; at < line.length; at += Math.max(1, width)) pieces.push(line.slice(at, at + Math.max(1, width)));
+    const pieces = rowsOf(line, Math.max(1, width));
     rows.unshift(...pieces.slice(-(count - rows.length)));
   }
   return rows;

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -8,6 +9,8 @@ import { processAlive, processStart } from './process-liveness.js';
 /** A claim file's text: `<id> <pid> <process start> <host> <created ms>` (claims of older acode hold only `<id> <pid>`). */
 interface Claim {
   text: string;
+  /** When the claim file last changed. */
+  mtimeMs: number;
   id: string;
   pid: number;
   start?: string;
@@ -24,8 +27,9 @@ const ownClaim = (id: string) => `${id} ${process.pid} ${processStart(process.pi
 
 /**
  * Session names, unique per ACODE_HOME: `names/<name>` holds the id of the session that has it,
- * and who created it (pid, process start time, host, when). A claim is made with O_EXCL before the
- * session's folder exists, so of two `acode run --name x` at once exactly one gets the name; a
+ * and who created it (pid, process start time, host, when). A claim is written whole and linked to
+ * the name before the session's folder exists (link fails when the name exists, as O_EXCL does), so
+ * of two `acode run --name x` at once exactly one gets the name; a
  * lookup reads one small file, whatever the number of sessions.
  *
  * A claim whose session folder exists owns the name. One without a folder stands only while its
@@ -46,17 +50,22 @@ export class SessionNames {
 
   private read(name: string): Claim | undefined {
     let text: string;
+    let mtimeMs: number;
     try {
-      text = readFileSync(join(this.dir, name), 'utf8');
+      const path = join(this.dir, name);
+      mtimeMs = statSync(path).mtimeMs;
+      text = readFileSync(path, 'utf8');
     } catch {
       return undefined;
     }
     const [id = '', pid = '0', start, host, created] = text.trim().split(' ');
-    return { text, id, pid: Number(pid), start: start === '-' ? undefined : start, host, createdMs: created === undefined ? undefined : Number(created) };
+    return { text, mtimeMs, id, pid: Number(pid), start: start === '-' ? undefined : start, host, createdMs: created === undefined ? undefined : Number(created) };
   }
 
   /** Whether a claim with no session folder is still being turned into its session. */
   private creating(claim: Claim, now = Date.now()): boolean {
+    // Half-written (an older acode wrote claims in place): its writer may be at it still.
+    if (!claim.text.endsWith('\n')) return now - claim.mtimeMs <= creationBoundMs;
     // An older acode's claim does not say who made it, so no creator can be shown to be at work.
     if (claim.host === undefined || claim.createdMs === undefined || !Number.isFinite(claim.createdMs)) return false;
     if (now - claim.createdMs > creationBoundMs) return false;
@@ -70,11 +79,31 @@ export class SessionNames {
   /** Gives `name` to session `id`; an AcodeError (exit 2) naming the holder when another session has it. */
   claim(name: string, id: string): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    // The claim is written whole beside the name, then linked to it: link, like O_EXCL, fails if the
+    // name exists, and a claim never shows half-written (an empty claim read as an older acode's
+    // would be taken over as stale: two runs at once both got the name).
+    const whole = join(this.dir, `.${name}.${process.pid}.${randomUUID()}.claim`);
+    const fd = openSync(whole, 'wx', 0o600);
+    try {
+      writeAll(fd, Buffer.from(ownClaim(id)));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      this.linkClaim(name, whole);
+    } finally {
+      unlinkSync(whole);
+    }
+    fsyncDirectory(this.dir);
+  }
+
+  private linkClaim(name: string, whole: string): void {
     const path = join(this.dir, name);
     for (let attempt = 0; attempt < 3; attempt++) {
-      let fd: number;
       try {
-        fd = openSync(path, 'wx', 0o600);
+        linkSync(whole, path);
+        return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = this.read(name);
@@ -82,20 +111,12 @@ export class SessionNames {
           throw new AcodeError(`the name '${name}' is taken by session ${holder.id}; choose another --name, or delete that session ('acode sessions delete ${name}')`, ExitCode.usage);
         }
         if (holder && this.creating(holder)) {
-          throw new AcodeError(`the name '${name}' is being given to session ${holder.id}, which process ${holder.pid} is creating now; choose another --name`, ExitCode.usage);
+          const by = holder.text.endsWith('\n') ? `session ${holder.id}, which process ${holder.pid} is creating now` : 'a session another acode is creating now';
+          throw new AcodeError(`the name '${name}' is being given to ${by}; choose another --name`, ExitCode.usage);
         }
         // A stale claim: free it and try again (a racer may win it).
         if (holder) this.unlinkIfStill(name, holder);
-        continue;
       }
-      try {
-        writeAll(fd, Buffer.from(ownClaim(id)));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      fsyncDirectory(this.dir);
-      return;
     }
     throw new AcodeError(`the name '${name}' was taken while this session was being created; choose another --name`, ExitCode.usage);
   }

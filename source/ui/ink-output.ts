@@ -1,4 +1,4 @@
-import { styledCharsFromTokens, styledCharsToString, tokenize, type StyledChar } from '@alcalzone/ansi-tokenize';
+import { ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize, type StyledChar, type Token } from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
 
@@ -7,8 +7,9 @@ import stringWidth from 'string-width';
  * terminal gets, with one change: what it learns outlives the frame. Ink builds a new Output every
  * frame and tokenizes every character of every line again — the live run view redraws ten times
  * a second, and each row of streamed text on it cost ~0.5 ms a frame to rebuild though it had not
- * changed. Here a line's characters are tokenized once, and a row whose writes are the same as in
- * an earlier frame is not rebuilt. Same writes in, same text out (test/unit/ink-output.test.ts
+ * changed. Here a line's characters are tokenized once (lines of ASCII and colour codes without
+ * segmenting them), a row whose writes are the same as in an earlier frame is not rebuilt, and a
+ * row is written a run of one style at a time. Same writes in, same text out (test/unit/ink-output.test.ts
  * compares the two on random frames); scripts/build.mjs puts it in Ink's place in the bundle.
  */
 
@@ -41,10 +42,66 @@ function bounded<K, V>(cache: Map<K, V>): Map<K, V> {
   return cache;
 }
 
+/** SGR sequences (colours, dim, bold …) as ansi-tokenize reads them: CSI, digits and semicolons, `m`. */
+const sgr = /\x1b\[[0-9;]*m/g;
+const escapeTokens = new Map<string, Token[]>();
+
+/**
+ * A line's tokens as ansi-tokenize's `tokenize` gives them. A line of printable ASCII and SGR codes
+ * (nearly every line of the run view) is read without it: tokenize segments the whole line into
+ * graphemes, which costs more than the rest of a frame; here only its codes are tokenized (once
+ * each), and every other character is a narrow one of its own.
+ */
+function tokensOf(text: string): Token[] {
+  if (!/^[\x20-\x7e]*$/.test(text.replace(sgr, ''))) return tokenize(text);
+  const tokens: Token[] = [];
+  let at = 0;
+  for (const match of text.matchAll(sgr)) {
+    for (let i = at; i < match.index; i++) tokens.push({ type: 'char', value: text[i]!, fullWidth: false });
+    let codes = escapeTokens.get(match[0]);
+    if (codes === undefined) {
+      codes = tokenize(match[0]);
+      bounded(escapeTokens).set(match[0], codes);
+    }
+    tokens.push(...codes);
+    at = match.index + match[0].length;
+  }
+  for (let i = at; i < text.length; i++) tokens.push({ type: 'char', value: text[i]!, fullWidth: false });
+  return tokens;
+}
+
+const styleSets = new Map<string, StyledChar['styles']>();
+
+/** One array for each set of styles: a row's characters in one style share it, so a run of them is found by identity. */
+function sharedStyles(styles: StyledChar['styles']): StyledChar['styles'] {
+  const key = styles.map((style) => style.code).join('');
+  let shared = styleSets.get(key);
+  if (shared === undefined) {
+    shared = styles;
+    bounded(styleSets).set(key, shared);
+  }
+  return shared;
+}
+
+function sameStyles(a: StyledChar['styles'], b: StyledChar['styles']): boolean {
+  return a.length === b.length && a.every((style, i) => style === b[i]);
+}
+
 function lineOf(text: string): Line {
   let line = lines.get(text);
   if (line === undefined) {
-    line = { chars: styledCharsFromTokens(tokenize(text)), id: nextLineId++ };
+    const chars = styledCharsFromTokens(tokensOf(text));
+    // Characters between two codes got copies of the same styles: looked up once a run.
+    let copied: StyledChar['styles'] | undefined;
+    let shared: StyledChar['styles'] = [];
+    for (const char of chars) {
+      if (copied === undefined || !sameStyles(copied, char.styles)) {
+        copied = char.styles;
+        shared = sharedStyles(char.styles);
+      }
+      char.styles = shared;
+    }
+    line = { chars, id: nextLineId++ };
     bounded(lines).set(text, line);
   }
   return line;
@@ -75,10 +132,11 @@ interface Segment {
   line: Line;
 }
 
+const blank: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: sharedStyles([]) };
+
 /** A row's text from its writes in order — later characters over earlier ones — as Ink's Output draws it. */
 function drawRow(width: number, segments: readonly Segment[]): string {
-  const row: (StyledChar | undefined)[] = [];
-  for (let x = 0; x < width; x++) row.push({ type: 'char', value: ' ', fullWidth: false, styles: [] });
+  const row = new Array<StyledChar | undefined>(width).fill(blank);
   for (const { x, line } of segments) {
     let offsetX = x;
     for (const character of line.chars) {
@@ -88,7 +146,20 @@ function drawRow(width: number, segments: readonly Segment[]): string {
       offsetX += characterWidth;
     }
   }
-  return styledCharsToString(row.filter((item): item is StyledChar => item !== undefined)).trimEnd();
+  // As ansi-tokenize's styledCharsToString writes it, character by character — whose codes change
+  // only where the style does (the difference of a style with itself is nothing) — but a run of
+  // characters sharing one style array is written without comparing its styles again.
+  let text = '';
+  let styles: StyledChar['styles'] | undefined;
+  for (const cell of row) {
+    if (cell === undefined) continue;
+    if (styles === undefined) text += ansiCodesToString(cell.styles);
+    else if (cell.styles !== styles) text += ansiCodesToString(diffAnsiCodes(styles, cell.styles));
+    text += cell.value;
+    styles = cell.styles;
+  }
+  if (styles !== undefined) text += ansiCodesToString(diffAnsiCodes(styles, []));
+  return text.trimEnd();
 }
 
 export default class Output {

@@ -74,7 +74,9 @@ describe('the session browser in a real terminal', () => {
 
   it('updates the list live while a session runs in another terminal', async () => {
     const { cwd, home } = await storeWithACrashedSession();
-    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 1500\n    faults:'));
+    // Steps long enough that the run is still going once the browser watches (it starts watching after
+    // its first look, later on a loaded machine: with 1.5 s steps a loaded CI saw only the end).
+    writeFileSync(join(cwd, 'slow.yaml'), spec.replace('name: tmux-browse', 'name: live-one').replace("      - { step: 1, kind: crash }", '      []').replace('faults:', 'latency_ms: 2500\n    faults:'));
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`node ${cliPath}`);
     await terminal.waitFor((s) => s.includes('51 sessions'));

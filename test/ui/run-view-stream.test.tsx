@@ -97,6 +97,13 @@ describe('the rows of streamed text', () => {
     expect(lastRows('abcdefghij\nshort\n\n', 4, 3)).toEqual(['ij', 'shor', 't']);
   });
 
+  it('breaks lines of wide characters by the columns they take, never splitting a character', () => {
+    // Each of these takes two columns: four fit in 8, the fifth starts the next row.
+    expect(lastRows('日本語の文字', 8, 2)).toEqual(['日本語の', '文字']);
+    // An emoji built of several code points stays whole; an accent stays on its letter.
+    expect(lastRows('ab👩‍💻cdéf', 3, 4)).toEqual(['ab', '👩‍💻c', 'déf']);
+  });
+
   it('removes terminal control sequences a model may send', () => {
     expect(lastRows('red \u001b[31mtext\u0007', 40, 1)).toEqual(['red [31mtext']);
   });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +31,22 @@ async function deadPid(): Promise<number> {
 }
 
 describe('session names', () => {
+  it('never takes over a claim that is still being written (two runs at once both got the name)', () => {
+    const { home, store } = names();
+    // As another acode has it between creating the file and writing it: empty, just now.
+    mkdirSync(join(home, 'names'), { recursive: true });
+    writeFileSync(join(home, 'names', 'race'), '');
+    expect(() => store.claim('race', 'bbbbbbbbbbbbbbbb')).toThrowError(/the name 'race' is being given to a session another acode is creating now/);
+    expect(readFileSync(join(home, 'names', 'race'), 'utf8')).toBe('');
+  });
+
+  it('writes a claim whole before the name shows it, leaving nothing else behind', () => {
+    const { home, store } = names();
+    store.claim('whole', 'aaaaaaaaaaaaaaaa');
+    expect(readFileSync(join(home, 'names', 'whole'), 'utf8')).toMatch(/^aaaaaaaaaaaaaaaa \d+ \S+ \S+ \d+\n$/);
+    expect(readdirSync(join(home, 'names'))).toEqual(['whole']);
+  });
+
   it('finds the session a name was given to, and refuses the name to another', () => {
     const { store, makeSession } = names();
     store.claim('nightly', 'aaaaaaaaaaaaaaaa');

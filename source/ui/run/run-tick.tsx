@@ -1,11 +1,13 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { beatMs, onEveryBeat } from '../../engine/beat.js';
 
 /**
  * How often the live run view redraws what moves — spinners, elapsed times, a countdown, streamed
  * text. One tick for all of them: each timer of its own was a frame of its own (Ink draws the
- * whole view every frame), and a frame grows with every row of streamed text it carries.
+ * whole view every frame), and a frame grows with every row of streamed text it carries. The tick
+ * is the engine's beat, on which resting streams are read too: one wake-up for both.
  */
-export const tickMs = 100;
+export const tickMs = beatMs;
 
 /** One tick of the run view: the run's clock and the wall clock, read once for every row drawn in it. */
 export interface Tick {
@@ -29,8 +31,7 @@ export function TickProvider({ clock, live, children }: { clock: () => number; l
     const read = () => setTick((last) => ({ frame: last.frame + 1, now: clock(), wall: Date.now() }));
     read();
     if (!live) return;
-    const timer = setInterval(read, tickMs);
-    return () => clearInterval(timer);
+    return onEveryBeat(read);
   }, [live, clock]);
   return <RunTick.Provider value={tick}>{children}</RunTick.Provider>;
 }

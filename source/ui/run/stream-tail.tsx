@@ -29,22 +29,26 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
   return <TailRows rows={rows} indent={indent} />;
 }
 
-/** The rows drawn: the same rows (a tick on which the text is not read again) are not rendered again. */
+/**
+ * The rows drawn: the same rows (a tick on which the text is not read again) are not rendered again.
+ * Rows of text are one Text node — one node to lay out, measure and draw each frame instead of six;
+ * rows fit the width already (lastRows), so it never wraps. Tool calls, in their own colour, take
+ * a node a row while one shows.
+ */
 const TailRows = memo(function TailRows({ rows, indent }: { rows: readonly string[]; indent: number }) {
+  const tools = rows.some((row) => row.startsWith(toolLinePrefix));
   return (
     // The gutter is a border, not a "│ " in each row: a row of plain ASCII is measured by its length,
     // one with a box character by segmenting every character, every frame.
     <Box flexDirection="column" marginLeft={indent} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false} borderDimColor paddingLeft={1}>
-      {rows.map((row, i) =>
-        row.startsWith(toolLinePrefix) ? (
-          <Text key={i} wrap="truncate-end" color="yellow">
+      {tools ? (
+        rows.map((row, i) => (
+          <Text key={i} wrap="truncate-end" dimColor={!row.startsWith(toolLinePrefix)} color={row.startsWith(toolLinePrefix) ? 'yellow' : undefined}>
             {row}
           </Text>
-        ) : (
-          <Text key={i} wrap="truncate-end" dimColor>
-            {row}
-          </Text>
-        ),
+        ))
+      ) : (
+        <Text dimColor>{rows.join('\n')}</Text>
       )}
     </Box>
   );

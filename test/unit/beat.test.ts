@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { atNextBeat, beatMs, onEveryBeat } from '../../source/engine/beat.js';
+
+/** Timers keeping the process alive now (the beat's interval is one while anyone listens). */
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+describe('the beat', () => {
+  it('wakes a resting stream and the run view in the same turn of the event loop, the stream first', async () => {
+    const seen: string[] = [];
+    let turnEnded = false;
+    const stopTick = onEveryBeat(() => seen.push(turnEnded ? 'tick, a turn later' : 'tick'));
+    atNextBeat(() => {
+      seen.push('read');
+      setImmediate(() => (turnEnded = true));
+    });
+    await expect.poll(() => seen.length).toBeGreaterThanOrEqual(2);
+    stopTick();
+    expect(seen.slice(0, 2)).toEqual(['read', 'tick']);
+  });
+
+  it('calls a next-beat listener once, within one beat', async () => {
+    let calls = 0;
+    const started = performance.now();
+    await new Promise<void>((resolve) =>
+      atNextBeat(() => {
+        calls++;
+        resolve();
+      }),
+    );
+    const waited = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, beatMs * 1.5));
+    expect(calls).toBe(1);
+    expect(waited).toBeLessThan(beatMs + 50);
+  });
+
+  it('never calls a listener cancelled before its beat', async () => {
+    let called = false;
+    const cancel = atNextBeat(() => (called = true));
+    cancel();
+    await new Promise((resolve) => setTimeout(resolve, beatMs * 1.5));
+    expect(called).toBe(false);
+  });
+
+  it('keeps no timer once nobody listens, so a finished run can exit', () => {
+    const before = timers();
+    const stopTick = onEveryBeat(() => undefined);
+    const cancelRead = atNextBeat(() => undefined);
+    expect(timers()).toBe(before + 1);
+    stopTick();
+    expect(timers()).toBe(before + 1);
+    cancelRead();
+    expect(timers()).toBe(before);
+  });
+});

@@ -19,9 +19,18 @@ let timer: NodeJS.Timeout | undefined;
 function beat(): void {
   const due = [...nextBeat];
   nextBeat.clear();
-  for (const listener of due) listener();
-  for (const listener of everyBeat) listener();
+  let failure: { error: unknown } | undefined;
+  // One listener that throws must not leave the others unwoken (a stream resting for ever): each
+  // runs, and the first error is thrown after, where it would have been thrown without the beat.
+  for (const listener of [...due, ...everyBeat]) {
+    try {
+      listener();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
   if (nextBeat.size === 0 && everyBeat.size === 0) stop();
+  if (failure) throw failure.error;
 }
 
 function start(): void {
@@ -33,25 +42,23 @@ function stop(): void {
   timer = undefined;
 }
 
-/** Calls `listener` on every beat until the returned function is called. */
-export function onEveryBeat(listener: Listener): () => void {
-  // A wrapper of its own: the same function subscribed twice is two subscriptions.
+/** Adds `listener` to `listeners` (a wrapper of its own: one function subscribed twice is two subscriptions) until the returned function is called. */
+function subscribe(listeners: Set<Listener>, listener: Listener): () => void {
   const own = () => listener();
-  everyBeat.add(own);
+  listeners.add(own);
   start();
   return () => {
-    everyBeat.delete(own);
+    listeners.delete(own);
     if (nextBeat.size === 0 && everyBeat.size === 0) stop();
   };
 }
 
+/** Calls `listener` on every beat until the returned function is called. */
+export function onEveryBeat(listener: Listener): () => void {
+  return subscribe(everyBeat, listener);
+}
+
 /** Calls `listener` once, on the next beat (within `beatMs`), unless the returned function is called first. */
 export function atNextBeat(listener: Listener): () => void {
-  const own = () => listener();
-  nextBeat.add(own);
-  start();
-  return () => {
-    nextBeat.delete(own);
-    if (nextBeat.size === 0 && everyBeat.size === 0) stop();
-  };
+  return subscribe(nextBeat, listener);
 }

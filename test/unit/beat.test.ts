@@ -41,6 +41,33 @@ describe('the beat', () => {
     expect(called).toBe(false);
   });
 
+  it('wakes every listener of a beat even when one of them throws, and the error is still thrown', async () => {
+    const thrown: unknown[] = [];
+    const caught = (error: unknown) => thrown.push(error);
+    process.prependListener('uncaughtException', caught);
+    const listeners = process.listeners('uncaughtException').filter((l) => l !== caught);
+    // vitest's own handler would fail the run on the error this test expects: only this test's sees it.
+    for (const l of listeners) process.off('uncaughtException', l);
+    try {
+      let read = false;
+      atNextBeat(() => {
+        throw new Error('a listener that fails');
+      });
+      await new Promise<void>((resolve) =>
+        atNextBeat(() => {
+          read = true;
+          resolve();
+        }),
+      );
+      await expect.poll(() => thrown.length).toBe(1);
+      expect(read).toBe(true);
+      expect((thrown[0] as Error).message).toBe('a listener that fails');
+    } finally {
+      process.off('uncaughtException', caught);
+      for (const l of listeners) process.on('uncaughtException', l);
+    }
+  });
+
   it('keeps no timer once nobody listens, so a finished run can exit', () => {
     const before = timers();
     const stopTick = onEveryBeat(() => undefined);

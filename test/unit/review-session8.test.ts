@@ -1,0 +1,57 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProviderError } from '../../source/engine/stop-errors.js';
+import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+
+/**
+ * Hostile review of session 8 (the shared beat, resting streams, the bundle's Output and string
+ * width, the stream tail as one Text, claims written whole and linked). Each `it.fails` states the
+ * correct behaviour and fails today: it documents a defect, it does not excuse it.
+ */
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A real HTTP server on 127.0.0.1 answering every request (its body read whole) with `handler`. */
+async function listen(handler: (res: ServerResponse, req: IncomingMessage) => void): Promise<string> {
+  const server = createServer((req, res) => req.on('end', () => handler(res, req)).resume());
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const post = (url: string): JsonPost => ({ url, headers: {}, body: { stream: true }, signal: new AbortController().signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
+
+describe('review: header values node:http cannot send', () => {
+  // A key pasted from a web page or chat often carries a zero-width space, a no-break space's
+  // cousin or an escape byte. node:http refuses any control character but tab and any character
+  // past U+00FF (ERR_INVALID_CHAR); post-json.ts names the header only for \0, \r and \n.
+  for (const [what, key] of [
+    ['a zero-width space', 'sk-abcdef0123456789\u200b'],
+    ['an escape byte', 'sk-abcdef0123\u001b456789'],
+    ['a vertical tab at its end', 'sk-abcdef0123456789\u000b'],
+  ] as const) {
+    it.fails(`a key holding ${what} is refused before anything is sent, naming the header, not retried as a server that cannot be reached`, async () => {
+      let requests = 0;
+      const base = await listen((res) => {
+        requests++;
+        res.end('{}');
+      });
+      const error = await openResponse({ ...post(`${base}/v1/chat/completions`), headers: { authorization: `Bearer ${key}` } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(requests).toBe(0);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).message).toContain('authorization header');
+      expect((error as ProviderError).message).not.toMatch(/cannot reach|server running/);
+      expect((error as ProviderError).retryable).toBe(false);
+    });
+  }
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import { createRunStore } from '../../source/state/run-store.js';
+import { RunView } from '../../source/ui/run/run-view.js';
+import { streamRows } from '../../source/ui/run/stream-tail.js';
+import { renderInk } from '../helpers/ink.js';
+
+/**
+ * Hostile review of session 8, the run view's side (the stream tail as one Text node, rows cut by
+ * columns). Each `it.fails` states the correct behaviour and fails today: it documents a defect,
+ * it does not excuse it.
+ */
+
+let id = 0;
+const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
+
+describe('review: the stream tail on a narrow terminal', () => {
+  it.fails(`never shows more than ${streamRows} rows of streamed text, however narrow the terminal (rows too wide for it are cut, not wrapped)`, async () => {
+    const steps = [{ id: '0', label: 'researcher', title: 'step 1', group: null }];
+    const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+    const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', pattern: 'chain', steps, controls });
+    const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
+    const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
+    apply({ type: 'session_started', workflow_name: 'demo', steps_total: 1, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    store.getState().streamed([{ type: 'step_text', step: '0', attempt: 1, text: `${'b'.repeat(200)}Z` }]);
+    await ui.waitForFrame((f) => f.includes('Z'));
+    // A terminal 16 columns wide (a split pane): the tail's box has 8 columns inside its gutter, but
+    // lastRows is given max(10, columns - indent - 3) = 10, and the one Text of rows wraps each.
+    Object.defineProperty(ui.stdout, 'columns', { value: 16 });
+    ui.stdout.emit('resize');
+    const frame = await ui.waitForFrame((f) => f.includes('Z') && !f.includes('b'.repeat(11)));
+    const tail = frame.split('\n').filter((line) => line.includes('│'));
+    expect(tail.length).toBeLessThanOrEqual(streamRows);
+  });
+});

@@ -1,8 +1,12 @@
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+import { SessionNames } from '../../source/store/session-names.js';
+import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 
 /**
  * Hostile review of session 8 (the shared beat, resting streams, the bundle's Output and string
@@ -54,4 +58,25 @@ describe('review: header values node:http cannot send', () => {
       expect((error as ProviderError).retryable).toBe(false);
     });
   }
+});
+
+describe.skipIf(tmpfsUnavailable !== null)('review: a name claimed on a full disk (a real tmpfs)', () => {
+  it.fails('a claim that cannot be written leaves no temp claim file behind in names/', () => {
+    const home = smallTmpfs('256k');
+    const names = new SessionNames(home, () => false);
+    mkdirSync(names.dir, { recursive: true });
+    // Fill the disk: the temp claim file can be created (an inode), but not written.
+    const filler = openSync(join(home, 'filler'), 'w');
+    try {
+      for (;;) writeSync(filler, Buffer.alloc(4096));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    } finally {
+      closeSync(filler);
+    }
+    expect(() => names.claim('nightly', 'aaaaaaaaaaaaaaaa')).toThrow();
+    rmSync(join(home, 'filler'));
+    // Nothing ever removes a `.nightly.<pid>.<uuid>.claim` left here: each failed run adds one.
+    expect(readdirSync(names.dir)).toEqual([]);
+  });
 });

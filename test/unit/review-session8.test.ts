@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+import stringWidthAsPublished from 'string-width';
 import { SessionNames } from '../../source/store/session-names.js';
+import stringWidth from '../../source/ui/text-width.js';
 import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 
 /**
@@ -78,5 +80,15 @@ describe.skipIf(tmpfsUnavailable !== null)('review: a name claimed on a full dis
     rmSync(join(home, 'filler'));
     // Nothing ever removes a `.nightly.<pid>.<uuid>.claim` left here: each failed run adds one.
     expect(readdirSync(names.dir)).toEqual([]);
+  });
+});
+
+describe('review: the build\'s string width on options string-width reads its own way', () => {
+  // string-width 8 takes `ambiguousIsNarrow = true` as a destructuring default: only undefined means
+  // narrow, so null or 0 measure ambiguous characters wide; text-width.ts treats only `false` so.
+  it.fails('measures with ambiguousIsNarrow: null or 0 as string-width 8 does (ambiguous characters wide)', () => {
+    for (const ambiguousIsNarrow of [null, 0] as unknown as boolean[]) {
+      expect(stringWidth('○·', { ambiguousIsNarrow })).toBe(stringWidthAsPublished('○·', { ambiguousIsNarrow }));
+    }
   });
 });

@@ -35,17 +35,28 @@ async function browse(ctx: CommandContext, ink: Promise<typeof BrowserScreen>, s
   let stopWatching: (() => void) | undefined;
   let stopped = false;
   let polling: Promise<void> | undefined;
-  const poll = () =>
-    (polling ??= (async () => {
+  // A change seen while a look is under way may have come after that look read the sessions: one more look follows it.
+  let lookAgain = false;
+  const poll = (): Promise<void> => {
+    if (polling) {
+      lookAgain = true;
+      return polling;
+    }
+    polling = (async () => {
       try {
-        const rows = await source.poll();
-        if (rows && !stopped) store.getState().replaceRows(rows);
+        do {
+          lookAgain = false;
+          const rows = await source.poll();
+          if (rows && !stopped) store.getState().replaceRows(rows);
+        } while (lookAgain && !stopped);
       } catch (error) {
         store.setState({ message: `cannot read the sessions: ${(error as Error).message}` });
       } finally {
         polling = undefined;
       }
-    })());
+    })();
+    return polling;
+  };
   // After the first look, a look whenever the sessions may have changed (one at a time).
   const watch = async () => {
     try {

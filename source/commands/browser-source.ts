@@ -98,15 +98,24 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let stamp = '';
   let live: string[] = [];
   const snapshot = () => changeStamp(home, live);
-  const track = (rows: BrowserRow[]) => {
+  /**
+   * Rows read after `before` was stamped: the stamp is taken before the rows are read, so a change
+   * made while they were read (a run starting as the browser opens) still differs from it and is
+   * looked at next — stamped after, it was taken as seen and the new session showed only when it ended.
+   */
+  const track = (before: string, rows: BrowserRow[]) => {
     live = rows.filter((r) => mayRunAhead(r.status)).map((r) => r.session_id);
-    stamp = snapshot();
+    stamp = before;
     return rows;
   };
-  const list = async () => track(withLocks(await (await repo()).list()));
+  const list = async () => {
+    const before = snapshot();
+    return track(before, withLocks(await (await repo()).list()));
+  };
 
   // The first frame comes from the index head when it matches the index, else from the index as
   // it stands; a missing or damaged index is rebuilt from the session files before the frame.
+  const firstStamp = snapshot();
   const head = readIndexHead(home);
   const fromHead = head && firstRowsFromHead(head, ctx.cwd, lockOf);
   const standing = fromHead ? null : readIndexView(home);
@@ -118,13 +127,14 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let firstLook: (() => Promise<BrowserRow[] | null>) | null = null;
   if (fromHead || standing) {
     firstLook = async () => {
+      const before = standing ? firstStamp : snapshot();
       const view = standing ?? readIndexView(home);
       await nextTurn(); // keys typed meanwhile are answered between the steps of this look
       if (!view?.current()) return list();
-      if (!standing) return track(withLocks(view.rows));
+      if (!standing) return track(before, withLocks(view.rows));
       // The frame came from the whole index: its head was missing or stale. Write it for next time.
       writeIndexHead(home, view.rows.map(summaryOf), view.version);
-      track(initial.rows);
+      track(before, initial.rows);
       return null;
     };
   }

@@ -142,14 +142,17 @@ function send(post: JsonPost): Promise<IncomingMessage> {
 
 /**
  * Header values as fetch sent them: without the whitespace around them (a key read from a secret
- * file ends in a newline, which node:http refuses outright). A value with a line break inside is
- * refused, naming the header, never its value.
+ * file ends in a newline, which node:http refuses outright). A value holding a character no header
+ * may hold is refused, naming the header, never its value — not reported as a server out of reach.
  */
 function headerValues(headers: Record<string, string>): Record<string, string> {
   const sent: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-    if (/[\0\r\n]/.test(trimmed)) throw new ProviderError(`the ${name} header holds a line break or NUL inside its value (from the key in the environment?); it cannot be sent: set the key again without it`, false, { detail: 'invalid header' });
+    // What node:http sends (HTTP's field-value: tab, visible ASCII, Latin-1); it refuses anything else before sending.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(trimmed)) {
+      throw new ProviderError(`the ${name} header holds a character that cannot be sent (a line break, a control character, or one past Latin-1 such as a zero-width space pasted with the key); set the key again without it`, false, { detail: 'invalid header' });
+    }
     sent[name] = trimmed;
   }
   return sent;

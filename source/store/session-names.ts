@@ -85,14 +85,15 @@ export class SessionNames {
     const whole = join(this.dir, `.${name}.${process.pid}.${randomUUID()}.claim`);
     const fd = openSync(whole, 'wx', 0o600);
     try {
-      writeAll(fd, Buffer.from(ownClaim(id)));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
+      try {
+        writeAll(fd, Buffer.from(ownClaim(id)));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
       this.linkClaim(name, whole);
     } finally {
+      // Linked or not, written or not (a full disk): the name holds the claim, this file is done.
       unlinkSync(whole);
     }
     fsyncDirectory(this.dir);

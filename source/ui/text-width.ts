@@ -14,7 +14,8 @@ import realStringWidth from 'string-width';
  * test/unit/text-width.test.ts compares the two on random text.
  */
 export default function stringWidth(input: string, options?: Parameters<typeof realStringWidth>[1]): number {
-  if (options?.ambiguousIsNarrow === false || options?.countAnsiEscapeCodes) return realStringWidth(input, options);
+  // string-width takes only `undefined` (or true) as narrow, and counts codes on any truthy value.
+  if ((options?.ambiguousIsNarrow !== undefined && options.ambiguousIsNarrow !== true) || options?.countAnsiEscapeCodes) return realStringWidth(input, options);
   if (typeof input !== 'string' || input.length === 0) return 0;
   // As string-width does: escape sequences take no columns.
   const text = input.includes('\u001B') || input.includes('\u009B') ? stripAnsi(input) : input;

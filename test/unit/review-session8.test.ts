@@ -12,8 +12,8 @@ import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 
 /**
  * Hostile review of session 8 (the shared beat, resting streams, the bundle's Output and string
- * width, the stream tail as one Text, claims written whole and linked). Each `it.fails` states the
- * correct behaviour and fails today: it documents a defect, it does not excuse it.
+ * width, the stream tail as one Text, claims written whole and linked): each test is a defect it
+ * found, red before its fix.
  */
 
 const servers: Server[] = [];
@@ -43,7 +43,7 @@ describe('review: header values node:http cannot send', () => {
     ['an escape byte', 'sk-abcdef0123\u001b456789'],
     ['a vertical tab at its end', 'sk-abcdef0123456789\u000b'],
   ] as const) {
-    it.fails(`a key holding ${what} is refused before anything is sent, naming the header, not retried as a server that cannot be reached`, async () => {
+    it(`a key holding ${what} is refused before anything is sent, naming the header, not retried as a server that cannot be reached`, async () => {
       let requests = 0;
       const base = await listen((res) => {
         requests++;
@@ -63,7 +63,7 @@ describe('review: header values node:http cannot send', () => {
 });
 
 describe.skipIf(tmpfsUnavailable !== null)('review: a name claimed on a full disk (a real tmpfs)', () => {
-  it.fails('a claim that cannot be written leaves no temp claim file behind in names/', () => {
+  it('a claim that cannot be written leaves no temp claim file behind in names/', () => {
     const home = smallTmpfs('256k');
     const names = new SessionNames(home, () => false);
     mkdirSync(names.dir, { recursive: true });
@@ -86,7 +86,7 @@ describe.skipIf(tmpfsUnavailable !== null)('review: a name claimed on a full dis
 describe('review: the build\'s string width on options string-width reads its own way', () => {
   // string-width 8 takes `ambiguousIsNarrow = true` as a destructuring default: only undefined means
   // narrow, so null or 0 measure ambiguous characters wide; text-width.ts treats only `false` so.
-  it.fails('measures with ambiguousIsNarrow: null or 0 as string-width 8 does (ambiguous characters wide)', () => {
+  it('measures with ambiguousIsNarrow: null or 0 as string-width 8 does (ambiguous characters wide)', () => {
     for (const ambiguousIsNarrow of [null, 0] as unknown as boolean[]) {
       expect(stringWidth('○·', { ambiguousIsNarrow })).toBe(stringWidthAsPublished('○·', { ambiguousIsNarrow }));
     }

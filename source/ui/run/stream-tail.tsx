@@ -21,7 +21,8 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
   const read = Math.floor(useTick().frame / ticksPerRead);
   const { columns } = useTerminalSize();
-  const width = Math.max(10, columns - indent - 3);
+  // Rows fit inside the gutter however narrow the terminal: the rows' one Text would wrap a longer one.
+  const width = Math.max(1, columns - indent - 3);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` is the point: the text is read again when it moves on
   const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, read, store, step]);
   const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);

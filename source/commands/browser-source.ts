@@ -8,7 +8,7 @@ import type { SessionRepository } from '../session/repository.js';
 import type { Checkpoint } from '../engine/session-progress.js';
 import { checkpointSteps, replaySteps, sessionSteps, type SessionStep } from '../state/session-steps.js';
 import { defaultHome } from '../store/acode-home.js';
-import { changeStamp } from '../store/change-stamp.js';
+import { changeStamp, liveStamp, storeStamp } from '../store/change-stamp.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
@@ -99,23 +99,30 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let live: string[] = [];
   const snapshot = () => changeStamp(home, live);
   /**
-   * Rows read after `before` was stamped: the stamp is taken before the rows are read, so a change
-   * made while they were read (a run starting as the browser opens) still differs from it and is
-   * looked at next — stamped after, it was taken as seen and the new session showed only when it ended.
+   * Rows read after the store was stamped (`before`, storeStamp): taken before the rows are read,
+   * so a change made while they were read (a run starting as the browser opens) still differs from
+   * it and is looked at next — stamped after, it was taken as seen and the new session showed only
+   * when it ended. The live sessions' part is stamped for those the rows say may be running.
    */
   const track = (before: string, rows: BrowserRow[]) => {
     live = rows.filter((r) => mayRunAhead(r.status)).map((r) => r.session_id);
-    stamp = before;
+    stamp = `${before}:${liveStamp(home, live)}`;
     return rows;
   };
   const list = async () => {
-    const before = snapshot();
-    return track(before, withLocks(await (await repo()).list()));
+    // Read again while the store changed during the read (a run that started meanwhile, or this
+    // read's own repair of the index): rows and stamp then agree. A store that keeps changing is
+    // stamped as before the read, so the next look reads it again.
+    for (let read = 1; ; read++) {
+      const before = storeStamp(home);
+      const rows = withLocks(await (await repo()).list());
+      if (storeStamp(home) === before || read === 3) return track(before, rows);
+    }
   };
 
   // The first frame comes from the index head when it matches the index, else from the index as
   // it stands; a missing or damaged index is rebuilt from the session files before the frame.
-  const firstStamp = snapshot();
+  const firstStamp = storeStamp(home);
   const head = readIndexHead(home);
   const fromHead = head && firstRowsFromHead(head, ctx.cwd, lockOf);
   const standing = fromHead ? null : readIndexView(home);
@@ -127,10 +134,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let firstLook: (() => Promise<BrowserRow[] | null>) | null = null;
   if (fromHead || standing) {
     firstLook = async () => {
-      const before = standing ? firstStamp : snapshot();
+      const before = standing ? firstStamp : storeStamp(home);
       const view = standing ?? readIndexView(home);
       await nextTurn(); // keys typed meanwhile are answered between the steps of this look
-      if (!view?.current()) return list();
+      if (!view?.current() || storeStamp(home) !== before) return list();
       if (!standing) return track(before, withLocks(view.rows));
       // The frame came from the whole index: its head was missing or stale. Write it for next time.
       writeIndexHead(home, view.rows.map(summaryOf), view.version);

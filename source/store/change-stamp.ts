@@ -10,7 +10,16 @@ import { indexSignature } from './index-log.js';
  * number of sessions stored.
  */
 export function changeStamp(home: string, sessions: readonly string[]): string {
+  return `${storeStamp(home)}:${liveStamp(home, sessions)}`;
+}
+
+/** The stamp's part for the store as a whole: the index's files and the sessions folder. */
+export function storeStamp(home: string): string {
+  return `${indexSignature(home)}:${mtimeOf(join(home, 'sessions'))}`;
+}
+
+/** The stamp's part for the sessions a process may be driving: their snapshot and their log. */
+export function liveStamp(home: string, sessions: readonly string[]): string {
   const sessionsDir = join(home, 'sessions');
-  const live = sessions.map((id) => `${mtimeOf(join(sessionsDir, id, 'session.json'))}/${mtimeOf(join(sessionsDir, id, 'events.jsonl'))}`);
-  return `${indexSignature(home)}:${mtimeOf(sessionsDir)}:${live.join(',')}`;
+  return sessions.map((id) => `${mtimeOf(join(sessionsDir, id, 'session.json'))}/${mtimeOf(join(sessionsDir, id, 'events.jsonl'))}`).join(',');
 }

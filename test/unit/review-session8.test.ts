@@ -1,14 +1,13 @@
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
 import stringWidthAsPublished from 'string-width';
 import { SessionNames } from '../../source/store/session-names.js';
 import stringWidth from '../../source/ui/text-width.js';
 import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
+import { answeringServers } from '../helpers/answering-server.js';
 
 /**
  * Hostile review of session 8 (the shared beat, resting streams, the bundle's Output and string
@@ -16,21 +15,8 @@ import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
  * found, red before its fix.
  */
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-/** A real HTTP server on 127.0.0.1 answering every request (its body read whole) with `handler`. */
-async function listen(handler: (res: ServerResponse, req: IncomingMessage) => void): Promise<string> {
-  const server = createServer((req, res) => req.on('end', () => handler(res, req)).resume());
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+/** A real HTTP server on 127.0.0.1 answering every request with `handler` (closed after each test). */
+const listen = answeringServers();
 
 const post = (url: string): JsonPost => ({ url, headers: {}, body: { stream: true }, signal: new AbortController().signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
 

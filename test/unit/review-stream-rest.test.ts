@@ -1,11 +1,10 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { readEventStream, readRestMs } from '../../source/providers/event-stream.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+import { answeringServers } from '../helpers/answering-server.js';
 
 /**
  * Hostile review of the session that moved model calls onto node:http and made streams rest
@@ -13,21 +12,8 @@ import { openResponse, type JsonPost } from '../../source/providers/post-json.js
  * red before its fix.
  */
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-/** A real HTTP server on 127.0.0.1 answering every request (its body read whole) with `handler`. */
-async function listen(handler: (res: ServerResponse, req: IncomingMessage) => void): Promise<string> {
-  const server = createServer((req, res) => req.on('end', () => handler(res, req)).resume());
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+/** A real HTTP server on 127.0.0.1 answering every request with `handler` (closed after each test). */
+const listen = answeringServers();
 
 const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
 const openAiChunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;

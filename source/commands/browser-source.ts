@@ -122,9 +122,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
 
   // The first frame comes from the index head when it matches the index, else from the index as
   // it stands; a missing or damaged index is rebuilt from the session files before the frame.
-  const firstStamp = storeStamp(home);
   const head = readIndexHead(home);
   const fromHead = head && firstRowsFromHead(head, ctx.cwd, lockOf);
+  // Stamped before the index is read, and only when it is: a frame from the head reads no index yet.
+  const standingStamp = fromHead ? '' : storeStamp(home);
   const standing = fromHead ? null : readIndexView(home);
   const initial: FirstRows = fromHead || { rows: standing ? withLocks(standing.rows) : await list() };
   /**
@@ -134,7 +135,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   let firstLook: (() => Promise<BrowserRow[] | null>) | null = null;
   if (fromHead || standing) {
     firstLook = async () => {
-      const before = standing ? firstStamp : storeStamp(home);
+      const before = standing ? standingStamp : storeStamp(home);
       const view = standing ?? readIndexView(home);
       await nextTurn(); // keys typed meanwhile are answered between the steps of this look
       if (!view?.current() || storeStamp(home) !== before) return list();

@@ -1,13 +1,5 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
-import { beatMs, onEveryBeat } from '../../engine/beat.js';
-
-/**
- * How often the live run view redraws what moves — spinners, elapsed times, a countdown, streamed
- * text. One tick for all of them: each timer of its own was a frame of its own (Ink draws the
- * whole view every frame), and a frame grows with every row of streamed text it carries. The tick
- * is the engine's beat, on which resting streams are read too: one wake-up for both.
- */
-export const tickMs = beatMs;
+import { onEveryBeat } from '../../engine/beat.js';
 
 /** One tick of the run view: the run's clock and the wall clock, read once for every row drawn in it. */
 export interface Tick {
@@ -22,7 +14,10 @@ export interface Tick {
 const RunTick = createContext<Tick>({ frame: 0, now: Date.now(), wall: Date.now() });
 
 /**
- * Ticks every `tickMs` while the run is `live`: one state change a tick, so every component that
+ * Ticks on every beat (engine/beat.ts, 100 ms) while the run is `live` — spinners, elapsed times, a
+ * countdown and the streamed text move on one tick: each timer of its own was a frame of its own
+ * (Ink draws the whole view every frame), and the beat is the one on which resting streams are read
+ * too, one wake-up for both. One state change a tick, so every component that
  * reads the tick is redrawn in one frame; the rest of the tree is not rendered again.
  */
 export function TickProvider({ clock, live, children }: { clock: () => number; live: boolean; children: ReactNode }) {

@@ -42,6 +42,8 @@ export interface RetryCountdown {
   message: string;
   /** When the retry happens (ms since the epoch). */
   at: number;
+  /** When the wait was announced (ms since the epoch): a countdown drawn on an older tick counts from here. */
+  since: number;
   attempt: number;
   maxAttempts: number;
 }
@@ -255,7 +257,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
           set({
             ...withoutStream(get(), event.step),
-            retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), attempt: event.attempt, maxAttempts: event.max_attempts },
+            retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), since: Date.now(), attempt: event.attempt, maxAttempts: event.max_attempts },
             steps: next,
             phase: phaseWith(get().phase, next),
           });

@@ -10,10 +10,11 @@ import { useTick } from './run-tick.js';
  */
 export function RetryCountdown({ store }: { store: RunStore }) {
   const retry = useStore(store, (s) => s.retry);
-  // The retry's time came as a date in its event: counted down on the wall clock.
+  // The retry's time came as a date in its event: counted down on the wall clock — from when the wait
+  // was announced until a tick comes after it (the last tick, up to 100 ms older, read "42 s" for 41).
   const { wall } = useTick();
   if (!retry) return null;
-  const seconds = Math.max(0, Math.ceil((retry.at - wall) / 1000));
+  const seconds = Math.max(0, Math.ceil((retry.at - Math.max(wall, retry.since)) / 1000));
   return (
     <Text>
       <Text color="yellow">{retry.reason}</Text>

@@ -45,7 +45,7 @@ export async function sseRead(pieces: number, gapMs: number, resting: boolean, r
       const post: JsonPost = { url, headers: {}, body: { model: 'bench', messages: [], stream: true }, signal: new AbortController().signal, provider: 'openai', endpoint: url, unreachableHint: 'the bench server' };
       let events = 0;
       const before = process.cpuUsage();
-      await readEventStream(await openResponse(post), post, () => void events++, () => resting);
+      await readEventStream(await openResponse(post), post, () => void events++, { spoke: () => resting });
       const used = process.cpuUsage(before);
       if (events < pieces) throw new Error(`read ${events} events of the ${pieces} sent`);
       if (round > 0) perRoundUs.push((used.user + used.system) / pieces);

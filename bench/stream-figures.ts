@@ -31,6 +31,10 @@ export interface StreamFigures {
   stepWholeRounds: number[];
   /** Streaming's share of a step's CPU time, round by round (each streamed run against the whole run next to it): the median is the figure. */
   shareRounds: number[];
+  /** The same of the main thread alone (the program's own code; V8's compiling and collecting run on helper threads). */
+  stepStreamMainMs: number;
+  stepWholeMainMs: number;
+  mainShareRounds: number[];
   piecesPerStep: number;
 }
 
@@ -67,7 +71,7 @@ function acodePid(root: number): number | undefined {
  * `server` until its last one did, over the steps between (the process reads its CPU clock on
  * SIGUSR2), which leaves out starting the process, warming up and ending.
  */
-function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number }> {
+function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number; stepsMainMs: number }> {
   const cpuFile = join(dir, 'cpu.txt');
   rmSync(cpuFile, { force: true });
   rmSync(`${cpuFile}.marks`, { force: true });
@@ -100,9 +104,11 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void, ser
     child.once('exit', () => {
       tree.reap();
       try {
-        const marks = server ? readFileSync(`${cpuFile}.marks`, 'utf8').trim().split('\n').map(Number) : [];
+        // Each mark: the process's CPU time and its main thread's, ms.
+        const marks = server ? readFileSync(`${cpuFile}.marks`, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)) : [];
         if (server && marks.length !== 2) throw new Error(`acode run marked its CPU clock ${marks.length} times, not twice`);
-        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: server ? (marks[1]! - marks[0]!) / (steps - 2) : 0 });
+        const perStep = (column: number) => (server ? (marks[1]![column]! - marks[0]![column]!) / (steps - 2) : 0);
+        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: perStep(0), stepsMainMs: perStep(1) });
       } catch (error) {
         reject(new Error(`acode run wrote no CPU time: ${(error as Error).message}`));
       }
@@ -129,7 +135,7 @@ function markerClock(): { read(text: string, at: number): void; seenAt: Map<stri
  * marker a line, a piece every 100 ms), and what streaming costs in CPU — the same answers, in
  * many small pieces or whole after the same wait, over the same number of steps.
  */
-export async function streamFigures(steps = 6, latencySteps = 10): Promise<StreamFigures> {
+export async function streamFigures(steps = 12, latencySteps = 10): Promise<StreamFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'acode-bench-stream-'));
   const removed = atBenchExit(() => rmSync(dir, { recursive: true, force: true }));
   let plan: StreamPlan = { pieces: 5, gapMs: 100, json: false, piece: (r, i) => `mk${r}_${i}z line ${i}\n` };
@@ -159,18 +165,23 @@ export async function streamFigures(steps = 6, latencySteps = 10): Promise<Strea
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
     const stream: number[] = [];
     const whole: number[] = [];
-    // Seven rounds: a run's CPU time varies by ±10% from one run to the next here, streaming's share is a few %.
+    // Five rounds of 12 steps (10 measured each): a step's CPU time varies by ±10% from one run to
+    // the next here, streaming's share is a few %; the JIT is still warming up over the first steps.
     const stepStream: number[] = [];
     const stepWhole: number[] = [];
-    for (let round = 0; round < 7; round++) {
+    const mainStream: number[] = [];
+    const mainWhole: number[] = [];
+    for (let round = 0; round < 5; round++) {
       plan = { pieces: piecesPerStep, gapMs: 10, json: false, piece: word };
       const streamed = await runInPty(dir, () => undefined, server, steps);
       stream.push(streamed.cpuMs);
       stepStream.push(streamed.stepsCpuMs);
+      mainStream.push(streamed.stepsMainMs);
       plan = { ...plan, json: true };
       const sentWhole = await runInPty(dir, () => undefined, server, steps);
       whole.push(sentWhole.cpuMs);
       stepWhole.push(sentWhole.stepsCpuMs);
+      mainWhole.push(sentWhole.stepsMainMs);
     }
     return {
       firstMs,
@@ -186,6 +197,9 @@ export async function streamFigures(steps = 6, latencySteps = 10): Promise<Strea
       stepStreamRounds: stepStream,
       stepWholeRounds: stepWhole,
       shareRounds: stepStream.map((streamed, i) => (streamed - stepWhole[i]!) / streamed),
+      stepStreamMainMs: median(mainStream),
+      stepWholeMainMs: median(mainWhole),
+      mainShareRounds: mainStream.map((streamed, i) => (streamed - mainWhole[i]!) / streamed),
       piecesPerStep,
     };
   } finally {

@@ -12,13 +12,21 @@ export const beatMs = 100;
 
 type Listener = () => void;
 
-const nextBeat = new Set<Listener>();
+/** Listeners waiting for a beat, each with the beats it still waits (1: the next). */
+const nextBeat = new Map<Listener, number>();
 const everyBeat = new Set<Listener>();
 let timer: NodeJS.Timeout | undefined;
 
 function beat(): void {
-  const due = [...nextBeat];
-  nextBeat.clear();
+  const due: Listener[] = [];
+  for (const [listener, beats] of nextBeat) {
+    if (beats > 1) {
+      nextBeat.set(listener, beats - 1);
+      continue;
+    }
+    due.push(listener);
+    nextBeat.delete(listener);
+  }
   let failure: { error: unknown } | undefined;
   // One listener that throws must not leave the others unwoken (a stream resting for ever): each
   // runs, and the first error is thrown after, where it would have been thrown without the beat.
@@ -42,23 +50,29 @@ function stop(): void {
   timer = undefined;
 }
 
-/** Adds `listener` to `listeners` (a wrapper of its own: one function subscribed twice is two subscriptions) until the returned function is called. */
-function subscribe(listeners: Set<Listener>, listener: Listener): () => void {
+/**
+ * Adds `listener` (a wrapper of its own: one function subscribed twice is two subscriptions) with
+ * `add` until the returned function is called.
+ */
+function subscribe(listener: Listener, add: (own: Listener) => void, remove: (own: Listener) => void): () => void {
   const own = () => listener();
-  listeners.add(own);
+  add(own);
   start();
   return () => {
-    listeners.delete(own);
+    remove(own);
     if (nextBeat.size === 0 && everyBeat.size === 0) stop();
   };
 }
 
 /** Calls `listener` on every beat until the returned function is called. */
 export function onEveryBeat(listener: Listener): () => void {
-  return subscribe(everyBeat, listener);
+  return subscribe(listener, (own) => everyBeat.add(own), (own) => everyBeat.delete(own));
 }
 
-/** Calls `listener` once, on the next beat (within `beatMs`), unless the returned function is called first. */
-export function atNextBeat(listener: Listener): () => void {
-  return subscribe(nextBeat, listener);
+/**
+ * Calls `listener` once, on the `beats`-th beat from now (the next, within `beatMs`, by default),
+ * unless the returned function is called first.
+ */
+export function atNextBeat(listener: Listener, beats = 1): () => void {
+  return subscribe(listener, (own) => nextBeat.set(own, Math.max(1, Math.floor(beats))), (own) => nextBeat.delete(own));
 }

@@ -109,7 +109,7 @@ export class AnthropicProvider implements Provider {
     if (isEventStream(response)) {
       const deltas = watchedDeltas(request.onDelta);
       const stream = new AnthropicStream(url, deltas.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event), deltas.spoke);
+      await readEventStream(response, post, (event) => stream.event(event), deltas);
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       parsed = secretsOut(stream.result());
     } else parsed = (await readJson(response, post)) as MessagesResponse;

@@ -11,14 +11,16 @@ import type { JsonPost, ModelResponse } from './post-json.js';
 const maxEventChars = 16 * 1024 * 1024;
 
 /**
- * Once a stream has said something, its socket rests after each read until the next beat (one
- * timer with the run view's tick, engine/beat.ts). Every read wakes the process, and a wake-up
- * costs more CPU than the piece it brings (~0.2 ms on a small VM; a model sends a piece every
- * 10–30 ms); what arrives meanwhile waits in the kernel and is read at once, on a wake-up the view
- * makes anyway. The run view shows streamed text 5 times a second, so nobody sees the wait — but
- * the end of an answer is known up to this much later.
+ * Once a stream has said something, its socket rests after each read for `readRestBeats` beats of
+ * the run view's tick (one timer, engine/beat.ts). Every read wakes the process and runs Node's
+ * HTTP and stream machinery, which costs more CPU than the pieces it brings (~0.3 ms a read on a
+ * small VM; a model sends a piece every 10–30 ms); what arrives meanwhile waits in the kernel and
+ * is read at once, on a wake-up the view makes anyway, before its frame. The run view shows the
+ * text as each read brings it — 5 times a second, as fast as anyone reads a moving tail — but the
+ * end of an answer is known up to this much later.
  */
-export const readRestMs = beatMs;
+export const readRestBeats = 2;
+export const readRestMs = readRestBeats * beatMs;
 
 /**
  * A read that brought this much or more was a burst (a buffering proxy, a replayed answer, a long
@@ -47,11 +49,12 @@ function readHandle(socket: ModelResponse['body']['socket']): ReadHandle | undef
  * Reads a server-sent-events answer to its end, handing each event to `onEvent` (which may throw
  * to end the stream, e.g. on an `error` event). A connection that breaks midway is network trouble
  * (a retryable ProviderError) and a stop of the run is StepAbortedError: the caller then has only
- * part of an answer, which it must drop. Chunks are taken straight off the socket's 'data' events:
- * no promise or web stream per chunk, which is most of what reading a stream costs. Once `rest`
- * says so (the answer has begun to show), reading rests `readRestMs` after each chunk.
+ * part of an answer, which it must drop. What a socket read brought is taken off the response at
+ * once ('readable'): no promise or web stream per chunk, which is most of what reading a stream
+ * costs. After each read's events, `watch.flush` hands on what they said; once `watch.spoke` (the
+ * answer has begun to show), reading rests `readRestMs` after each read.
  */
-export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, onEvent: (event: EventSourceMessage) => void, rest: () => boolean = () => false): Promise<void> {
+export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, onEvent: (event: EventSourceMessage) => void, watch: ReadWatch = unwatched): Promise<void> {
   let refused: Error | undefined;
   const parser = createParser({
     onEvent,
@@ -72,7 +75,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     let readFrom = socket?.bytesRead ?? 0;
     const restAfterRead = () => {
       const read = (socket?.bytesRead ?? 0) - readFrom;
-      // More 'data' of the read that began this rest, or a read that brought a burst: more is waiting in the kernel.
+      // Nothing came off the socket since this rest began, or a read that brought a burst: more is waiting in the kernel.
       if (resting || read === 0) return;
       readFrom += read;
       if (read >= burstBytes) return;
@@ -81,7 +84,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       resting = atNextBeat(() => {
         resting = undefined;
         readHandle(socket)?.readStart();
-      });
+      }, readRestBeats);
     };
     const broke = (code: string | undefined, fallback: string) => {
       const cause = networkCauseText(code, fallback);
@@ -98,25 +101,34 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
         // or the next answer on it would never be read.
         readHandle(socket)?.readStart();
       }
-      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
       if (error === undefined) return resolve();
       // Ends the connection when a handler threw: nothing more of this answer is wanted.
       body.destroy();
       reject(error instanceof Error ? error : new Error(String(error)));
     };
     let first = true;
-    const onData = (chunk: Buffer) => {
+    /**
+     * A socket read is many HTTP chunks (a piece each, as servers send them). Paused, the response
+     * buffers them and says 'readable' once, after the read: they are decoded and parsed together,
+     * and what they said goes on once (`watch.flush`) — where a 'data' listener ran Node's stream
+     * machinery, the decoder and the parser once a piece.
+     */
+    const onReadable = () => {
       try {
-        let text = decoder.write(chunk);
-        // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
-        // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
-        if (first && text) {
-          first = false;
-          if (text.startsWith('\uFEFF')) text = text.slice(1);
+        for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
+          let text = decoder.write(chunk);
+          // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
+          // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
+          if (first && text) {
+            first = false;
+            if (text.startsWith('\uFEFF')) text = text.slice(1);
+          }
+          parser.feed(text);
+          if (refused) return settle(refused);
         }
-        parser.feed(text);
-        if (refused) settle(refused);
-        else if (!settled && rest()) restAfterRead();
+        watch.flush?.();
+        if (!settled && watch.spoke()) restAfterRead();
       } catch (error) {
         settle(error);
       }
@@ -124,6 +136,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const onEnd = () => {
       try {
         parser.feed(decoder.end());
+        if (!refused) watch.flush?.();
         settle(refused);
       } catch (error) {
         settle(error);
@@ -132,23 +145,46 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const onError = (error: Error & { code?: string }) => settle(post.signal.aborted ? new StepAbortedError() : broke(error.code, error.message));
     // Closed without 'end' or 'error' (destroyed from outside): the answer is incomplete all the same.
     const onClose = () => settle(post.signal.aborted ? new StepAbortedError() : broke(undefined, 'connection closed'));
-    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
 
+/** What readEventStream tells the one watching a stream: a chunk's events were handed on (`flush`); and asks: has the answer begun to show (`spoke`)? */
+export interface ReadWatch {
+  spoke(): boolean;
+  flush?(): void;
+}
+
+const unwatched: ReadWatch = { spoke: () => false };
+
 /**
- * A call's deltas passed on, noting whether any was: reading rests between chunks once the answer
- * shows (`spoke` is readEventStream's `rest`), never before its first words.
+ * A call's deltas passed on, a read at a time: the text of one chunk's events (dozens of pieces,
+ * after a rest) goes on as one delta when the chunk is read (`flush`) — one notice through the
+ * engine and one update of the view instead of one a piece. A tool call that starts goes on at
+ * once, after the text before it. Reading rests between chunks once the answer shows (`spoke`),
+ * never before its first words.
  */
-export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void) | undefined): { onDelta: typeof onDelta; spoke: () => boolean } {
+export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void) | undefined): ReadWatch & { onDelta: typeof onDelta; flush(): void } {
   let spoke = false;
+  let text = '';
+  const flush = () => {
+    if (!text) return;
+    const said = text;
+    text = '';
+    onDelta?.({ kind: 'text', text: said });
+  };
   const passOn =
     onDelta &&
     ((delta: CompletionDelta) => {
       spoke = true;
+      if (delta.kind === 'text') {
+        text += delta.text;
+        return;
+      }
+      flush();
       onDelta(delta);
     });
-  return { onDelta: passOn, spoke: () => spoke };
+  return { onDelta: passOn, spoke: () => spoke, flush };
 }
 
 /** The stream ended without its closing event: what arrived is only part of an answer. */

@@ -78,7 +78,7 @@ export class OpenAiProvider implements Provider {
     if (isEventStream(response)) {
       const deltas = watchedDeltas(request.onDelta);
       const stream = new OpenAiStream(url, deltas.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event), deltas.spoke);
+      await readEventStream(response, post, (event) => stream.event(event), deltas);
       const whole = stream.result();
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       const toolCalls = whole.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: redactKnown(call.function.arguments) } }));

@@ -4,13 +4,14 @@ import stringWidth from 'string-width';
 
 /**
  * Ink's `Output` (ink/build/output.js, 6.8), which turns the frame's text writes into the lines a
- * terminal gets, with one change: what it learns outlives the frame. Ink builds a new Output every
- * frame and tokenizes every character of every line again — the live run view redraws ten times
- * a second, and each row of streamed text on it cost ~0.5 ms a frame to rebuild though it had not
- * changed. Here a line's characters are tokenized once (lines of ASCII and colour codes without
- * segmenting them), a row whose writes are the same as in an earlier frame is not rebuilt, and a
- * row is written a run of one style at a time. Same writes in, same text out (test/unit/ink-output.test.ts
- * compares the two on random frames); scripts/build.mjs puts it in Ink's place in the bundle.
+ * terminal gets, with one change: what it learns in a frame serves the next. Ink builds a new
+ * Output every frame and tokenizes every character of every line again — the live run view redraws
+ * ten times a second, and each row of streamed text on it cost ~0.5 ms a frame to rebuild though it
+ * had not changed. Here a line is read once while it shows (a line of ASCII and colour codes as a
+ * few runs of one style, without segmenting it into characters), a row whose writes are the same as
+ * in the frame before is not rebuilt, and a row is written a run of one style at a time. Same writes
+ * in, same text out (test/unit/ink-output.test.ts compares the two on random frames);
+ * scripts/build.mjs puts it in Ink's place in the bundle.
  */
 
 type OutputTransformer = (line: string, index: number) => string;
@@ -22,20 +23,83 @@ interface Clip {
 }
 type Operation = { type: 'write'; x: number; y: number; text: string; transformers: OutputTransformer[] } | { type: 'clip'; clip: Clip } | { type: 'unclip' };
 
-/** A line's characters with their styles, and a number naming them in a row's key. */
-interface Line {
-  chars: StyledChar[];
-  id: number;
+type Styles = StyledChar['styles'];
+
+/** Characters of one style in a line of ASCII (each one column wide). */
+interface Run {
+  styles: Styles;
+  text: string;
 }
 
-/** Entries kept by each cache (a line of 120 characters costs ~12 KB): a frame holds far fewer; past this they are dropped and learnt again. */
-const cacheLimit = 1024;
+/**
+ * A line as written: for a line of printable ASCII and colour codes, its runs of one style; for any
+ * other, its characters with their styles. `chars` of a line of runs is made only if a row needs
+ * them (writes that overlap), which the run view's rows never do. `id` names the line in a row's key.
+ */
+interface Line {
+  id: number;
+  text: string;
+  runs?: Run[];
+  /** Columns the runs take. */
+  columns?: number;
+  chars?: StyledChar[];
+}
+
+/**
+ * What was learnt in the last two frames: a line, a width, a row. What a frame shows again is found
+ * (and kept for the next); what no frame has shown since the one before is dropped. Caches that
+ * kept 1,024 entries (a line: an object per character) held what streamed text went through for
+ * seconds — long enough to be promoted to V8's old generation and collected there, which cost
+ * more than drawing the text: 13–18 MB more heap after a minute, and major collections.
+ */
+class FrameCache<V> {
+  private current = new Map<string, V>();
+  private previous = new Map<string, V>();
+
+  get(key: string): V | undefined {
+    let value = this.current.get(key);
+    if (value === undefined) {
+      value = this.previous.get(key);
+      if (value !== undefined) this.current.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.current.set(key, value);
+  }
+
+  /** A frame begins: what the frame before did not use is let go. */
+  turn(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+}
+
 let nextLineId = 0;
-const lines = new Map<string, Line>();
-const widths = new Map<string, number>();
-const blockWidths = new Map<string, number>();
+let turned = false;
+
+/**
+ * The caches turn once a frame: at the first Output drawn in a turn of the event loop (Ink draws a
+ * frame's live part and its <Static> part with two, one after the other).
+ */
+function frameBegins(): void {
+  if (turned) return;
+  turned = true;
+  queueMicrotask(() => {
+    turned = false;
+  });
+  for (const cache of [lines, widths, blockWidths, rows]) cache.turn();
+}
+
+const lines = new FrameCache<Line>();
+const widths = new FrameCache<number>();
+const blockWidths = new FrameCache<number>();
 /** A row's text by its width and writes (x and line id of each, in order). */
-const rows = new Map<string, string>();
+const rows = new FrameCache<string>();
+
+/** Entries kept by the caches that hold what never changes (escape codes, sets of styles): past this they are dropped and learnt again. */
+const cacheLimit = 1024;
 
 function bounded<K, V>(cache: Map<K, V>): Map<K, V> {
   if (cache.size >= cacheLimit) cache.clear();
@@ -46,34 +110,24 @@ function bounded<K, V>(cache: Map<K, V>): Map<K, V> {
 const sgr = /\x1b\[[0-9;]*m/g;
 const escapeTokens = new Map<string, Token[]>();
 
-/**
- * A line's tokens as ansi-tokenize's `tokenize` gives them. A line of printable ASCII and SGR codes
- * (nearly every line of the run view) is read without it: tokenize segments the whole line into
- * graphemes, which costs more than the rest of a frame; here only its codes are tokenized (once
- * each), and every other character is a narrow one of its own.
- */
-function tokensOf(text: string): Token[] {
-  if (!/^[\x20-\x7e]*$/.test(text.replace(sgr, ''))) return tokenize(text);
-  const tokens: Token[] = [];
-  let at = 0;
-  for (const match of text.matchAll(sgr)) {
-    for (let i = at; i < match.index; i++) tokens.push({ type: 'char', value: text[i]!, fullWidth: false });
-    let codes = escapeTokens.get(match[0]);
-    if (codes === undefined) {
-      codes = tokenize(match[0]);
-      bounded(escapeTokens).set(match[0], codes);
-    }
-    tokens.push(...codes);
-    at = match.index + match[0].length;
-  }
-  for (let i = at; i < text.length; i++) tokens.push({ type: 'char', value: text[i]!, fullWidth: false });
-  return tokens;
+/** A line of printable ASCII and SGR codes (nearly every line of the run view): each character is one narrow character of its own. */
+function isSimple(text: string): boolean {
+  return /^[\x20-\x7e]*$/.test(text.replace(sgr, ''));
 }
 
-const styleSets = new Map<string, StyledChar['styles']>();
+function codesOf(sequence: string): Token[] {
+  let codes = escapeTokens.get(sequence);
+  if (codes === undefined) {
+    codes = tokenize(sequence);
+    bounded(escapeTokens).set(sequence, codes);
+  }
+  return codes;
+}
+
+const styleSets = new Map<string, Styles>();
 
 /** One array for each set of styles: a row's characters in one style share it, so a run of them is found by identity. */
-function sharedStyles(styles: StyledChar['styles']): StyledChar['styles'] {
+function sharedStyles(styles: Styles): Styles {
   const key = styles.map((style) => style.code).join('');
   let shared = styleSets.get(key);
   if (shared === undefined) {
@@ -83,26 +137,65 @@ function sharedStyles(styles: StyledChar['styles']): StyledChar['styles'] {
   return shared;
 }
 
-function sameStyles(a: StyledChar['styles'], b: StyledChar['styles']): boolean {
+function sameStyles(a: Styles, b: Styles): boolean {
   return a.length === b.length && a.every((style, i) => style === b[i]);
+}
+
+/**
+ * A simple line's runs, styled as ansi-tokenize styles characters: each run stands in as one
+ * character token between the line's codes, so styledCharsFromTokens works out its styles (a
+ * handful of objects a line, not one per character). Only its codes are tokenized (once each):
+ * tokenize segments the whole line into graphemes, which costs more than the rest of a frame.
+ */
+function runsOf(text: string): Run[] {
+  const tokens: Token[] = [];
+  const texts: string[] = [];
+  const piece = (from: number, to: number) => {
+    if (from >= to) return;
+    tokens.push({ type: 'char', value: ' ', fullWidth: false });
+    texts.push(text.slice(from, to));
+  };
+  let at = 0;
+  for (const match of text.matchAll(sgr)) {
+    piece(at, match.index);
+    tokens.push(...codesOf(match[0]));
+    at = match.index + match[0].length;
+  }
+  piece(at, text.length);
+  return styledCharsFromTokens(tokens).map((char, i) => ({ styles: sharedStyles(char.styles), text: texts[i]! }));
+}
+
+/** A line's characters with their styles (as ansi-tokenize gives them), runs of one style sharing one styles array. */
+function charsOf(line: Line): StyledChar[] {
+  if (line.chars) return line.chars;
+  if (line.runs) {
+    line.chars = line.runs.flatMap(({ styles, text }) => Array.from(text, (value): StyledChar => ({ type: 'char', value, fullWidth: false, styles })));
+    return line.chars;
+  }
+  const chars = styledCharsFromTokens(tokenize(line.text));
+  // Characters between two codes got copies of the same styles: looked up once a run.
+  let copied: Styles | undefined;
+  let shared: Styles = [];
+  for (const char of chars) {
+    if (copied === undefined || !sameStyles(copied, char.styles)) {
+      copied = char.styles;
+      shared = sharedStyles(char.styles);
+    }
+    char.styles = shared;
+  }
+  line.chars = chars;
+  return chars;
 }
 
 function lineOf(text: string): Line {
   let line = lines.get(text);
   if (line === undefined) {
-    const chars = styledCharsFromTokens(tokensOf(text));
-    // Characters between two codes got copies of the same styles: looked up once a run.
-    let copied: StyledChar['styles'] | undefined;
-    let shared: StyledChar['styles'] = [];
-    for (const char of chars) {
-      if (copied === undefined || !sameStyles(copied, char.styles)) {
-        copied = char.styles;
-        shared = sharedStyles(char.styles);
-      }
-      char.styles = shared;
+    line = { id: nextLineId++, text };
+    if (isSimple(text)) {
+      line.runs = runsOf(text);
+      line.columns = line.runs.reduce((sum, run) => sum + run.text.length, 0);
     }
-    line = { chars, id: nextLineId++ };
-    bounded(lines).set(text, line);
+    lines.set(text, line);
   }
   return line;
 }
@@ -111,7 +204,7 @@ function widthOf(text: string): number {
   let width = widths.get(text);
   if (width === undefined) {
     width = stringWidth(text);
-    bounded(widths).set(text, width);
+    widths.set(text, width);
   }
   return width;
 }
@@ -121,7 +214,7 @@ function widestLine(text: string): number {
   if (width === undefined) {
     width = 0;
     for (const line of text.split('\n')) width = Math.max(width, widthOf(line));
-    bounded(blockWidths).set(text, width);
+    blockWidths.set(text, width);
   }
   return width;
 }
@@ -132,34 +225,71 @@ interface Segment {
   line: Line;
 }
 
-const blank: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: sharedStyles([]) };
+const noStyles = sharedStyles([]);
+const blank: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: noStyles };
+
+/**
+ * Cells written as ansi-tokenize's styledCharsToString writes them, character by character — codes
+ * only where the style changes (the difference of a style with itself is nothing) — a run of one
+ * style array at a time; then the codes that end the last style, and no trailing blanks.
+ */
+class RowText {
+  private text = '';
+  private styles: Styles | undefined;
+
+  add(styles: Styles, text: string): void {
+    if (this.styles === undefined) this.text += ansiCodesToString(styles);
+    else if (styles !== this.styles) this.text += ansiCodesToString(diffAnsiCodes(this.styles, styles));
+    this.text += text;
+    this.styles = styles;
+  }
+
+  end(): string {
+    if (this.styles !== undefined) this.text += ansiCodesToString(diffAnsiCodes(this.styles, []));
+    return this.text.trimEnd();
+  }
+}
+
+/**
+ * A row whose writes are lines of runs, left to right without overlapping or leaving a hole (as
+ * every row of the run view is): its runs, with blanks between — the same text as drawing it cell
+ * by cell. Undefined for any other row.
+ */
+function drawRuns(width: number, segments: readonly Segment[]): string | undefined {
+  let end = 0;
+  for (const { x, line } of segments) {
+    // Over what an earlier write drew, or past a gap beyond the row's width (cells never drawn).
+    if (line.columns === undefined || x < end || x > Math.max(width, end)) return undefined;
+    end = x + line.columns;
+  }
+  const row = new RowText();
+  let column = 0;
+  for (const { x, line } of segments) {
+    if (x > column) row.add(noStyles, ' '.repeat(x - column));
+    for (const run of line.runs!) row.add(run.styles, run.text);
+    column = x + line.columns!;
+  }
+  // The blanks after the last write would only be trimmed off again.
+  return row.end();
+}
 
 /** A row's text from its writes in order — later characters over earlier ones — as Ink's Output draws it. */
 function drawRow(width: number, segments: readonly Segment[]): string {
+  const runs = drawRuns(width, segments);
+  if (runs !== undefined) return runs;
   const row = new Array<StyledChar | undefined>(width).fill(blank);
   for (const { x, line } of segments) {
     let offsetX = x;
-    for (const character of line.chars) {
+    for (const character of charsOf(line)) {
       row[offsetX] = character;
       const characterWidth = Math.max(1, widthOf(character.value));
       for (let index = 1; index < characterWidth; index++) row[offsetX + index] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
       offsetX += characterWidth;
     }
   }
-  // As ansi-tokenize's styledCharsToString writes it, character by character — whose codes change
-  // only where the style does (the difference of a style with itself is nothing) — but a run of
-  // characters sharing one style array is written without comparing its styles again.
-  let text = '';
-  let styles: StyledChar['styles'] | undefined;
-  for (const cell of row) {
-    if (cell === undefined) continue;
-    if (styles === undefined) text += ansiCodesToString(cell.styles);
-    else if (cell.styles !== styles) text += ansiCodesToString(diffAnsiCodes(styles, cell.styles));
-    text += cell.value;
-    styles = cell.styles;
-  }
-  if (styles !== undefined) text += ansiCodesToString(diffAnsiCodes(styles, []));
-  return text.trimEnd();
+  const text = new RowText();
+  for (const cell of row) if (cell !== undefined) text.add(cell.styles, cell.value);
+  return text.end();
 }
 
 export default class Output {
@@ -186,6 +316,7 @@ export default class Output {
   }
 
   get(): { output: string; height: number } {
+    frameBegins();
     const segments: Segment[][] = Array.from({ length: this.height }, () => []);
     const clips: Clip[] = [];
     for (const operation of this.operations) {
@@ -240,7 +371,7 @@ export default class Output {
       let text = rows.get(key);
       if (text === undefined) {
         text = drawRow(this.width, row);
-        bounded(rows).set(key, text);
+        rows.set(key, text);
       }
       return text;
     });

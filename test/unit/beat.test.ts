@@ -33,6 +33,15 @@ describe('the beat', () => {
     expect(waited).toBeLessThan(beatMs + 50);
   });
 
+  it('calls a listener waiting two beats on the second, not the first, and once', async () => {
+    const beats: string[] = [];
+    const stopTick = onEveryBeat(() => beats.push('beat'));
+    atNextBeat(() => beats.push('second'), 2);
+    await expect.poll(() => beats.length, { timeout: beatMs * 5 }).toBeGreaterThanOrEqual(4);
+    stopTick();
+    expect(beats.slice(0, 4)).toEqual(['beat', 'second', 'beat', 'beat']);
+  });
+
   it('never calls a listener cancelled before its beat', async () => {
     let called = false;
     const cancel = atNextBeat(() => (called = true));

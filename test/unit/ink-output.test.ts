@@ -22,6 +22,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('clip' as const), x1: fc.option(fc.integer({ min: -1, max: 10 }), { nil: undefined }), x2: fc.option(fc.integer({ min: 5, max: 22 }), { nil: undefined }), y1: fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }), y2: fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'unclip' as const }) },
 );
+// Lines of ASCII and colour codes only (as nearly every row of the run view): drawn from runs of one style.
+const asciiPiece = fc.oneof(
+  fc.constantFrom('a', 'hello', ' ', '  ', 'w0x12 ', '4/10 done', '|'),
+  fc.tuple(fc.constantFrom('x', 'styled text', ' padded '), fc.constantFrom(chalk.red, chalk.bold, chalk.bgBlue, chalk.underline.green, chalk.dim, chalk.dim.bold)).map(([text, style]) => style(text)),
+);
+const asciiText = fc.array(fc.oneof(asciiPiece, fc.constant('\n')), { minLength: 0, maxLength: 10 }).map((parts) => parts.join(''));
+const asciiWrite: fc.Arbitrary<Op> = fc.record({ kind: fc.constant('write' as const), x: fc.integer({ min: 0, max: 26 }), y: fc.integer({ min: 0, max: 5 }), text: asciiText, transform: fc.integer({ min: 0, max: 2 }) });
+const asciiFrame = fc.record({ width: fc.integer({ min: 1, max: 24 }), height: fc.integer({ min: 1, max: 6 }), ops: fc.array(asciiWrite, { maxLength: 8 }) });
+
 const frame = fc.record({ width: fc.integer({ min: 1, max: 20 }), height: fc.integer({ min: 0, max: 7 }), ops: fc.array(op, { maxLength: 10 }) });
 
 function draw(output: InkOutput | Output, ops: readonly Op[]) {
@@ -40,6 +49,19 @@ describe('the bundle\'s Output (source/ui/ink-output.ts)', () => {
       fc.property(fc.array(frame, { minLength: 1, maxLength: 6 }), (frames) => {
         for (const { width, height, ops } of [...frames, ...frames]) {
           expect(draw(new Output({ width, height }), ops)).toEqual(draw(new InkOutput({ width, height }), ops));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('draws rows of ASCII and colour codes (side by side, over each other, past the width) as Ink 6.8\'s Output does', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(asciiFrame, { minLength: 1, maxLength: 4 }), async (frames) => {
+        for (const { width, height, ops } of [...frames, ...frames]) {
+          expect(draw(new Output({ width, height }), ops)).toEqual(draw(new InkOutput({ width, height }), ops));
+          // A turn of the event loop between frames: what the caches keep is let go as in a run.
+          await Promise.resolve();
         }
       }),
       { numRuns: 400 },

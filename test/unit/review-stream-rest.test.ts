@@ -29,7 +29,7 @@ describe('review: a stream that goes silent', () => {
     const response = await openResponse(call);
     const socket = response.body.socket!;
     let outcome: unknown = 'still waiting';
-    readEventStream(response, call, () => undefined, () => true).then(
+    readEventStream(response, call, () => undefined, { spoke: () => true }).then(
       () => (outcome = 'answered'),
       (error: unknown) => (outcome = error),
     );

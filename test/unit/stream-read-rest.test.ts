@@ -70,7 +70,7 @@ async function read(url: string, rest: boolean, signal?: AbortSignal, onEvent: (
       last = now;
       onEvent(events.push(event.data));
     },
-    () => rest,
+    { spoke: () => rest },
   );
   return { reads, events };
 }
@@ -159,6 +159,52 @@ describe('reading a stream that shows: the socket rests between reads', () => {
     expect(deltas).toEqual([{ kind: 'text', text: 'first' }]);
     // Sent 10 ms after the role chunk: read then, not after a rest of readRestMs.
     expect(firstAt - started).toBeLessThan(readRestMs);
+  });
+});
+
+describe('what a stream says reaches the view a read at a time', () => {
+  const complete = (url: string, onDelta: (delta: CompletionDelta) => void) =>
+    new OpenAiProvider({ baseUrl: url.replace('/chat/completions', ''), model: 'm' }).complete({
+      agent: 'a',
+      step: '0',
+      attempt: 1,
+      messages: [{ role: 'user', content: 'hi' }],
+      context: {},
+      signal: new AbortController().signal,
+      onDelta,
+    });
+
+  it('the pieces of one read go on as one delta: 40 pieces in a few deltas, the text whole and in order', async () => {
+    const server = await listen(pieces(40, 5));
+    const deltas: CompletionDelta[] = [];
+    const result = await complete(server.url, (delta) => deltas.push(delta));
+    const expected = Array.from({ length: 40 }, (_, i) => `p${i} `).join('');
+    expect(result.text).toBe(expected);
+    expect(deltas.map((delta) => (delta.kind === 'text' ? delta.text : '')).join('')).toBe(expected);
+    // ~200 ms of pieces: the first read, then one a rest (readRestMs) — where each piece was a delta of its own.
+    expect(deltas.length).toBeLessThanOrEqual(6);
+  });
+
+  it('a tool call that starts goes on after the text before it and before the text after it, in one read', async () => {
+    const chunk = (delta: object) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+    const server = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        chunk({ content: 'Let me ' }) +
+          chunk({ content: 'look. ' }) +
+          chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '' } }] }) +
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"a"}' } }] }) +
+          chunk({ content: 'Done.' }) +
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })}\n\ndata: [DONE]\n\n`,
+      );
+    });
+    const deltas: CompletionDelta[] = [];
+    await complete(server.url, (delta) => deltas.push(delta));
+    expect(deltas).toEqual([
+      { kind: 'text', text: 'Let me look. ' },
+      { kind: 'tool_call', name: 'read_file' },
+      { kind: 'text', text: 'Done.' },
+    ]);
   });
 });
 

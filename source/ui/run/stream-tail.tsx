@@ -9,21 +9,20 @@ import { useTick } from './run-tick.js';
 
 /** Rows of a running step's streamed answer shown under it: its latest words, never more. */
 export const streamRows = 6;
-/** Streamed text is read again every this many ticks of the run view (5 times a second): a person reads no faster. */
-const ticksPerRead = 2;
 
 /**
  * The last rows of what a running step's model is saying, as it arrives; tool calls it starts in
- * yellow. The text is read as a frame is drawn: its first words at once, then every other tick of
- * the run view, with the spinners — never a frame of its own.
+ * yellow. The text is read as a frame is drawn: its first words at once, then on every tick of the
+ * run view, with the spinners — never a frame of its own. It moves on only as often as a stream is
+ * read (every other tick, providers/event-stream.ts), and rows are worked out only when it did.
  */
 export function StreamTail({ store, step, indent }: { store: RunStore; step: StepId; indent: number }) {
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
-  const read = Math.floor(useTick().frame / ticksPerRead);
+  const read = useTick().frame;
   const { columns } = useTerminalSize();
   // Rows fit inside the gutter however narrow the terminal: the rows' one Text would wrap a longer one.
   const width = Math.max(1, columns - indent - 3);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` is the point: the text is read again when it moves on
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` is the point: the text is read again on each tick (the same string while it has not moved on)
   const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, read, store, step]);
   const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
   if (rows.length === 0) return null;

@@ -54,7 +54,7 @@ if (process.argv[2] === 'frames') {
     }
   }
   for (const kind of ['quiet', 'streaming'] as const) {
-    const how = kind === 'quiet' ? 'nothing streaming                ' : 'streaming (10 pieces a read, 10/s)';
+    const how = kind === 'quiet' ? 'nothing streaming                 ' : 'streaming (20 pieces a read, 5/s) ';
     console.log(`   ${how}: CPU median ${median(figures[kind]).toFixed(1)} ms per second (${Math.min(...figures[kind]).toFixed(1)}–${Math.max(...figures[kind]).toFixed(1)}), ${(bytes[kind] / 1024).toFixed(1)} KiB a second to the terminal`);
   }
   process.exit(0);

@@ -4,6 +4,7 @@ import { createRunStore } from '../source/state/run-store.js';
 import { RunView } from '../source/ui/run/run-view.js';
 import { onEveryBeat } from '../source/engine/beat.js';
 import type { EngineEvent } from '../source/engine/events.js';
+import { readRestBeats } from '../source/providers/event-stream.js';
 
 /** A terminal that takes what Ink writes and counts it: 120×40, a TTY as far as Ink can tell. */
 class CountingTerminal extends Writable {
@@ -32,10 +33,11 @@ const event = (body: Record<string, unknown>) => ({ ...body, event_id: ++id, ts:
 
 /**
  * What the run view alone costs while a step runs: one chain step running for `seconds`, its
- * text arriving `piecesPerRead` word-sized pieces at a time on every beat (as resting reads deliver
- * them), or nothing arriving; no model server, no disk — Ink draws into a counting sink.
+ * text arriving `piecesPerRead` word-sized pieces at a time every `readRestBeats` beats, in one
+ * notice (as resting reads deliver them: providers/event-stream.ts), or nothing arriving; no model
+ * server, no disk — Ink draws into a counting sink.
  */
-export async function runViewFrames(seconds: number, streaming: boolean, piecesPerRead = 10): Promise<FrameFigures> {
+export async function runViewFrames(seconds: number, streaming: boolean, piecesPerRead = 20): Promise<FrameFigures> {
   const store = createRunStore({
     sessionId: 'bench',
     workflowName: 'frames',
@@ -47,11 +49,13 @@ export async function runViewFrames(seconds: number, streaming: boolean, piecesP
   store.getState().apply(event({ type: 'session_started', workflow_name: 'frames', steps_total: 4, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } }));
   store.getState().apply(event({ type: 'step_started', step: '0', agent: 'worker', attempt: 1, idempotency_key: 'k' }));
   let piece = 0;
-  // A resting stream is read on the beat, as the view ticks (engine/beat.ts).
+  // A resting stream is read on the beat, as the view ticks (engine/beat.ts), every readRestBeats beats.
+  let beats = 0;
   const stopReads = streaming
     ? onEveryBeat(() => {
-        const notices = Array.from({ length: piecesPerRead }, () => ({ type: 'step_text' as const, step: '0', attempt: 1, text: `w${piece}x${piece++ % 97}${piece % 12 === 0 ? '\n' : ' '}` }));
-        store.getState().streamed(notices);
+        if (++beats % readRestBeats !== 0) return;
+        const text = Array.from({ length: piecesPerRead }, () => `w${piece}x${piece++ % 97}${piece % 12 === 0 ? '\n' : ' '}`).join('');
+        store.getState().streamed([{ type: 'step_text', step: '0', attempt: 1, text }]);
       })
     : () => undefined;
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -55,10 +55,16 @@ function stop(): void {
  * `add` until the returned function is called.
  */
 function subscribe(listener: Listener, add: (own: Listener) => void, remove: (own: Listener) => void): () => void {
-  const own = () => listener();
+  // A beat calls the listeners that were due when it began: one cancelled meanwhile, by an earlier
+  // listener of the same beat, is skipped.
+  let active = true;
+  const own = () => {
+    if (active) listener();
+  };
   add(own);
   start();
   return () => {
+    active = false;
     remove(own);
     if (nextBeat.size === 0 && everyBeat.size === 0) stop();
   };

@@ -258,8 +258,9 @@ class RowText {
 function drawRuns(width: number, segments: readonly Segment[]): string | undefined {
   let end = 0;
   for (const { x, line } of segments) {
-    // Over what an earlier write drew, or past a gap beyond the row's width (cells never drawn).
-    if (line.columns === undefined || x < end || x > Math.max(width, end)) return undefined;
+    // Over what an earlier write drew, past a gap beyond the row's width (cells never drawn), or at a
+    // column between two (Ink's cells there are no cells of the row: nothing shows).
+    if (line.columns === undefined || !Number.isInteger(x) || x < end || x > Math.max(width, end)) return undefined;
     end = x + line.columns;
   }
   const row = new RowText();

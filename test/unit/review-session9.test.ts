@@ -19,8 +19,8 @@ import Output from '../../source/ui/ink-output.js';
  * Hostile review of 75f09ca ("streaming CPU"): the Output that learns lines as runs of one style
  * (source/ui/ink-output.ts), streams read in paused mode that rest two beats
  * (source/providers/event-stream.ts), and atNextBeat(listener, beats) (source/engine/beat.ts).
- * `it.fails` marks a defect found (the test states the right behaviour and fails while the defect
- * is there); plain `it` is an attack that held, kept as a regression test.
+ * Two Low defects were found (marked "fixed" below; each test failed before its fix); the other
+ * tests are attacks that held, kept as regression tests.
  */
 
 // ————————————————————————————————————————————————————————————— the Output
@@ -103,11 +103,10 @@ describe('review 9: the Output against Ink 6.8\'s', () => {
     }
   });
 
-  // Low — the run fast path (drawRuns, new in 75f09ca) draws a write at a non-integer column, which
-  // Ink's Output drops (a non-index property of its row array): "for any sequence of ops" does not
-  // hold. Not reachable from Ink's Yoga layout today (rounded to whole cells); the slow path and
-  // Ink agree, so the divergence is the fast path's alone (its guard checks x < end and x > width only).
-  it.fails('a write at a fractional column is drawn as Ink draws it (Ink: nothing; the run fast path: " ab")', () => {
+  // Low, fixed — the run fast path (drawRuns, new in 75f09ca) drew a write at a non-integer column,
+  // which Ink's Output drops (a non-index property of its row array). Not reachable from Ink's Yoga
+  // layout (rounded to whole cells); such a row now takes the slow path, which agrees with Ink.
+  it('a write at a fractional column is drawn as Ink draws it (Ink: nothing; the run fast path: " ab")', () => {
     const ink = new InkOutput({ width: 10, height: 1 });
     const port = new Output({ width: 10, height: 1 });
     for (const output of [ink, port]) output.write(1.5, 0, 'ab', { transformers: [] });
@@ -150,11 +149,10 @@ describe('review 9: the beat', () => {
     expect(called).toBe(false);
   });
 
-  // Low (pre-existing: the snapshot [...due, ...everyBeat] predates 75f09ca, kept by it) — a listener
-  // whose cancel function is called by an earlier listener of the same beat still runs on that beat,
-  // against atNextBeat's "unless the returned function is called first" (and onEveryBeat's "until").
-  // Nothing in acode cancels from inside a beat synchronously today (a stream's rest only readStarts).
-  it.fails('a listener cancelled by an earlier listener of the same beat is not called', async () => {
+  // Low, fixed (pre-existing) — a listener whose cancel function was called by an earlier listener
+  // of the same beat still ran on that beat, against atNextBeat's "unless the returned function is
+  // called first" (and onEveryBeat's "until"). Nothing in acode cancelled from inside a beat.
+  it('a listener cancelled by an earlier listener of the same beat is not called', async () => {
     const seen: string[] = [];
     let cancelSecond: () => void = () => undefined;
     atNextBeat(() => {

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 // Ink's own Output, which the bundle replaces (scripts/build.mjs): the port must draw what it draws.
 import InkOutput from '../../node_modules/ink/build/output.js';
 import Output from '../../source/ui/ink-output.js';
+import { drawOps, type OutputOp } from '../helpers/draw-output.js';
 
 const chalk = new Chalk({ level: 3 });
 
-type Op = { kind: 'write'; x: number; y: number; text: string; transform: number } | { kind: 'clip'; x1?: number; x2?: number; y1?: number; y2?: number } | { kind: 'unclip' };
+type Op = OutputOp;
 
 const transformers: ((line: string, index: number) => string)[][] = [[], [(line) => chalk.dim(line)], [(line, index) => `${index}>${line}`, (line) => chalk.yellow(line)]];
 
@@ -33,14 +34,7 @@ const asciiFrame = fc.record({ width: fc.integer({ min: 1, max: 24 }), height: f
 
 const frame = fc.record({ width: fc.integer({ min: 1, max: 20 }), height: fc.integer({ min: 0, max: 7 }), ops: fc.array(op, { maxLength: 10 }) });
 
-function draw(output: InkOutput | Output, ops: readonly Op[]) {
-  for (const o of ops) {
-    if (o.kind === 'write') output.write(o.x, o.y, o.text, { transformers: transformers[o.transform]! });
-    else if (o.kind === 'clip') output.clip({ x1: o.x1, x2: o.x2, y1: o.y1, y2: o.y2 });
-    else output.unclip();
-  }
-  return output.get();
-}
+const draw = (output: InkOutput | Output, ops: readonly Op[]) => drawOps(output, ops, transformers);
 
 describe('the bundle\'s Output (source/ui/ink-output.ts)', () => {
   it('draws every frame as Ink 6.8\'s Output does, frame after frame (what it learnt in one never changes the next)', () => {

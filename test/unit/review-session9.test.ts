@@ -1,9 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // Ink's own Output, which the bundle replaces (scripts/build.mjs): the port must draw what it draws.
 import InkOutput from '../../node_modules/ink/build/output.js';
 import { atNextBeat, beatMs, onEveryBeat } from '../../source/engine/beat.js';
@@ -14,6 +10,8 @@ import { readEventStream, readRestMs } from '../../source/providers/event-stream
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
 import Output from '../../source/ui/ink-output.js';
+import { drawOps, type OutputOp } from '../helpers/draw-output.js';
+import { streamServers, trustingTestCertificate } from '../helpers/stream-servers.js';
 
 /**
  * Hostile review of 75f09ca ("streaming CPU"): the Output that learns lines as runs of one style
@@ -25,7 +23,7 @@ import Output from '../../source/ui/ink-output.js';
 
 // ————————————————————————————————————————————————————————————— the Output
 
-type Op = { kind: 'write'; x: number; y: number; text: string; transform: number } | { kind: 'clip'; x1?: number; x2?: number; y1?: number; y2?: number } | { kind: 'unclip' };
+type Op = OutputOp;
 
 // Transformers that add codes of every kind: dim, 256-colour per line index, a hyperlink (OSC 8), resets in both spellings.
 const transformers: ((line: string, index: number) => string)[][] = [
@@ -36,14 +34,7 @@ const transformers: ((line: string, index: number) => string)[][] = [
   [(line) => `\x1b[0m${line}\x1b[m`],
 ];
 
-function draw(output: InkOutput | Output, ops: readonly Op[]) {
-  for (const o of ops) {
-    if (o.kind === 'write') output.write(o.x, o.y, o.text, { transformers: transformers[o.transform]! });
-    else if (o.kind === 'clip') output.clip({ x1: o.x1, x2: o.x2, y1: o.y1, y2: o.y2 });
-    else output.unclip();
-  }
-  return output.get();
-}
+const draw = (output: InkOutput | Output, ops: readonly Op[]) => drawOps(output, ops, transformers);
 
 // SGR codes the fast path reads (256-colour, truecolor, compound, malformed 38;5 / 38;2, both resets,
 // empty parameters, intensity pairs) and escapes it must leave to the slow path (OSC 8, non-SGR CSI,
@@ -167,45 +158,8 @@ describe('review 9: the beat', () => {
 
 // ————————————————————————————————————————————————————————————— streams
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-/** A self-signed certificate for 127.0.0.1 (test/fixtures/tls). */
-const tls = { cert: readFileSync(new URL('../fixtures/tls/cert.pem', import.meta.url)), key: readFileSync(new URL('../fixtures/tls/key.pem', import.meta.url)) };
-
-async function trusting<T>(run: () => Promise<T>): Promise<T> {
-  const trust = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
-  try {
-    return await run();
-  } finally {
-    if (trust === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = trust;
-  }
-}
-
-/** A real server on 127.0.0.1 (TLS if `secure`) answering every request with `handler`; counts connections and notes when one closes. */
-async function listen(handler: (res: ServerResponse) => void, secure = false) {
-  let connections = 0;
-  let wasClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (wasClosed = resolve));
-  const answer = (req: IncomingMessage, res: ServerResponse) => req.on('end', () => handler(res)).resume();
-  const server = secure ? createTlsServer(tls, answer) : createServer(answer);
-  server.keepAliveTimeout = 60_000;
-  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => {
-    connections++;
-    socket.on('close', wasClosed);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `${secure ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, url: `${origin}/v1/chat/completions`, connections: () => connections, closed };
-}
+const listen = streamServers();
+const trusting = trustingTestCertificate;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });

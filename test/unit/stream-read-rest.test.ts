@@ -1,39 +1,25 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import type { CompletionDelta } from '../../source/engine/provider.js';
 import { ProviderError, StepAbortedError } from '../../source/engine/stop-errors.js';
 import { readEventStream, readRestMs } from '../../source/providers/event-stream.js';
 import { OpenAiProvider } from '../../source/providers/openai-provider.js';
 import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+import { streamServers, trustingTestCertificate } from '../helpers/stream-servers.js';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const listen = streamServers();
 
-/** A self-signed certificate for 127.0.0.1, for a server that speaks TLS as every hosted model API does. */
-const tls = { cert: readFileSync(new URL('../fixtures/tls/cert.pem', import.meta.url)), key: readFileSync(new URL('../fixtures/tls/key.pem', import.meta.url)) };
-
-async function listen(handler: (res: ServerResponse) => void, secure = false): Promise<{ url: string; closed: Promise<void>; connections: () => number }> {
-  let wasClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (wasClosed = resolve));
-  let connections = 0;
-  const answer = (req: IncomingMessage, res: ServerResponse) => req.on('end', () => handler(res)).resume();
-  const server = secure ? createTlsServer(tls, answer) : createServer(answer);
-  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => {
-    connections++;
-    socket.on('close', wasClosed);
+/** One call to an OpenAI-compatible server at `url` (its chat-completions URL), deltas to `onDelta`. */
+const complete = (url: string, onDelta: (delta: CompletionDelta) => void) =>
+  new OpenAiProvider({ baseUrl: url.replace('/chat/completions', ''), model: 'm' }).complete({
+    agent: 'a',
+    step: '0',
+    attempt: 1,
+    messages: [{ role: 'user', content: 'hi' }],
+    context: {},
+    signal: new AbortController().signal,
+    onDelta,
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `${secure ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, closed, connections: () => connections };
-}
 
 const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
 
@@ -88,18 +74,10 @@ describe('reading a stream that shows: the socket rests between reads', () => {
 
   it('over TLS too: the rest stops the TCP socket under it, and the answer still arrives whole', async () => {
     const server = await listen(pieces(40, 5), true);
-    // Trusts the fixture's certificate for this test only (the agent takes the system's trust store).
-    const trust = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
-    try {
-      const { reads, events } = await read(server.url, true);
-      expect(events).toHaveLength(42);
-      expect(events.at(-1)).toBe('[DONE]');
-      expect(reads).toBeLessThanOrEqual(6);
-    } finally {
-      if (trust === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = trust;
-    }
+    const { reads, events } = await trustingTestCertificate(() => read(server.url, true));
+    expect(events).toHaveLength(42);
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(reads).toBeLessThanOrEqual(6);
   });
 
   it('a connection goes back to the pool reading: the next answer on it arrives whole (an answer that ends in the read before a rest)', async () => {
@@ -139,21 +117,12 @@ describe('reading a stream that shows: the socket rests between reads', () => {
       setTimeout(() => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' } }] })}\n\n`), 10);
       setTimeout(() => res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`), 400);
     });
-    const provider = new OpenAiProvider({ baseUrl: server.url.replace('/chat/completions', ''), model: 'm' });
     const started = performance.now();
     let firstAt = 0;
     const deltas: CompletionDelta[] = [];
-    const result = await provider.complete({
-      agent: 'a',
-      step: '0',
-      attempt: 1,
-      messages: [{ role: 'user', content: 'hi' }],
-      context: {},
-      signal: new AbortController().signal,
-      onDelta: (delta) => {
-        firstAt ||= performance.now();
-        deltas.push(delta);
-      },
+    const result = await complete(server.url, (delta) => {
+      firstAt ||= performance.now();
+      deltas.push(delta);
     });
     expect(result.text).toBe('first');
     expect(deltas).toEqual([{ kind: 'text', text: 'first' }]);
@@ -163,17 +132,6 @@ describe('reading a stream that shows: the socket rests between reads', () => {
 });
 
 describe('what a stream says reaches the view a read at a time', () => {
-  const complete = (url: string, onDelta: (delta: CompletionDelta) => void) =>
-    new OpenAiProvider({ baseUrl: url.replace('/chat/completions', ''), model: 'm' }).complete({
-      agent: 'a',
-      step: '0',
-      attempt: 1,
-      messages: [{ role: 'user', content: 'hi' }],
-      context: {},
-      signal: new AbortController().signal,
-      onDelta,
-    });
-
   it('the pieces of one read go on as one delta: 40 pieces in a few deltas, the text whole and in order', async () => {
     const server = await listen(pieces(40, 5));
     const deltas: CompletionDelta[] = [];

@@ -110,11 +110,6 @@ function bounded<K, V>(cache: Map<K, V>): Map<K, V> {
 const sgr = /\x1b\[[0-9;]*m/g;
 const escapeTokens = new Map<string, Token[]>();
 
-/** A line of printable ASCII and SGR codes (nearly every line of the run view): each character is one narrow character of its own. */
-function isSimple(text: string): boolean {
-  return /^[\x20-\x7e]*$/.test(text.replace(sgr, ''));
-}
-
 function codesOf(sequence: string): Token[] {
   let codes = escapeTokens.get(sequence);
   if (codes === undefined) {
@@ -142,26 +137,30 @@ function sameStyles(a: Styles, b: Styles): boolean {
 }
 
 /**
- * A simple line's runs, styled as ansi-tokenize styles characters: each run stands in as one
+ * A line's runs of one style, if it is printable ASCII and SGR codes (nearly every line of the run
+ * view: each character a narrow one of its own); undefined for any other. Each run stands in as one
  * character token between the line's codes, so styledCharsFromTokens works out its styles (a
  * handful of objects a line, not one per character). Only its codes are tokenized (once each):
  * tokenize segments the whole line into graphemes, which costs more than the rest of a frame.
  */
-function runsOf(text: string): Run[] {
+function runsOf(text: string): Run[] | undefined {
   const tokens: Token[] = [];
   const texts: string[] = [];
-  const piece = (from: number, to: number) => {
-    if (from >= to) return;
-    tokens.push({ type: 'char', value: ' ', fullWidth: false });
-    texts.push(text.slice(from, to));
-  };
   let at = 0;
+  const piece = (to: number): boolean => {
+    if (at >= to) return true;
+    const run = text.slice(at, to);
+    if (!/^[\x20-\x7e]*$/.test(run)) return false;
+    tokens.push({ type: 'char', value: ' ', fullWidth: false });
+    texts.push(run);
+    return true;
+  };
   for (const match of text.matchAll(sgr)) {
-    piece(at, match.index);
+    if (!piece(match.index)) return undefined;
     tokens.push(...codesOf(match[0]));
     at = match.index + match[0].length;
   }
-  piece(at, text.length);
+  if (!piece(text.length)) return undefined;
   return styledCharsFromTokens(tokens).map((char, i) => ({ styles: sharedStyles(char.styles), text: texts[i]! }));
 }
 
@@ -190,11 +189,8 @@ function charsOf(line: Line): StyledChar[] {
 function lineOf(text: string): Line {
   let line = lines.get(text);
   if (line === undefined) {
-    line = { id: nextLineId++, text };
-    if (isSimple(text)) {
-      line.runs = runsOf(text);
-      line.columns = line.runs.reduce((sum, run) => sum + run.text.length, 0);
-    }
+    const runs = runsOf(text);
+    line = runs ? { id: nextLineId++, text, runs, columns: runs.reduce((sum, run) => sum + run.text.length, 0) } : { id: nextLineId++, text };
     lines.set(text, line);
   }
   return line;

@@ -159,7 +159,6 @@ describe('review 9: the beat', () => {
 // ————————————————————————————————————————————————————————————— streams
 
 const listen = streamServers();
-const trusting = trustingTestCertificate;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
@@ -188,7 +187,7 @@ describe('review 9: a stream read in paused mode, resting two beats', () => {
           res.end();
         }, secure);
         const words = ['hé', 'llo ', '😀', '漢字 ', 'x'.repeat(3000), 'plain ', '\u00a0', 'a\u0301 '];
-        await trusting(async () => {
+        await trustingTestCertificate(async () => {
           for (let seed = 1; seed <= 5; seed++) {
             const random = seeded(seed * 7 + (secure ? 1 : 0) + (kind === 'openai' ? 0 : 100));
             const pieces = Array.from({ length: 5 + Math.floor(random() * 40) }, () => words[Math.floor(random() * words.length)]!);
@@ -245,7 +244,7 @@ describe('review 9: a stream read in paused mode, resting two beats', () => {
       await sleep(10);
       res.end(openAiEnd);
     }, true);
-    await trusting(async () => {
+    await trustingTestCertificate(async () => {
       for (let call = 0; call < 3; call++) expect((await openAi(server.origin).complete(request(() => undefined))).text).toHaveLength(140_004);
     });
     expect(server.connections()).toBe(1);
@@ -292,7 +291,7 @@ describe('review 9: a stream read in paused mode, resting two beats', () => {
     const stop = new AbortController();
     let stoppedAt = 0;
     const deltas: CompletionDelta[] = [];
-    const answer = trusting(() =>
+    const answer = trustingTestCertificate(() =>
       openAi(server.origin).complete(
         request((delta) => {
           // After the first read's words the socket rests; the stop comes inside the rest.

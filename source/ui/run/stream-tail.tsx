@@ -18,12 +18,12 @@ export const streamRows = 6;
  */
 export function StreamTail({ store, step, indent }: { store: RunStore; step: StepId; indent: number }) {
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
-  const read = useTick().frame;
+  const { frame } = useTick();
   const { columns } = useTerminalSize();
   // Rows fit inside the gutter however narrow the terminal: the rows' one Text would wrap a longer one.
   const width = Math.max(1, columns - indent - 3);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` is the point: the text is read again on each tick (the same string while it has not moved on)
-  const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, read, store, step]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `frame` is the point: the text is read again on each tick (the same string while it has not moved on)
+  const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, frame, store, step]);
   const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
   if (rows.length === 0) return null;
   return <TailRows rows={rows} indent={indent} />;

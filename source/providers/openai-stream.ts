@@ -23,6 +23,13 @@ interface Chunk {
   error?: unknown;
 }
 
+/** The choice of index 0 (the only one asked for), found without a closure: this runs for every piece of an answer. */
+function firstChoice(choices: ChunkChoice[] | undefined): ChunkChoice | undefined {
+  if (!choices) return undefined;
+  for (const choice of choices) if ((choice.index ?? 0) === 0) return choice;
+  return undefined;
+}
+
 /** What an OpenAI chat-completions stream said once whole: as a non-streamed answer's message and usage. */
 export interface StreamedCompletion {
   content: string;
@@ -62,14 +69,20 @@ export class OpenAiStream {
     }
     if (chunk.error) throw classifyStreamError('openai', message.data, this.url);
     if (chunk.usage) this.usage = chunk.usage;
-    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    const choice = firstChoice(chunk.choices);
     if (!choice) return;
     const content = choice.delta?.content;
     if (typeof content === 'string' && content) {
       this.text += content;
       this.onDelta?.({ kind: 'text', text: content });
     }
-    for (const fragment of choice.delta?.tool_calls ?? []) {
+    const fragments = choice.delta?.tool_calls;
+    if (fragments) this.addCalls(fragments);
+    if (choice.finish_reason) this.finished = true;
+  }
+
+  private addCalls(fragments: NonNullable<NonNullable<ChunkChoice['delta']>['tool_calls']>): void {
+    for (const fragment of fragments) {
       const at = fragment.index ?? this.calls.length;
       let call = this.calls[at];
       if (!call) {
@@ -84,7 +97,6 @@ export class OpenAiStream {
       }
       if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
     }
-    if (choice.finish_reason) this.finished = true;
   }
 
   /** The whole answer, once the stream has ended. */

@@ -1,14 +1,15 @@
 import { ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize, type StyledChar, type Token } from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
+import { narrowAlone } from './text-width.js';
 
 /**
  * Ink's `Output` (ink/build/output.js, 6.8), which turns the frame's text writes into the lines a
  * terminal gets, with one change: what it learns in a frame serves the next. Ink builds a new
  * Output every frame and tokenizes every character of every line again — the live run view redraws
  * ten times a second, and each row of streamed text on it cost ~0.5 ms a frame to rebuild though it
- * had not changed. Here a line is read once while it shows (a line of ASCII and colour codes as a
- * few runs of one style, without segmenting it into characters), a row whose writes are the same as
+ * had not changed. Here a line is read once while it shows (a line of one-column characters and
+ * colour codes as a few runs of one style, without segmenting it into characters), a row whose writes are the same as
  * in the frame before is not rebuilt, and a row is written a run of one style at a time. Same writes
  * in, same text out (test/unit/ink-output.test.ts compares the two on random frames);
  * scripts/build.mjs puts it in Ink's place in the bundle.
@@ -25,14 +26,14 @@ type Operation = { type: 'write'; x: number; y: number; text: string; transforme
 
 type Styles = StyledChar['styles'];
 
-/** Characters of one style in a line of ASCII (each one column wide). */
+/** Characters of one style, each one column wide and a grapheme of its own (narrowAlone). */
 interface Run {
   styles: Styles;
   text: string;
 }
 
 /**
- * A line as written: for a line of printable ASCII and colour codes, its runs of one style; for any
+ * A line as written: for a line of one-column characters and colour codes, its runs of one style; for any
  * other, its characters with their styles. `chars` of a line of runs is made only if a row needs
  * them (writes that overlap), which the run view's rows never do. `id` names the line in a row's key.
  */
@@ -137,31 +138,65 @@ function sameStyles(a: Styles, b: Styles): boolean {
 }
 
 /**
- * A line's runs of one style, if it is printable ASCII and SGR codes (nearly every line of the run
- * view: each character a narrow one of its own); undefined for any other. Each run stands in as one
+ * A line's runs of one style, if it is SGR codes and characters of one column that never join a
+ * neighbour — printable ASCII, and past it box drawing, a spinner's braille, "·", "—", "é" (every
+ * line of the run view, and most of what a model says); undefined for any other. A row with a
+ * spinner, a border or a dash in it went character by character every frame, the run view's
+ * largest cost. Each run stands in as one
  * character token between the line's codes, so styledCharsFromTokens works out its styles (a
  * handful of objects a line, not one per character). Only its codes are tokenized (once each):
  * tokenize segments the whole line into graphemes, which costs more than the rest of a frame.
  */
 function runsOf(text: string): Run[] | undefined {
-  const tokens: Token[] = [];
   const texts: string[] = [];
+  // The line's codes, with a stand-in (NUL, which no code holds) where each run stands.
+  let skeleton = '';
   let at = 0;
-  const piece = (to: number): boolean => {
-    if (at >= to) return true;
-    const run = text.slice(at, to);
-    if (!/^[\x20-\x7e]*$/.test(run)) return false;
-    tokens.push({ type: 'char', value: ' ', fullWidth: false });
-    texts.push(run);
-    return true;
-  };
   for (const match of text.matchAll(sgr)) {
-    if (!piece(match.index)) return undefined;
-    tokens.push(...codesOf(match[0]));
+    if (match.index > at) {
+      const run = text.slice(at, match.index);
+      if (!narrowRun(run)) return undefined;
+      texts.push(run);
+      skeleton += '\0';
+    }
+    skeleton += match[0];
     at = match.index + match[0].length;
   }
-  if (!piece(text.length)) return undefined;
-  return styledCharsFromTokens(tokens).map((char, i) => ({ styles: sharedStyles(char.styles), text: texts[i]! }));
+  if (text.length > at) {
+    const run = text.slice(at);
+    if (!narrowRun(run)) return undefined;
+    texts.push(run);
+    skeleton += '\0';
+  }
+  const styles = stylesOfRuns(skeleton);
+  return texts.map((run, i) => ({ styles: styles[i]!, text: run }));
+}
+
+/**
+ * The styles of each run of a line of runs, by its skeleton: lines of one shape (a row of dim text
+ * between its codes, a step's line) are worked out once while they show, however their text moves.
+ */
+const skeletonStyles = new Map<string, Styles[]>();
+
+function stylesOfRuns(skeleton: string): Styles[] {
+  let styles = skeletonStyles.get(skeleton);
+  if (styles === undefined) {
+    const tokens: Token[] = [];
+    for (const part of skeleton.split(/(\0)/)) {
+      if (part === '\0') tokens.push({ type: 'char', value: ' ', fullWidth: false });
+      else for (const code of part.match(sgr) ?? []) tokens.push(...codesOf(code));
+    }
+    styles = styledCharsFromTokens(tokens).map((char) => sharedStyles(char.styles));
+    bounded(skeletonStyles).set(skeleton, styles);
+  }
+  return styles;
+}
+
+/** Text of one-column characters that are each a grapheme of their own: one cell a character, as ASCII. */
+function narrowRun(run: string): boolean {
+  if (/^[\x20-\x7e]*$/.test(run)) return true;
+  for (let i = 0; i < run.length; i++) if (!narrowAlone(run.charCodeAt(i))) return false;
+  return true;
 }
 
 /** A line's characters with their styles (as ansi-tokenize gives them), runs of one style sharing one styles array. */
@@ -224,6 +259,23 @@ interface Segment {
 const noStyles = sharedStyles([]);
 const blank: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: noStyles };
 
+/** Codes from one set of styles to another (from none: the row's first), by the shared arrays: a row of text between codes changes style a few times, the same few every frame. */
+const transitions = new Map<Styles | undefined, Map<Styles, string>>();
+
+function codesBetween(from: Styles | undefined, to: Styles): string {
+  let fromHere = transitions.get(from);
+  if (fromHere === undefined) {
+    fromHere = new Map();
+    bounded(transitions).set(from, fromHere);
+  }
+  let codes = fromHere.get(to);
+  if (codes === undefined) {
+    codes = ansiCodesToString(from === undefined ? to : diffAnsiCodes(from, to));
+    bounded(fromHere).set(to, codes);
+  }
+  return codes;
+}
+
 /**
  * Cells written as ansi-tokenize's styledCharsToString writes them, character by character — codes
  * only where the style changes (the difference of a style with itself is nothing) — a run of one
@@ -234,14 +286,13 @@ class RowText {
   private styles: Styles | undefined;
 
   add(styles: Styles, text: string): void {
-    if (this.styles === undefined) this.text += ansiCodesToString(styles);
-    else if (styles !== this.styles) this.text += ansiCodesToString(diffAnsiCodes(this.styles, styles));
+    if (styles !== this.styles) this.text += codesBetween(this.styles, styles);
     this.text += text;
     this.styles = styles;
   }
 
   end(): string {
-    if (this.styles !== undefined) this.text += ansiCodesToString(diffAnsiCodes(this.styles, []));
+    if (this.styles !== undefined) this.text += codesBetween(this.styles, noStyles);
     return this.text.trimEnd();
   }
 }

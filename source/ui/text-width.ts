@@ -47,10 +47,26 @@ const widths = new Int8Array(0x10000).fill(unknown);
  * Characters that can join a neighbour into one grapheme (Unicode's grapheme cluster rules):
  * marks (Extend, SpacingMark), format characters (ZWJ, ZWNJ, Prepend), controls, surrogates (every
  * character past the BMP: emoji, regional indicators, modifiers), Hangul jamo, and the few letters
- * that are SpacingMark or Prepend (Thai and Lao SARA AM, Malayalam dot reph). Private-use and
+ * that are SpacingMark, Prepend or Extend (Thai and Lao SARA AM, Malayalam dot reph, the halfwidth
+ * kana voicing marks). Private-use and
  * unassigned code points too, whose properties a newer Unicode may change.
  */
-const joiner = /[\p{M}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0d4e]/u;
+const joiner = /[\p{M}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0d4e\uff9e\uff9f]/u;
+
+/**
+ * A character of one column that is always a grapheme of its own, whatever stands beside it (a box
+ * drawing line, a spinner's braille, "·", "—", "é" as one character): drawn as one cell, as ASCII is.
+ */
+export function narrowAlone(code: number): boolean {
+  if (code >= 0x20 && code <= 0x7e) return true;
+  let columns = widths[code];
+  if (columns === undefined) return false;
+  if (columns === unknown) {
+    columns = widthAlone(code);
+    widths[code] = columns;
+  }
+  return columns === 1;
+}
 
 function widthAlone(code: number): number {
   const character = String.fromCharCode(code);

@@ -10,6 +10,9 @@ import { useTick } from './run-tick.js';
 /** Rows of a running step's streamed answer shown under it: its latest words, never more. */
 export const streamRows = 6;
 
+/** What each row of the tail starts with: a line down its left side. */
+const gutter = '│ ';
+
 /**
  * The last rows of what a running step's model is saying, as it arrives; tool calls it starts in
  * yellow. The text is read as a frame is drawn: its first words at once, then on every tick of the
@@ -20,8 +23,8 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
   const { frame } = useTick();
   const { columns } = useTerminalSize();
-  // Rows fit inside the gutter however narrow the terminal: the rows' one Text would wrap a longer one.
-  const width = Math.max(1, columns - indent - 3);
+  // Rows fit beside the gutter however narrow the terminal: the rows' one Text would wrap a longer one.
+  const width = Math.max(1, columns - indent - gutter.length - 1);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- `frame` is the point: the text is read again on each tick (the same string while it has not moved on)
   const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, frame, store, step]);
   const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
@@ -31,24 +34,30 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
 
 /**
  * The rows drawn: the same rows (a tick on which the text is not read again) are not rendered again.
- * Rows of text are one Text node — one node to lay out, measure and draw each frame instead of six;
- * rows fit the width already (lastRows), so it never wraps. Tool calls, in their own colour, take
- * a node a row while one shows.
+ * Rows of text are one Text node, the gutter written into it — one node to lay out, measure and
+ * draw each frame, where a Box's border is built again by Ink every frame and six Texts are six
+ * nodes; rows fit the width already (lastRows), so it never wraps. Tool calls, in their own colour,
+ * take a node a row while one shows.
  */
 const TailRows = memo(function TailRows({ rows, indent }: { rows: readonly string[]; indent: number }) {
   const tools = rows.some((row) => row.startsWith(toolLinePrefix));
   return (
-    // The gutter is a border, not a "│ " in each row: a row of plain ASCII is measured by its length,
-    // one with a box character by segmenting every character, every frame.
-    <Box flexDirection="column" marginLeft={indent} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false} borderDimColor paddingLeft={1}>
+    <Box flexDirection="column" marginLeft={indent}>
       {tools ? (
-        rows.map((row, i) => (
-          <Text key={i} wrap="truncate-end" dimColor={!row.startsWith(toolLinePrefix)} color={row.startsWith(toolLinePrefix) ? 'yellow' : undefined}>
-            {row}
-          </Text>
-        ))
+        rows.map((row, i) =>
+          row.startsWith(toolLinePrefix) ? (
+            <Text key={i} wrap="truncate-end">
+              <Text dimColor>{gutter}</Text>
+              <Text color="yellow">{row}</Text>
+            </Text>
+          ) : (
+            <Text key={i} wrap="truncate-end" dimColor>
+              {gutter + row}
+            </Text>
+          ),
+        )
       ) : (
-        <Text dimColor>{rows.join('\n')}</Text>
+        <Text dimColor>{rows.map((row) => gutter + row).join('\n')}</Text>
       )}
     </Box>
   );

@@ -40,13 +40,16 @@ export class StreamServer {
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         let i = 0;
+        // Each piece at its own time from the start (a chain of gapMs timers would drift later under
+        // load, making a streamed answer last longer than the whole one it is compared with).
+        const start = performance.now();
         const send = () => {
           if (res.destroyed) return;
           if (i < texts.length) {
             const text = texts[i++]!;
             res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`);
             this.sentAt.set(text, performance.now());
-            setTimeout(send, plan.gapMs);
+            setTimeout(send, Math.max(0, start + i * plan.gapMs - performance.now()));
             return;
           }
           res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);

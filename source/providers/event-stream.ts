@@ -45,6 +45,40 @@ function readHandle(socket: ModelResponse['body']['socket']): ReadHandle | undef
   return typeof handle?.readStart === 'function' && typeof handle.readStop === 'function' ? (handle as ReadHandle) : undefined;
 }
 
+/** Node's HTTP parser, as its client keeps it on a socket: the response it parses, and its callbacks by slot. */
+interface BodyParser {
+  incoming: unknown;
+  [slot: number]: unknown;
+}
+
+/**
+ * Takes a response's body off Node's HTTP parser chunk by chunk, before its stream machinery: Node
+ * pushes every HTTP chunk of a body through the response's Readable (a chunk is a piece of a
+ * streamed answer: ~100 a second), which costs more than reading the piece. The parser's body
+ * callback (`parserOnBody`, found by name in the slot Node 20–24 give it) is wrapped: a chunk of
+ * this response is kept in `taken`; any other (the parser is pooled, and parses the socket's next
+ * response) goes on as before. `release` puts the callback back. Undefined where the parser is not
+ * laid out so — another Node — or the response is parsed already: the body is read off the stream.
+ */
+function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): void } | undefined {
+  const parser = (body.socket as unknown as { parser?: BodyParser | null } | null)?.parser;
+  if (!parser || parser.incoming !== body) return undefined;
+  let slot = -1;
+  for (let i = 0; i < 10; i++) if (typeof parser[i] === 'function' && (parser[i] as { name: string }).name === 'parserOnBody') slot = i;
+  if (slot < 0) return undefined;
+  const original = parser[slot] as (this: BodyParser, chunk: Buffer) => void;
+  const onBody = function (this: BodyParser, chunk: Buffer): void {
+    if (this.incoming === body) taken.push(chunk);
+    else original.call(this, chunk);
+  };
+  parser[slot] = onBody;
+  return {
+    release() {
+      if (parser[slot] === onBody) parser[slot] = original;
+    },
+  };
+}
+
 /**
  * Reads a server-sent-events answer to its end, handing each event to `onEvent` (which may throw
  * to end the stream, e.g. on an `error` event). A connection that breaks midway is network trouble
@@ -67,6 +101,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
   const decoder = new StringDecoder('utf8');
   return new Promise((resolve, reject) => {
     let settled = false;
+    let tap: { release(): void } | undefined;
     /** Set while the socket rests: cancels the beat that would read it again. */
     let resting: (() => void) | undefined;
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
@@ -102,12 +137,31 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
         readHandle(socket)?.readStart();
       }
       body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
+      tap?.release();
+      socket?.off('data', onSocketData);
       if (error === undefined) return resolve();
       // Ends the connection when a handler threw: nothing more of this answer is wanted.
       body.destroy();
       reject(error instanceof Error ? error : new Error(String(error)));
     };
     let first = true;
+    /** Decodes and parses one read's bytes; false once the stream was refused (and settled). */
+    const feed = (chunk: Buffer): boolean => {
+      let text = decoder.write(chunk);
+      // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
+      // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
+      if (first && text) {
+        first = false;
+        if (text.startsWith('\uFEFF')) text = text.slice(1);
+      }
+      parser.feed(text);
+      if (refused) settle(refused);
+      return !refused;
+    };
+    const read = () => {
+      watch.flush?.();
+      if (!settled && watch.spoke()) restAfterRead();
+    };
     /**
      * A socket read is many HTTP chunks (a piece each, as servers send them). Paused, the response
      * buffers them and says 'readable' once, after the read: they are decoded and parsed together,
@@ -116,19 +170,20 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
      */
     const onReadable = () => {
       try {
-        for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
-          let text = decoder.write(chunk);
-          // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
-          // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
-          if (first && text) {
-            first = false;
-            if (text.startsWith('\uFEFF')) text = text.slice(1);
-          }
-          parser.feed(text);
-          if (refused) return settle(refused);
-        }
-        watch.flush?.();
-        if (!settled && watch.spoke()) restAfterRead();
+        for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) if (!feed(chunk)) return;
+        read();
+      } catch (error) {
+        settle(error);
+      }
+    };
+    // Chunks taken off the parser (tapBody) are read once it has parsed a socket read: its 'data'
+    // listener was added with the request, before this one.
+    const taken: Buffer[] = [];
+    const onSocketData = () => {
+      if (taken.length === 0 || settled) return;
+      const chunks = taken.splice(0);
+      try {
+        if (feed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))) read();
       } catch (error) {
         settle(error);
       }
@@ -146,6 +201,10 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     // Closed without 'end' or 'error' (destroyed from outside): the answer is incomplete all the same.
     const onClose = () => settle(post.signal.aborted ? new StepAbortedError() : broke(undefined, 'connection closed'));
     body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
+    // What the response holds already is read first; what the socket brings next comes by the tap.
+    onReadable();
+    tap = settled ? undefined : tapBody(body, taken);
+    if (tap) socket?.on('data', onSocketData);
   });
 }
 

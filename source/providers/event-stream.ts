@@ -83,9 +83,10 @@ function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): voi
  * Reads a server-sent-events answer to its end, handing each event to `onEvent` (which may throw
  * to end the stream, e.g. on an `error` event). A connection that breaks midway is network trouble
  * (a retryable ProviderError) and a stop of the run is StepAbortedError: the caller then has only
- * part of an answer, which it must drop. What a socket read brought is taken off the response at
- * once ('readable'): no promise or web stream per chunk, which is most of what reading a stream
- * costs. After each read's events, `watch.flush` hands on what they said; once `watch.spoke` (the
+ * part of an answer, which it must drop. What a socket read brought is read at once, decoded and
+ * parsed together: taken off the HTTP parser (tapBody), or else off the response ('readable') — no
+ * promise, web stream or stream push per chunk, which is most of what reading a stream costs.
+ * After each read's events, `watch.flush` hands on what they said; once `watch.spoke` (the
  * answer has begun to show), reading rests `readRestMs` after each read.
  */
 export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, onEvent: (event: EventSourceMessage) => void, watch: ReadWatch = unwatched): Promise<void> {
@@ -101,7 +102,10 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
   const decoder = new StringDecoder('utf8');
   return new Promise((resolve, reject) => {
     let settled = false;
-    let tap: { release(): void } | undefined;
+    // Chunks taken off the parser (tapBody) are read once it has parsed a socket read: its 'data'
+    // listener was added with the request, before this one.
+    const taken: Buffer[] = [];
+    const tap = tapBody(body, taken);
     /** Set while the socket rests: cancels the beat that would read it again. */
     let resting: (() => void) | undefined;
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
@@ -176,9 +180,6 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
         settle(error);
       }
     };
-    // Chunks taken off the parser (tapBody) are read once it has parsed a socket read: its 'data'
-    // listener was added with the request, before this one.
-    const taken: Buffer[] = [];
     const onSocketData = () => {
       if (taken.length === 0 || settled) return;
       const chunks = taken.splice(0);
@@ -203,8 +204,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
     // What the response holds already is read first; what the socket brings next comes by the tap.
     onReadable();
-    tap = settled ? undefined : tapBody(body, taken);
-    if (tap) socket?.on('data', onSocketData);
+    if (tap && !settled) socket?.on('data', onSocketData);
   });
 }
 

@@ -144,7 +144,7 @@ async function streamSection() {
   // Runs take turns, and this machine's speed drifts between them: each streamed run is set against the whole run next to it.
   const share = median(figures.shareRounds);
   const extra = figures.stepStreamMs - figures.stepWholeMs;
-  console.log(`   CPU of a step (from the second step's model call to the last one's, per step between): streamed ${figures.stepStreamMs.toFixed(1)} ms (${range(figures.stepStreamRounds, 1)}), whole ${figures.stepWholeMs.toFixed(1)} ms (${range(figures.stepWholeRounds, 1)})`);
+  console.log(`   CPU of a step (from the second step's model call to the last one's, per step between): streamed ${figures.stepStreamMs.toFixed(1)} ms (${range(figures.stepStreamRounds, 1)}), whole ${figures.stepWholeMs.toFixed(1)} ms (${range(figures.stepWholeRounds, 1)}); a step lasts ${figures.stepStreamWallMs.toFixed(0)} ms streamed, ${figures.stepWholeWallMs.toFixed(0)} ms whole`);
   console.log(`     streaming's share of a step's CPU time: ${(share * 100).toFixed(1)}% (rounds ${figures.shareRounds.map((r) => (r * 100).toFixed(0)).join(', ')} %; medians ${extra.toFixed(1)} ms a step apart)   target ≤ 5%  ${verdict(share <= 0.05)}`);
   const mainShare = median(figures.mainShareRounds);
   console.log(`     of it, the main thread (acode's own code; the rest is V8 compiling and collecting on helper threads): streamed ${figures.stepStreamMainMs.toFixed(1)} ms, whole ${figures.stepWholeMainMs.toFixed(1)} ms a step; share ${(mainShare * 100).toFixed(1)}% (rounds ${figures.mainShareRounds.map((r) => (r * 100).toFixed(0)).join(', ')} %)`);

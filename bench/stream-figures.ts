@@ -35,6 +35,9 @@ export interface StreamFigures {
   stepStreamMainMs: number;
   stepWholeMainMs: number;
   mainShareRounds: number[];
+  /** Wall time of a step, streamed and whole (medians): a streamed answer's end is read at the next read after it, up to a rest later. */
+  stepStreamWallMs: number;
+  stepWholeWallMs: number;
   piecesPerStep: number;
 }
 
@@ -71,7 +74,7 @@ function acodePid(root: number): number | undefined {
  * `server` until its last one did, over the steps between (the process reads its CPU clock on
  * SIGUSR2), which leaves out starting the process, warming up and ending.
  */
-function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number; stepsMainMs: number }> {
+function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number; stepsMainMs: number; stepsWallMs: number }> {
   const cpuFile = join(dir, 'cpu.txt');
   rmSync(cpuFile, { force: true });
   rmSync(`${cpuFile}.marks`, { force: true });
@@ -79,9 +82,11 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void, ser
     const env = { ...process.env, ACODE_HOME: join(dir, 'home'), TERM: 'xterm-256color', ACODE_BENCH_CPU_FILE: cpuFile };
     const child = spawn('timeout', ['-s', 'KILL', '90', 'script', '-qfec', `stty cols 120 rows 40; node --import ${cpuClock} ${cli} run spec.yaml`, '/dev/null'], { cwd: dir, env });
     const tree = trackTree(child.pid!);
+    const markedAt: number[] = [];
     if (server) {
       let first: number | undefined;
       const mark = () => {
+        markedAt.push(performance.now());
         const pid = acodePid(child.pid!);
         if (pid !== undefined) process.kill(pid, 'SIGUSR2');
       };
@@ -108,7 +113,7 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void, ser
         const marks = server ? readFileSync(`${cpuFile}.marks`, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)) : [];
         if (server && marks.length !== 2) throw new Error(`acode run marked its CPU clock ${marks.length} times, not twice`);
         const perStep = (column: number) => (server ? (marks[1]![column]! - marks[0]![column]!) / (steps - 2) : 0);
-        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: perStep(0), stepsMainMs: perStep(1) });
+        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: perStep(0), stepsMainMs: perStep(1), stepsWallMs: server ? (markedAt[1]! - markedAt[0]!) / (steps - 2) : 0 });
       } catch (error) {
         reject(new Error(`acode run wrote no CPU time: ${(error as Error).message}`));
       }
@@ -162,6 +167,10 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
 
     // CPU: word-sized pieces every 10 ms (a fast model's pace), vs the same text whole after as long; runs take turns.
     const piecesPerStep = 150;
+    // Answers of 145–155 pieces, as real ones differ: they end at every phase of the run view's 100 ms
+    // beat, on which a stream is read. Answers all 1.5 s long each ended just after a read, the next
+    // step starting in step with the beat, and waited a whole rest for the read that saw their end.
+    const variedLength = (request: number) => piecesPerStep - 5 + ((request * 7) % 11);
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
     const stream: number[] = [];
     const whole: number[] = [];
@@ -171,17 +180,21 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     const stepWhole: number[] = [];
     const mainStream: number[] = [];
     const mainWhole: number[] = [];
+    const wallStream: number[] = [];
+    const wallWhole: number[] = [];
     for (let round = 0; round < 5; round++) {
-      plan = { pieces: piecesPerStep, gapMs: 10, json: false, piece: word };
+      plan = { pieces: piecesPerStep, piecesOf: variedLength, gapMs: 10, json: false, piece: word };
       const streamed = await runInPty(dir, () => undefined, server, steps);
       stream.push(streamed.cpuMs);
       stepStream.push(streamed.stepsCpuMs);
       mainStream.push(streamed.stepsMainMs);
+      wallStream.push(streamed.stepsWallMs);
       plan = { ...plan, json: true };
       const sentWhole = await runInPty(dir, () => undefined, server, steps);
       whole.push(sentWhole.cpuMs);
       stepWhole.push(sentWhole.stepsCpuMs);
       mainWhole.push(sentWhole.stepsMainMs);
+      wallWhole.push(sentWhole.stepsWallMs);
     }
     return {
       firstMs,
@@ -200,6 +213,8 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
       stepStreamMainMs: median(mainStream),
       stepWholeMainMs: median(mainWhole),
       mainShareRounds: mainStream.map((streamed, i) => (streamed - mainWhole[i]!) / streamed),
+      stepStreamWallMs: median(wallStream),
+      stepWholeWallMs: median(wallWhole),
       piecesPerStep,
     };
   } finally {

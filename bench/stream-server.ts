@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 /** How the bench's model server answers: a stream of `pieces` text pieces `gapMs` apart, or (json) one answer after as long. */
 export interface StreamPlan {
   pieces: number;
+  /** Pieces of request `request`'s answer, where answers differ in length (else `pieces`). */
+  piecesOf?(request: number): number;
   gapMs: number;
-  /** Answer with one JSON body after pieces × gapMs, as a server that does not stream. */
+  /** Answer with one JSON body after as long as its pieces would take (pieces × gapMs), as a server that does not stream. */
   json: boolean;
   /** Piece `i` of the answer of request `request` (0-based). */
   piece(request: number, i: number): string;
@@ -29,12 +31,12 @@ export class StreamServer {
         const plan = this.plan();
         const request = this.requests++;
         this.onCall(request);
-        const texts = Array.from({ length: plan.pieces }, (_, i) => plan.piece(request, i));
+        const texts = Array.from({ length: plan.piecesOf?.(request) ?? plan.pieces }, (_, i) => plan.piece(request, i));
         if (plan.json) {
           const timer = setTimeout(() => {
             const content = texts.join('');
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: content.length } }));
-          }, plan.pieces * plan.gapMs);
+          }, texts.length * plan.gapMs);
           res.on('close', () => clearTimeout(timer));
           return;
         }

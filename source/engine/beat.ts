@@ -17,7 +17,19 @@ const nextBeat = new Map<Listener, number>();
 const everyBeat = new Set<Listener>();
 let timer: NodeJS.Timeout | undefined;
 
+/** Set while a beat's listeners run: a beat brought forward from inside one is the beat already under way. */
+let beating = false;
+
 function beat(): void {
+  beating = true;
+  try {
+    runBeat();
+  } finally {
+    beating = false;
+  }
+}
+
+function runBeat(): void {
   const due: Listener[] = [];
   for (const [listener, beats] of nextBeat) {
     if (beats > 1) {
@@ -81,4 +93,17 @@ export function onEveryBeat(listener: Listener): () => void {
  */
 export function atNextBeat(listener: Listener, beats = 1): () => void {
   return subscribe(listener, (own) => nextBeat.set(own, Math.max(1, Math.floor(beats))), (own) => nextBeat.delete(own));
+}
+
+/**
+ * Brings the next beat forward to now, and the one after it `beatMs` from now: what waits for a beat
+ * runs at once (a rest counts it as one of its beats). The first words of a stream show at once:
+ * drawn on a beat brought forward, where a frame of their own would be one frame more, the whole
+ * view drawn again a few ms before the beat draws it anyway. Nothing listening, nothing happens.
+ */
+export function beatNow(): void {
+  if (timer === undefined || beating) return;
+  clearInterval(timer);
+  timer = setInterval(beat, beatMs);
+  beat();
 }

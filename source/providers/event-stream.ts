@@ -92,7 +92,13 @@ function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): voi
 export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, onEvent: (event: EventSourceMessage) => void, watch: ReadWatch = unwatched): Promise<void> {
   let refused: Error | undefined;
   const parser = createParser({
-    onEvent,
+    onEvent: (event) => {
+      onEvent(event);
+      // A stop made while a read's events are handed on (by onEvent itself): the events after it are
+      // not, and the read ends as stopped before the response's end — which would hand the socket back
+      // to the pool without its error listener, the stop's AbortError then an uncaught exception.
+      if (post.signal.aborted) throw new StepAbortedError();
+    },
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') refused = new ProviderError(`${post.url} sent a stream event over ${maxEventChars} characters long; the answer was dropped`, true);
     },

@@ -6,6 +6,7 @@ import { toolTarget } from '../engine/tools/tool-target.js';
 import { retryReasonText, stopReasonText } from './stop-reason-text.js';
 import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer } from './step-cost.js';
 import type { StepNotice } from '../engine/step-notice.js';
+import { beatNow } from '../engine/beat.js';
 import { StreamTails, type StepStream } from './step-streams.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
@@ -187,6 +188,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
       // Only a new attempt's first words and a change of speaker are news: the rest is read as frames are drawn.
       if (begun.length === 0 && last === latestStream) return;
       set({ streams: begun.length ? { ...streams, ...Object.fromEntries(begun.map(([step, attempt]) => [step, { attempt }])) } : streams, latestStream: last });
+      // First words show at once, with the view's tick brought forward: one frame, not one of their own.
+      if (begun.length) beatNow();
     },
     streamText(step) {
       return tails.shown(step);

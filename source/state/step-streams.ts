@@ -103,13 +103,14 @@ function rowsOf(line: string, width: number): string[] {
  */
 export function lastRows(text: string, width: number, count: number): string[] {
   const rows: string[] = [];
-  const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0 && rows.length < count; i--) {
+  // Lines are taken from the end, as far back as the rows need: the text is up to 4 KiB, the rows a few lines of it.
+  for (let end = text.length; rows.length < count; ) {
+    const start = end > 0 ? text.lastIndexOf('\n', end - 1) : -1;
     // A model's text may hold terminal control sequences: shown, they could move the cursor or recolour the screen.
-    const line = lines[i]!.replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
-    if (!line) continue;
-    const pieces = rowsOf(line, Math.max(1, width));
-    rows.unshift(...pieces.slice(-(count - rows.length)));
+    const line = text.slice(start + 1, end).replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
+    if (line) rows.unshift(...rowsOf(line, Math.max(1, width)).slice(-(count - rows.length)));
+    if (start < 0) break;
+    end = start;
   }
   return rows;
 }

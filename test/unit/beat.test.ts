@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atNextBeat, beatMs, onEveryBeat } from '../../source/engine/beat.js';
+import { atNextBeat, beatMs, beatNow, onEveryBeat } from '../../source/engine/beat.js';
 
 /** Timers keeping the process alive now (the beat's interval is one while anyone listens). */
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
@@ -86,5 +86,38 @@ describe('the beat', () => {
     expect(timers()).toBe(before + 1);
     cancelRead();
     expect(timers()).toBe(before);
+  });
+
+  it('brings a beat forward: its listeners run at once, a rest counts it, and the next beat comes a whole beat later', async () => {
+    const ticks: number[] = [];
+    const stopTick = onEveryBeat(() => ticks.push(performance.now()));
+    let rested = 0;
+    atNextBeat(() => rested++, 2);
+    await expect.poll(() => ticks.length, { timeout: beatMs * 3 }).toBe(1);
+    // Half a beat after the first: the next one is brought forward to now.
+    await new Promise((resolve) => setTimeout(resolve, beatMs / 2));
+    const forward = performance.now();
+    beatNow();
+    expect(ticks).toHaveLength(2);
+    expect(rested).toBe(1);
+    await expect.poll(() => ticks.length, { timeout: beatMs * 3 }).toBe(3);
+    stopTick();
+    // Not at the old phase (half a beat after the one brought forward): a whole beat after it.
+    expect(ticks[2]! - forward).toBeGreaterThan(beatMs * 0.8);
+  });
+
+  it('brings nothing forward where nothing listens, or from inside a beat (it is the beat under way)', async () => {
+    const before = timers();
+    beatNow();
+    expect(timers()).toBe(before);
+    let calls = 0;
+    const stop = onEveryBeat(() => {
+      calls++;
+      beatNow();
+    });
+    await expect.poll(() => calls, { timeout: beatMs * 3 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, beatMs / 2));
+    expect(calls).toBe(1);
+    stop();
   });
 });

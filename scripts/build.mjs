@@ -23,6 +23,18 @@ const inkOutput = {
     }));
   },
 };
+// Ink's measure-text.js and wrap-text.js cache every text they ever measured or wrapped; the ports in
+// source/ui/ink-text-caches.ts keep what the last two frames used.
+const inkTextCaches = {
+  name: 'ink-text-caches',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/](measure|wrap)-text\.js$/ }, (args) => ({
+      contents: `export { ${args.path.endsWith('measure-text.js') ? 'measureText' : 'wrapText'} as default } from ${JSON.stringify(`${root}source/ui/ink-text-caches.ts`)};`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 // string-width segments every string past ASCII into graphemes, and Ink measures every text twice a
 // frame: source/ui/text-width.ts gives the same widths, learning each character's once. Every module
 // that imports string-width 8 gets it (wrap-ansi has string-width 7 of its own, left as it is).
@@ -56,7 +68,7 @@ await build({
   // nunjucks' file watcher is never used (templates are strings); keep its optional deps out.
   external: ['chokidar', 'fsevents'],
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [inkOutput, textWidth],
+  plugins: [inkOutput, inkTextCaches, textWidth],
   banner: {
     // Bundled CommonJS dependencies (nunjucks, signal-exit) still call require().
     js: "import { createRequire as __acodeCreateRequire } from 'node:module'; const require = __acodeCreateRequire(import.meta.url);",

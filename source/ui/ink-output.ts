@@ -53,9 +53,14 @@ interface Line {
  * seconds — long enough to be promoted to V8's old generation and collected there, which cost
  * more than drawing the text: 13–18 MB more heap after a minute, and major collections.
  */
-class FrameCache<V> {
+export class FrameCache<V> {
   private current = new Map<string, V>();
   private previous = new Map<string, V>();
+
+  /** Entries kept now, in both frames' maps. */
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
 
   get(key: string): V | undefined {
     let value = this.current.get(key);
@@ -90,14 +95,28 @@ function frameBegins(): void {
   queueMicrotask(() => {
     turned = false;
   });
-  for (const cache of [lines, widths, blockWidths, rows]) cache.turn();
+  for (const cache of frameCaches) cache.turn();
 }
 
-const lines = new FrameCache<Line>();
-const widths = new FrameCache<number>();
-const blockWidths = new FrameCache<number>();
+const frameCaches: FrameCache<unknown>[] = [];
+
+/** A cache of what the last two frames used, turned as each frame is drawn (Ink's measuring and wrapping keep theirs in one: ink-text-caches.ts). */
+export function frameCache<V>(): FrameCache<V> {
+  const cache = new FrameCache<V>();
+  frameCaches.push(cache as FrameCache<unknown>);
+  return cache;
+}
+
+/** Entries every frame cache keeps now: what the frames shown last hold, however many frames went before. */
+export function frameCacheEntries(): number {
+  return frameCaches.reduce((sum, cache) => sum + cache.size, 0);
+}
+
+const lines = frameCache<Line>();
+const widths = frameCache<number>();
+const blockWidths = frameCache<number>();
 /** A row's text by its width and writes (x and line id of each, in order). */
-const rows = new FrameCache<string>();
+const rows = frameCache<string>();
 
 /** Entries kept by the caches that hold what never changes (escape codes, sets of styles): past this they are dropped and learnt again. */
 const cacheLimit = 1024;

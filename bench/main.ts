@@ -139,7 +139,7 @@ async function streamSection() {
   console.log(`   later pieces of a slow stream (one every 100 ms; text is redrawn 5 times a second): median ${median(figures.pieceMs).toFixed(1)} ms, p95 ${p95(figures.pieceMs).toFixed(1)} ms over ${figures.pieceMs.length} pieces drawn`);
   const range = (values: readonly number[], digits = 0) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
   const runExtra = figures.cpuStreamMs - figures.cpuWholeMs;
-  console.log(`   CPU of the whole run, ${figures.steps} steps of ${figures.piecesPerStep} word-sized pieces 10 ms apart (1.5 s a step): streamed ${figures.cpuStreamMs.toFixed(0)} ms (${range(figures.cpuStreamRounds)}), the same answers sent whole after as long ${figures.cpuWholeMs.toFixed(0)} ms (${range(figures.cpuWholeRounds)}), medians of ${figures.cpuStreamRounds.length} runs each: streaming is ${((runExtra / figures.cpuStreamMs) * 100).toFixed(1)}% of the run`);
+  console.log(`   CPU of the whole run, ${figures.steps} steps of ${figures.piecesPerStep.join('–')} word-sized pieces 10 ms apart (about 1.5 s a step): streamed ${figures.cpuStreamMs.toFixed(0)} ms (${range(figures.cpuStreamRounds)}), the same answers sent whole after as long ${figures.cpuWholeMs.toFixed(0)} ms (${range(figures.cpuWholeRounds)}), medians of ${figures.cpuStreamRounds.length} runs each: streaming is ${((runExtra / figures.cpuStreamMs) * 100).toFixed(1)}% of the run`);
   // A step's own CPU time leaves out starting the process (most of a short run's CPU), which would hide what streaming costs.
   // Runs take turns, and this machine's speed drifts between them: each streamed run is set against the whole run next to it.
   const share = median(figures.shareRounds);

@@ -38,7 +38,8 @@ export interface StreamFigures {
   /** Wall time of a step, streamed and whole (medians): a streamed answer's end is read at the next read after it, up to a rest later. */
   stepStreamWallMs: number;
   stepWholeWallMs: number;
-  piecesPerStep: number;
+  /** Pieces an answer has: the fewest and the most (answers differ in length). */
+  piecesPerStep: [number, number];
 }
 
 function chain(steps: number, host: string): string {
@@ -171,6 +172,7 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     // beat, on which a stream is read. Answers all 1.5 s long each ended just after a read, the next
     // step starting in step with the beat, and waited a whole rest for the read that saw their end.
     const variedLength = (request: number) => piecesPerStep - 5 + ((request * 7) % 11);
+    const lengths: [number, number] = [piecesPerStep - 5, piecesPerStep + 5];
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
     const stream: number[] = [];
     const whole: number[] = [];
@@ -215,7 +217,7 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
       mainShareRounds: mainStream.map((streamed, i) => (streamed - mainWhole[i]!) / streamed),
       stepStreamWallMs: median(wallStream),
       stepWholeWallMs: median(wallWhole),
-      piecesPerStep,
+      piecesPerStep: lengths,
     };
   } finally {
     await server.stop();

@@ -1,31 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lastRows } from '../../source/state/step-streams.js';
-import stringWidth from 'string-width';
 
-/** The rows as the whole text split into lines gives them, read from the last line back: what lastRows must show. */
+/**
+ * The rows as the whole text split into lines gives them, read from the last line back: what
+ * lastRows must show. A line's own rows are lastRows' of that line alone (one line, no search for
+ * its start): what is checked is how lines are found from the end.
+ */
 function rowsOfWholeText(text: string, width: number, count: number): string[] {
   const rows: string[] = [];
   const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0 && rows.length < count; i--) {
-    const line = lines[i]!.replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
-    if (!line) continue;
-    const pieces: string[] = [];
-    let row = '';
-    let used = 0;
-    for (const { segment } of new Intl.Segmenter().segment(line)) {
-      const columns = stringWidth(segment);
-      if (used + columns > width && row) {
-        pieces.push(row);
-        row = '';
-        used = 0;
-      }
-      row += segment;
-      used += columns;
-    }
-    if (row) pieces.push(row);
-    rows.unshift(...pieces.slice(-(count - rows.length)));
-  }
+  for (let i = lines.length - 1; i >= 0 && rows.length < count; i--) rows.unshift(...lastRows(lines[i]!, width, Number.MAX_SAFE_INTEGER).slice(-(count - rows.length)));
   return rows;
 }
 

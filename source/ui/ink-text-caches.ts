@@ -1,11 +1,11 @@
 import cliTruncate from 'cli-truncate';
 import widestLine from 'widest-line';
 import wrapAnsi from 'wrap-ansi';
-import { frameCache } from './ink-output.js';
+import { frameCache } from './frame-cache.js';
 
 /**
  * Ink 6.8's measure-text.js and wrap-text.js, with one change: their caches keep what the last two
- * frames used (ink-output.ts's frame caches), where Ink's keep every text they ever saw. A streamed
+ * frames used (frame-cache.ts), where Ink's keep every text they ever saw. A streamed
  * answer's rows are a new text 5 times a second, a step's elapsed time a new one 10 times: hours of
  * a run were tens of MB held for good, in V8's old generation. Same results
  * (test/unit/ink-text-caches.test.ts compares them with Ink's), but for two texts that Ink's wrapping

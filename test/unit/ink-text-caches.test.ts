@@ -5,8 +5,9 @@ import wrapAnsi from 'wrap-ansi';
 // Ink's own, which the bundle replaces (scripts/build.mjs): the ports must give what they give.
 import inkMeasureText from '../../node_modules/ink/build/measure-text.js';
 import inkWrapText from '../../node_modules/ink/build/wrap-text.js';
-import Output, { frameCacheEntries } from '../../source/ui/ink-output.js';
+import Output from '../../source/ui/ink-output.js';
 import { measureText, wrapText } from '../../source/ui/ink-text-caches.js';
+import { frameCacheEntries } from '../../source/ui/frame-cache.js';
 
 const chalk = new Chalk({ level: 3 });
 const piece = fc.oneof(fc.constantFrom('a', 'hello world', ' ', '\n', '漢字', 'é', 'e\u0301', '│', '⠋', 'w0x12 ', '— done…', '👍'), fc.constantFrom('x', 'styled text').map((text) => chalk.red(text)));

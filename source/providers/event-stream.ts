@@ -55,7 +55,7 @@ interface BodyParser {
  * Takes a response's body off Node's HTTP parser chunk by chunk, before its stream machinery: Node
  * pushes every HTTP chunk of a body through the response's Readable (a chunk is a piece of a
  * streamed answer: ~100 a second), which costs more than reading the piece. The parser's body
- * callback (`parserOnBody`, found by name in the slot Node 20–24 give it) is wrapped: a chunk of
+ * callback (`parserOnBody`, found by its name among the parser's slots, as Node 20 lays them out) is wrapped: a chunk of
  * this response is kept in `taken`; any other (the parser is pooled, and parses the socket's next
  * response) goes on as before. `release` puts the callback back. Undefined where the parser is not
  * laid out so — another Node — or the response is parsed already: the body is read off the stream.

@@ -55,10 +55,11 @@ interface BodyParser {
  * Takes a response's body off Node's HTTP parser chunk by chunk, before its stream machinery: Node
  * pushes every HTTP chunk of a body through the response's Readable (a chunk is a piece of a
  * streamed answer: ~100 a second), which costs more than reading the piece. The parser's body
- * callback (`parserOnBody`, found by its name among the parser's slots, as Node 20 lays them out) is wrapped: a chunk of
- * this response is kept in `taken`; any other (the parser is pooled, and parses the socket's next
- * response) goes on as before. `release` puts the callback back. Undefined where the parser is not
- * laid out so — another Node — or the response is parsed already: the body is read off the stream.
+ * callback (`parserOnBody`, found by its name among the parser's slots, as Node 20 lays them out)
+ * is wrapped: a chunk of this response is kept in `taken`; any other (the parser is pooled, and
+ * parses the socket's next response) goes on as before. `release` puts the callback back.
+ * Undefined where the parser is not laid out so — another Node — or the response is parsed
+ * already: the body is read off the stream.
  */
 function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): void } | undefined {
   const parser = (body.socket as unknown as { parser?: BodyParser | null } | null)?.parser;

@@ -10,10 +10,10 @@ import { narrowAlone } from './text-width.js';
  * Output every frame and tokenizes every character of every line again — the live run view redraws
  * ten times a second, and each row of streamed text on it cost ~0.5 ms a frame to rebuild though it
  * had not changed. Here a line is read once while it shows (a line of one-column characters and
- * colour codes as a few runs of one style, without segmenting it into characters), a row whose writes are the same as
- * in the frame before is not rebuilt, and a row is written a run of one style at a time. Same writes
- * in, same text out (test/unit/ink-output.test.ts compares the two on random frames);
- * scripts/build.mjs puts it in Ink's place in the bundle.
+ * colour codes as a few runs of one style, without segmenting it into characters), a row whose
+ * writes are the same as in the frame before is not rebuilt, and a row is written a run of one
+ * style at a time. Same writes in, same text out (test/unit/ink-output.test.ts compares the two on
+ * random frames); scripts/build.mjs puts it in Ink's place in the bundle.
  */
 
 type OutputTransformer = (line: string, index: number) => string;
@@ -34,9 +34,10 @@ interface Run {
 }
 
 /**
- * A line as written: for a line of one-column characters and colour codes, its runs of one style; for any
- * other, its characters with their styles. `chars` of a line of runs is made only if a row needs
- * them (writes that overlap), which the run view's rows never do. `id` names the line in a row's key.
+ * A line as written: for a line of one-column characters and colour codes, its runs of one style;
+ * for any other, its characters with their styles. `chars` of a line of runs is made only if a row
+ * needs them (writes that overlap), which the run view's rows never do. `id` names the line in a
+ * row's key.
  */
 interface Line {
   id: number;
@@ -98,10 +99,10 @@ function sameStyles(a: Styles, b: Styles): boolean {
  * neighbour — printable ASCII, and past it box drawing, a spinner's braille, "·", "—", "é" (every
  * line of the run view, and most of what a model says); undefined for any other. A row with a
  * spinner, a border or a dash in it went character by character every frame, the run view's
- * largest cost. Each run stands in as one
- * character token between the line's codes, so styledCharsFromTokens works out its styles (a
- * handful of objects a line, not one per character). Only its codes are tokenized (once each):
- * tokenize segments the whole line into graphemes, which costs more than the rest of a frame.
+ * largest cost. Each run stands in as one character token between the line's codes, so
+ * styledCharsFromTokens works out its styles (a handful of objects a line, not one per character).
+ * Only its codes are tokenized (once each): tokenize segments the whole line into graphemes, which
+ * costs more than the rest of a frame.
  */
 function runsOf(text: string): Run[] | undefined {
   const texts: string[] = [];

@@ -26,11 +26,7 @@ export default function stringWidth(input: string, options?: Parameters<typeof r
       width++;
       continue;
     }
-    let columns = widths[code]!;
-    if (columns === unknown) {
-      columns = widthAlone(code);
-      widths[code] = columns;
-    }
+    const columns = columnsAlone(code);
     if (columns === joins) return realStringWidth(input, options);
     width += columns;
   }
@@ -48,8 +44,8 @@ const widths = new Int8Array(0x10000).fill(unknown);
  * marks (Extend, SpacingMark), format characters (ZWJ, ZWNJ, Prepend), controls, surrogates (every
  * character past the BMP: emoji, regional indicators, modifiers), Hangul jamo, and the few letters
  * that are SpacingMark, Prepend or Extend (Thai and Lao SARA AM, Malayalam dot reph, the halfwidth
- * kana voicing marks). Private-use and
- * unassigned code points too, whose properties a newer Unicode may change.
+ * kana voicing marks). Private-use and unassigned code points too, whose properties a newer Unicode
+ * may change.
  */
 const joiner = /[\p{M}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0d4e\uff9e\uff9f]/u;
 
@@ -58,14 +54,17 @@ const joiner = /[\p{M}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u1100-\u11ff\ua
  * drawing line, a spinner's braille, "·", "—", "é" as one character): drawn as one cell, as ASCII is.
  */
 export function narrowAlone(code: number): boolean {
-  if (code >= 0x20 && code <= 0x7e) return true;
-  let columns = widths[code];
-  if (columns === undefined) return false;
+  return (code >= 0x20 && code <= 0x7e) || columnsAlone(code) === 1;
+}
+
+/** What BMP character `code` takes alone (or `joins`), learnt the first time it is met. */
+function columnsAlone(code: number): number {
+  let columns = widths[code]!;
   if (columns === unknown) {
     columns = widthAlone(code);
     widths[code] = columns;
   }
-  return columns === 1;
+  return columns;
 }
 
 function widthAlone(code: number): number {

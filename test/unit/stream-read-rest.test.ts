@@ -68,7 +68,7 @@ describe('reading a stream that shows: the socket rests between reads', () => {
     expect(events).toHaveLength(42);
     expect(events.slice(0, 40).map((data) => (JSON.parse(data) as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content)).toEqual(Array.from({ length: 40 }, (_, i) => `p${i} `));
     expect(events.at(-1)).toBe('[DONE]');
-    // ~200 ms of pieces, a read at most every readRestMs (100 ms): 2–4 reads, where each piece was a read of its own.
+    // ~200 ms of pieces, a read at most every readRestMs (200 ms): a few reads, where each piece was a read of its own.
     expect(reads).toBeLessThanOrEqual(6);
   });
 

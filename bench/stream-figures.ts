@@ -69,13 +69,21 @@ function acodePid(root: number): number | undefined {
   });
 }
 
+/** What one `acode run` in a pty cost: its CPU time, and per step between the marks its CPU, its main thread's and its wall time (ms). */
+interface PtyRun {
+  cpuMs: number;
+  stepsCpuMs: number;
+  stepsMainMs: number;
+  stepsWallMs: number;
+}
+
 /**
  * `acode run` of `spec` in a pty (util-linux script, 120×40): the output as read, when each marker
  * first showed, its CPU time, and the CPU time a step takes — from its second model call arriving at
  * `server` until its last one did, over the steps between (the process reads its CPU clock on
  * SIGUSR2), which leaves out starting the process, warming up and ending.
  */
-function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<{ cpuMs: number; stepsCpuMs: number; stepsMainMs: number; stepsWallMs: number }> {
+function runInPty(dir: string, onOutput: (text: string, at: number) => void, server?: StreamServer, steps = 0): Promise<PtyRun> {
   const cpuFile = join(dir, 'cpu.txt');
   rmSync(cpuFile, { force: true });
   rmSync(`${cpuFile}.marks`, { force: true });
@@ -174,49 +182,38 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     const variedLength = (request: number) => piecesPerStep - 5 + ((request * 7) % 11);
     const lengths: [number, number] = [piecesPerStep - 5, piecesPerStep + 5];
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
-    const stream: number[] = [];
-    const whole: number[] = [];
     // Five rounds of 12 steps (10 measured each): a step's CPU time varies by ±10% from one run to
     // the next here, streaming's share is a few %; the JIT is still warming up over the first steps.
-    const stepStream: number[] = [];
-    const stepWhole: number[] = [];
-    const mainStream: number[] = [];
-    const mainWhole: number[] = [];
-    const wallStream: number[] = [];
-    const wallWhole: number[] = [];
+    const streamedRuns: PtyRun[] = [];
+    const wholeRuns: PtyRun[] = [];
     for (let round = 0; round < 5; round++) {
       plan = { pieces: piecesPerStep, piecesOf: variedLength, gapMs: 10, json: false, piece: word };
-      const streamed = await runInPty(dir, () => undefined, server, steps);
-      stream.push(streamed.cpuMs);
-      stepStream.push(streamed.stepsCpuMs);
-      mainStream.push(streamed.stepsMainMs);
-      wallStream.push(streamed.stepsWallMs);
+      streamedRuns.push(await runInPty(dir, () => undefined, server, steps));
       plan = { ...plan, json: true };
-      const sentWhole = await runInPty(dir, () => undefined, server, steps);
-      whole.push(sentWhole.cpuMs);
-      stepWhole.push(sentWhole.stepsCpuMs);
-      mainWhole.push(sentWhole.stepsMainMs);
-      wallWhole.push(sentWhole.stepsWallMs);
+      wholeRuns.push(await runInPty(dir, () => undefined, server, steps));
     }
+    const each = (runs: PtyRun[], figure: keyof PtyRun) => runs.map((run) => run[figure]);
+    /** Each streamed run's share of `figure` against the whole run next to it. */
+    const shares = (figure: keyof PtyRun) => streamedRuns.map((run, i) => (run[figure] - wholeRuns[i]![figure]) / run[figure]);
     return {
       firstMs,
       pieceMs,
       steps,
       latencySteps,
-      cpuStreamMs: median(stream),
-      cpuWholeMs: median(whole),
-      cpuStreamRounds: stream,
-      cpuWholeRounds: whole,
-      stepStreamMs: median(stepStream),
-      stepWholeMs: median(stepWhole),
-      stepStreamRounds: stepStream,
-      stepWholeRounds: stepWhole,
-      shareRounds: stepStream.map((streamed, i) => (streamed - stepWhole[i]!) / streamed),
-      stepStreamMainMs: median(mainStream),
-      stepWholeMainMs: median(mainWhole),
-      mainShareRounds: mainStream.map((streamed, i) => (streamed - mainWhole[i]!) / streamed),
-      stepStreamWallMs: median(wallStream),
-      stepWholeWallMs: median(wallWhole),
+      cpuStreamMs: median(each(streamedRuns, 'cpuMs')),
+      cpuWholeMs: median(each(wholeRuns, 'cpuMs')),
+      cpuStreamRounds: each(streamedRuns, 'cpuMs'),
+      cpuWholeRounds: each(wholeRuns, 'cpuMs'),
+      stepStreamMs: median(each(streamedRuns, 'stepsCpuMs')),
+      stepWholeMs: median(each(wholeRuns, 'stepsCpuMs')),
+      stepStreamRounds: each(streamedRuns, 'stepsCpuMs'),
+      stepWholeRounds: each(wholeRuns, 'stepsCpuMs'),
+      shareRounds: shares('stepsCpuMs'),
+      stepStreamMainMs: median(each(streamedRuns, 'stepsMainMs')),
+      stepWholeMainMs: median(each(wholeRuns, 'stepsMainMs')),
+      mainShareRounds: shares('stepsMainMs'),
+      stepStreamWallMs: median(each(streamedRuns, 'stepsWallMs')),
+      stepWholeWallMs: median(each(wholeRuns, 'stepsWallMs')),
       piecesPerStep: lengths,
     };
   } finally {

@@ -148,6 +148,7 @@ async function streamSection() {
   console.log(`     streaming's share of a step's CPU time: ${(share * 100).toFixed(1)}% (rounds ${figures.shareRounds.map((r) => (r * 100).toFixed(0)).join(', ')} %; medians ${extra.toFixed(1)} ms a step apart)   target ≤ 5%  ${verdict(share <= 0.05)}`);
   const mainShare = median(figures.mainShareRounds);
   console.log(`     of it, the main thread (acode's own code; the rest is V8 compiling and collecting on helper threads): streamed ${figures.stepStreamMainMs.toFixed(1)} ms, whole ${figures.stepWholeMainMs.toFixed(1)} ms a step; share ${(mainShare * 100).toFixed(1)}% (rounds ${figures.mainShareRounds.map((r) => (r * 100).toFixed(0)).join(', ')} %)`);
+  console.log(`     sent to the terminal a step: streamed ${(figures.stepStreamBytes / 1024).toFixed(1)} KiB, whole ${(figures.stepWholeBytes / 1024).toFixed(1)} KiB (the view writes only the lines a frame changed)`);
 }
 
 if (only === 'stream') {

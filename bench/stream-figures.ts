@@ -38,6 +38,9 @@ export interface StreamFigures {
   /** Wall time of a step, streamed and whole (medians): a streamed answer's end is read at the next read after it, up to a rest later. */
   stepStreamWallMs: number;
   stepWholeWallMs: number;
+  /** Bytes the run view sent the terminal a step, streamed and whole (medians). */
+  stepStreamBytes: number;
+  stepWholeBytes: number;
   /** Pieces an answer has: the fewest and the most (answers differ in length). */
   piecesPerStep: [number, number];
 }
@@ -75,6 +78,7 @@ interface PtyRun {
   stepsCpuMs: number;
   stepsMainMs: number;
   stepsWallMs: number;
+  stepsBytes: number;
 }
 
 /**
@@ -107,8 +111,10 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void, ser
         if (request === first + 1 || request === first + steps - 1) mark();
       };
     }
+    let stepsBytes = 0;
     child.stdout.on('data', (chunk: Buffer) => {
       tree.note();
+      if (markedAt.length === 1) stepsBytes += chunk.length;
       onOutput(chunk.toString(), performance.now());
     });
     child.on('error', (error) => {
@@ -122,7 +128,7 @@ function runInPty(dir: string, onOutput: (text: string, at: number) => void, ser
         const marks = server ? readFileSync(`${cpuFile}.marks`, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)) : [];
         if (server && marks.length !== 2) throw new Error(`acode run marked its CPU clock ${marks.length} times, not twice`);
         const perStep = (column: number) => (server ? (marks[1]![column]! - marks[0]![column]!) / (steps - 2) : 0);
-        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: perStep(0), stepsMainMs: perStep(1), stepsWallMs: server ? (markedAt[1]! - markedAt[0]!) / (steps - 2) : 0 });
+        resolve({ cpuMs: Number(readFileSync(cpuFile, 'utf8')), stepsCpuMs: perStep(0), stepsMainMs: perStep(1), stepsWallMs: server ? (markedAt[1]! - markedAt[0]!) / (steps - 2) : 0, stepsBytes: server ? stepsBytes / (steps - 2) : 0 });
       } catch (error) {
         reject(new Error(`acode run wrote no CPU time: ${(error as Error).message}`));
       }
@@ -182,11 +188,11 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     const variedLength = (request: number) => piecesPerStep - 5 + ((request * 7) % 11);
     const lengths: [number, number] = [piecesPerStep - 5, piecesPerStep + 5];
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
-    // Five rounds of 12 steps (10 measured each): a step's CPU time varies by ±10% from one run to
-    // the next here, streaming's share is a few %; the JIT is still warming up over the first steps.
+    // Seven rounds of 12 steps (10 measured each): a step's CPU time moves by ±10–20% from one run to
+    // the next here, as much as streaming's share; the JIT is still warming up over the first steps.
     const streamedRuns: PtyRun[] = [];
     const wholeRuns: PtyRun[] = [];
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 7; round++) {
       plan = { pieces: piecesPerStep, piecesOf: variedLength, gapMs: 10, json: false, piece: word };
       streamedRuns.push(await runInPty(dir, () => undefined, server, steps));
       plan = { ...plan, json: true };
@@ -214,6 +220,8 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
       mainShareRounds: shares('stepsMainMs'),
       stepStreamWallMs: median(each(streamedRuns, 'stepsWallMs')),
       stepWholeWallMs: median(each(wholeRuns, 'stepsWallMs')),
+      stepStreamBytes: median(each(streamedRuns, 'stepsBytes')),
+      stepWholeBytes: median(each(wholeRuns, 'stepsBytes')),
       piecesPerStep: lengths,
     };
   } finally {

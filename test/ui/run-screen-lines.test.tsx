@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
+import { fakeTerminal } from '../helpers/fake-terminal.js';
+import { screenOf } from '../helpers/terminal-screen.js';
+
+// Ink draws only a final frame where it thinks it runs in CI (is-in-ci reads CI once, as Ink loads):
+// this file draws every frame, as on a person's terminal.
+const ci = vi.hoisted(() => {
+  const was = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  process.env.CI = '0';
+  process.env.CONTINUOUS_INTEGRATION = '0';
+  return was;
+});
+afterAll(() => {
+  for (const [name, value] of Object.entries(ci)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+const { render } = await import('ink');
+const { createRunStore } = await import('../../source/state/run-store.js');
+const { RunView } = await import('../../source/ui/run/run-view.js');
+const { runScreenOptions } = await import('../../source/ui/run/run-screen.js');
+
+const [columns, rows] = [100, 40];
+
+let id = 0;
+const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
+
+/**
+ * The run view as `acode run` draws it on a terminal (runScreenOptions: a changed line at a time),
+ * what the terminal shows read back through a terminal emulator. A fixed clock keeps elapsed times
+ * still; spinners show as ⠿ whatever their frame. (One Ink a process: Ink's reconciler keeps the
+ * last <Static> it mounted in a module variable, so a second view in the same process, drawn whole
+ * for reference, would take the first one's finished steps.)
+ */
+function drawnView() {
+  const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+  const steps = [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls, now: () => 1_000 });
+  const terminal = fakeTerminal(columns, rows);
+  const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
+  const screen = async () => (await screenOf(terminal.stdout.written(), columns, rows)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
+  /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
+  const shows = async (expected: string[]) => {
+    const want = [...expected, ...Array<string>(rows - expected.length).fill('')];
+    let last = await screen();
+    for (const deadline = Date.now() + 3_000; Date.now() < deadline && last.join('\n') !== want.join('\n'); last = await screen()) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(last).toEqual(want);
+  };
+  const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
+  const say = (step: string, text: string) => store.getState().streamed([{ type: 'step_text', step, attempt: 1, text }]);
+  return { apply, say, shows, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+}
+
+const header = 'acode demo · 6 steps · session abcd1234abcd1234 · pid N';
+const totals = (done: number, tokens: string) => `${done}/6 done · 0 skipped (completed earlier) · ${6 - done} remaining · tokens ${tokens} · 0.0s`;
+
+describe('the run view on a terminal, a changed line at a time', () => {
+  it('shows every frame whole: a tail growing and scrolling, gone when its step ends, the frame shrinking and growing', async () => {
+    const view = drawnView();
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      const pending = (from: number) => [...[from, from + 1, from + 2].map((n) => `○   ${n} agent${n - 1}`), `  … ${6 - from - 2} more pending`];
+      await view.shows([header, '⠿   1 agent0 0.0s', ...pending(2), '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
+      view.say('0', 'first line of the answer\nsecond');
+      await view.shows([header, '⠿   1 agent0 0.0s', '      │ first line of the answer', '      │ second', ...pending(2), '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
+      // Past six rows the tail scrolls: every row changes, the frame keeps its height.
+      view.say('0', ' line\n3\n4\n5\n6\n7\n8 is a much longer line than the ones before it, long enough to be cut into two rows of the tail');
+      const tail = ['4', '5', '6', '7', '8 is a much longer line than the ones before it, long enough to be cut into two rows of the', ' tail'].map((row) => `      │ ${row}`);
+      await view.shows([header, '⠿   1 agent0 0.0s', ...tail, ...pending(2), '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
+      // The step ends: its row goes above the frame for good, the tail's rows are gone, the frame is shorter.
+      view.apply({ type: 'step_completed', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0', response: 'whole', usage: { input: 3, output: 4 }, duration_ms: 10 });
+      view.apply({ type: 'step_started', step: '1', agent: 'agent1', attempt: 1, idempotency_key: 'k1' });
+      const done = '✓   1 agent0 0.0s · 3 in / 4 out';
+      await view.shows([header, done, '⠿   2 agent1 0.0s', ...pending(3), '', totals(1, '3 in / 4 out'), 'Ctrl+C pause']);
+      view.say('1', 'the next step speaks');
+      await view.shows([header, done, '⠿   2 agent1 0.0s', '      │ the next step speaks', ...pending(3), '', totals(1, '3 in / 4 out'), 'Ctrl+C pause']);
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('sends the terminal only the lines a tick moved: a running step’s spinner, not the whole frame', async () => {
+    const view = drawnView();
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.say('0', 'a\nfew\nlines\nof\nanswer\nshown');
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('│ shown');
+      const frameChars = (await view.screen()).join('\n').trimEnd().length;
+      const from = view.writes.length;
+      // Five ticks with nothing new but the spinner.
+      await new Promise((resolve) => setTimeout(resolve, 550));
+      const frames = view.writes.slice(from).filter((write) => write === '\u001B[?2026l').length;
+      expect(frames).toBeGreaterThanOrEqual(3);
+      const sentPerFrame = view.writes.slice(from).join('').length / frames;
+      // The frame is six rows of tail, five of steps, the totals and the keys; a tick moves one row
+      // (a whole frame rewritten is all of it, and the codes that erase the one before).
+      expect(sentPerFrame).toBeLessThan(frameChars / 3);
+      expect((await view.screen()).join('\n')).toContain('│ shown');
+    } finally {
+      view.unmount();
+    }
+  });
+});

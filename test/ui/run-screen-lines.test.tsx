@@ -92,10 +92,10 @@ describe('the run view on a terminal, a changed line at a time', () => {
       await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('│ shown');
       const frameChars = (await view.screen()).join('\n').trimEnd().length;
       const from = view.writes.length;
-      // Five ticks with nothing new but the spinner.
-      await new Promise((resolve) => setTimeout(resolve, 550));
-      const frames = view.writes.slice(from).filter((write) => write === '\u001B[?2026l').length;
-      expect(frames).toBeGreaterThanOrEqual(3);
+      // Five ticks with nothing new but the spinner (each frame ends with the synchronized-output close).
+      const frameEnds = () => view.writes.slice(from).filter((write) => write === '\u001B[?2026l').length;
+      await expect.poll(frameEnds, { timeout: 3_000 }).toBeGreaterThanOrEqual(5);
+      const frames = frameEnds();
       const sentPerFrame = view.writes.slice(from).join('').length / frames;
       // The frame is six rows of tail, five of steps, the totals and the keys; a tick moves one row
       // (a whole frame rewritten is all of it, and the codes that erase the one before).

@@ -47,12 +47,14 @@ const textWidth = {
     });
   },
 };
-// Ink 6.8's line-at-a-time renderer (incrementalRendering, used by the run view) moved the cursor up
-// one row too few after a frame ending in a newline — every frame not filling the terminal — so each
-// frame was drawn a row lower than the last. Ink 7 fixed it (#910) but needs Node 22; patches/ holds
-// the same one-line fix, applied by patch-package on install (npm's prepare).
-if (!readFileSync(`${root}node_modules/ink/build/log-update.js`, 'utf8').includes('cursorUp(previousLines.length - 1)')) {
-  throw new Error('node_modules/ink is missing the fix in patches/ (run `npx patch-package`, or `npm install` again): the run view would be drawn a row lower each frame');
+// Two fixes of Ink 7 (which needs Node 22) carried into Ink 6.8 by patches/, applied by patch-package
+// on install (npm's prepare): its line-at-a-time renderer (incrementalRendering, used by the run view)
+// moved the cursor up one row too few after a frame ending in a newline — every frame not filling the
+// terminal — so each frame was drawn a row lower (#910); and a frame shrinking from the terminal's
+// height to less was written without the newline its renderer counted, so the next frame lost a row.
+const inkBuild = `${root}node_modules/ink/build/`;
+if (!readFileSync(`${inkBuild}log-update.js`, 'utf8').includes('cursorUp(previousLines.length - 1)') || !readFileSync(`${inkBuild}ink.js`, 'utf8').includes('clearTerminal + this.fullStaticOutput + outputToRender')) {
+  throw new Error('node_modules/ink is missing the fixes in patches/ (run `npx patch-package`, or `npm install` again): the run view would lose rows');
 }
 rmSync(`${root}dist`, { recursive: true, force: true });
 

@@ -35,16 +35,16 @@ const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, t
  * last <Static> it mounted in a module variable, so a second view in the same process, drawn whole
  * for reference, would take the first one's finished steps.)
  */
-function drawnView() {
+function drawnView(height = rows) {
   const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
   const steps = [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
   const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls, now: () => 1_000 });
-  const terminal = fakeTerminal(columns, rows);
+  const terminal = fakeTerminal(columns, height);
   const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
-  const screen = async () => (await screenOf(terminal.stdout.written(), columns, rows)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
+  const screen = async () => (await screenOf(terminal.stdout.written(), columns, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
   /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
   const shows = async (expected: string[]) => {
-    const want = [...expected, ...Array<string>(rows - expected.length).fill('')];
+    const want = [...expected, ...Array<string>(height - expected.length).fill('')];
     let last = await screen();
     for (const deadline = Date.now() + 3_000; Date.now() < deadline && last.join('\n') !== want.join('\n'); last = await screen()) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(last).toEqual(want);
@@ -101,6 +101,30 @@ describe('the run view on a terminal, a changed line at a time', () => {
       // (a whole frame rewritten is all of it, and the codes that erase the one before).
       expect(sentPerFrame).toBeLessThan(frameChars / 3);
       expect((await view.screen()).join('\n')).toContain('│ shown');
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('in a terminal shorter than the frame, ends with every row of the last frame once a tall tail is gone', async () => {
+    const view = drawnView(9);
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      // Fourteen rows: taller than the terminal, which Ink draws as a full screen.
+      view.say('0', '1\n2\n3\n4\n5\n6\n7');
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('│ 7');
+      for (const n of [0, 1, 2, 3, 4, 5]) {
+        if (n > 0) view.apply({ type: 'step_started', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}` });
+        view.apply({ type: 'step_completed', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}`, response: 'whole', usage: { input: 1, output: 1 }, duration_ms: 10 });
+      }
+      view.apply({ type: 'session_completed', tokens: { input: 6, output: 6 } });
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('6/6 done');
+      const last = (await view.screen()).filter((row) => row !== '');
+      // The totals row, the last finished steps above it: no row lost, none twice.
+      expect(last.filter((row) => row === totals(6, '6 in / 6 out'))).toHaveLength(1);
+      expect(last.filter((row) => row.startsWith('✓   6 agent5'))).toHaveLength(1);
+      expect(last.filter((row) => row.startsWith('✓   5 agent4'))).toHaveLength(1);
     } finally {
       view.unmount();
     }

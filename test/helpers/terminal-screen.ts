@@ -1,8 +1,8 @@
 import xterm from '@xterm/headless';
 
 /**
- * What a terminal shows for `output` written from its top-left corner: one string per row, each
- * cell as its character and its style (colour, dim, bold, underline, inverse). A real terminal emulator
+ * What a terminal shows for `output` written from its top-left corner, scrolled as a terminal scrolls:
+ * one string per row, each cell as its character and its style (colour, dim, bold, underline, inverse). A real terminal emulator
  * (xterm.js, headless) decodes the escape codes, so two outputs that differ only in how they are
  * encoded give the same screen.
  */
@@ -12,8 +12,9 @@ export async function screenOf(output: string, columns: number, rows: number): P
   const buffer = terminal.buffer.active;
   const cell = buffer.getNullCell();
   const screen = { text: [] as string[], styled: [] as string[] };
+  // What the screen shows: output longer than the screen has scrolled its first rows away (baseY).
   for (let y = 0; y < rows; y++) {
-    const line = buffer.getLine(y);
+    const line = buffer.getLine(buffer.baseY + y);
     let text = '';
     let styled = '';
     for (let x = 0; x < columns; x++) {

@@ -118,11 +118,15 @@ describe('the run view on a terminal, a changed line at a time', () => {
         if (n > 0) view.apply({ type: 'step_started', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}` });
         view.apply({ type: 'step_completed', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}`, response: 'whole', usage: { input: 1, output: 1 }, duration_ms: 10 });
       }
-      view.apply({ type: 'session_completed', tokens: { input: 6, output: 6 } });
+      // The frame shrinks below the terminal's height; the next one (the run's outcome) is drawn over it.
       await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('6/6 done');
+      view.apply({ type: 'session_completed', tokens: { input: 6, output: 6 } });
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('✓ completed');
+      // As acode closes the run screen: Ink draws the last frame as it unmounts.
+      view.unmount();
       const last = (await view.screen()).filter((row) => row !== '');
-      // The totals row, the last finished steps above it: no row lost, none twice.
-      expect(last.filter((row) => row === totals(6, '6 in / 6 out'))).toHaveLength(1);
+      // The outcome, the totals row above it, the last finished steps above that: no row lost, none twice.
+      expect(last.slice(-2)).toEqual([totals(6, '6 in / 6 out'), '✓ completed']);
       expect(last.filter((row) => row.startsWith('✓   6 agent5'))).toHaveLength(1);
       expect(last.filter((row) => row.startsWith('✓   5 agent4'))).toHaveLength(1);
     } finally {

@@ -1,10 +1,10 @@
 import xterm from '@xterm/headless';
 
 /**
- * What a terminal shows for `output` written from its top-left corner, scrolled as a terminal scrolls:
- * one string per row, each cell as its character and its style (colour, dim, bold, underline, inverse). A real terminal emulator
- * (xterm.js, headless) decodes the escape codes, so two outputs that differ only in how they are
- * encoded give the same screen.
+ * What a terminal shows for `output` written from its top-left corner, scrolled as a terminal
+ * scrolls: one string per row, each cell as its character and its style (colour, dim, bold,
+ * underline, inverse). A real terminal emulator (xterm.js, headless) decodes the escape codes, so
+ * two outputs that differ only in how they are encoded give the same screen.
  */
 export async function screenOf(output: string, columns: number, rows: number): Promise<{ text: string[]; styled: string[] }> {
   const terminal = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true });

@@ -47,13 +47,20 @@ const textWidth = {
     });
   },
 };
-// Two fixes of Ink 7 (which needs Node 22) carried into Ink 6.8 by patches/, applied by patch-package
-// on install (npm's prepare): its line-at-a-time renderer (incrementalRendering, used by the run view)
-// moved the cursor up one row too few after a frame ending in a newline — every frame not filling the
-// terminal — so each frame was drawn a row lower (#910); and a frame shrinking from the terminal's
-// height to less was written without the newline its renderer counted, so the next frame lost a row.
+// Fixes of Ink 6.8 carried by patches/, applied by patch-package on install (npm's prepare); Ink 7,
+// which has the first two, needs Node 22. Its line-at-a-time renderer (incrementalRendering, used by
+// the run view) moved the cursor up one row too few after a frame ending in a newline — every frame
+// not filling the terminal — so each frame was drawn a row lower (Ink #910); it moved down over an
+// unchanged line with cursor-next-line, which does not scroll on the bottom row, so a frame growing
+// there lost a row and the rows above it; and a frame shrinking from the terminal's height to less
+// was written without the newline its renderer counted, so the next frame lost a row.
 const inkBuild = `${root}node_modules/ink/build/`;
-if (!readFileSync(`${inkBuild}log-update.js`, 'utf8').includes('cursorUp(previousLines.length - 1)') || !readFileSync(`${inkBuild}ink.js`, 'utf8').includes('clearTerminal + this.fullStaticOutput + outputToRender')) {
+const inkFixes = [
+  ['log-update.js', 'cursorUp(previousLines.length - 1)'],
+  ['log-update.js', 'nextLines[i] === previousLines[i] && i + 1 < previousLines.length'],
+  ['ink.js', 'clearTerminal + this.fullStaticOutput + outputToRender'],
+];
+if (!inkFixes.every(([file, fixed]) => readFileSync(`${inkBuild}${file}`, 'utf8').includes(fixed))) {
   throw new Error('node_modules/ink is missing the fixes in patches/ (run `npx patch-package`, or `npm install` again): the run view would lose rows');
 }
 rmSync(`${root}dist`, { recursive: true, force: true });

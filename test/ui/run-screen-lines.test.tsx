@@ -33,15 +33,18 @@ const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, t
  * what the terminal shows read back through a terminal emulator. A fixed clock keeps elapsed times
  * still; spinners show as ⠿ whatever their frame. (One Ink a process: Ink's reconciler keeps the
  * last <Static> it mounted in a module variable, so a second view in the same process, drawn whole
- * for reference, would take the first one's finished steps.)
+ * for reference, would take the first one's finished steps.) `before`: what the terminal showed
+ * already — a shell's history, acode started on its bottom row.
  */
-function drawnView(height = rows) {
+function drawnView({ height = rows, before = '', workflow = false } = {}) {
   const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
-  const steps = [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
-  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls, now: () => 1_000 });
+  const steps = workflow
+    ? ['t1', 't2', 't3'].map((task) => ({ id: task, label: 'w', title: `task ${task}`, group: 'level 1' }))
+    : [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: workflow ? 'wf' : 'demo', pattern: workflow ? 'workflow' : 'chain', steps, controls, now: () => 1_000 });
   const terminal = fakeTerminal(columns, height);
   const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
-  const screen = async () => (await screenOf(terminal.stdout.written(), columns, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
+  const screen = async () => (await screenOf(before + terminal.stdout.written(), columns, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
   /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
   const shows = async (expected: string[]) => {
     const want = [...expected, ...Array<string>(height - expected.length).fill('')];
@@ -107,7 +110,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
   });
 
   it('in a terminal shorter than the frame, ends with every row of the last frame once a tall tail is gone', async () => {
-    const view = drawnView(9);
+    const view = drawnView({ height: 9 });
     try {
       view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
       view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
@@ -129,6 +132,48 @@ describe('the run view on a terminal, a changed line at a time', () => {
       expect(last.slice(-2)).toEqual([totals(6, '6 in / 6 out'), '✓ completed']);
       expect(last.filter((row) => row.startsWith('✓   6 agent5'))).toHaveLength(1);
       expect(last.filter((row) => row.startsWith('✓   5 agent4'))).toHaveLength(1);
+    } finally {
+      view.unmount();
+    }
+  });
+
+  // A terminal full of a shell's history, `acode run` typed on its bottom row: the usual start. The
+  // frame then grows on the bottom row, where moving down a row needs a newline (it scrolls) and
+  // not the cursor-next-line code Ink 6.8 moved over an unchanged line with (it does not).
+  const history = `${Array.from({ length: rows - 1 }, (_, i) => `history line ${i}`).join('\n')}\n$ acode run spec.yaml\n`;
+  const fromPrompt = (screen: string[]) => screen.slice(screen.indexOf('$ acode run spec.yaml'));
+
+  it('at the bottom of a full terminal, keeps every row when a tail grows by three rows in one frame', async () => {
+    const view = drawnView({ before: history });
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('Ctrl+C pause');
+      view.say('0', 'alpha\nbeta\ngamma');
+      const expected = ['$ acode run spec.yaml', header, '⠿   1 agent0 0.0s', ...['alpha', 'beta', 'gamma'].map((row) => `      │ ${row}`), '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause', ''];
+      await expect.poll(async () => fromPrompt(await view.screen()), { timeout: 3_000 }).toEqual(expected);
+      // The frames after it (a tick each) start from where the terminal really is.
+      const frames = view.writes.length;
+      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 6);
+      expect(fromPrompt(await view.screen())).toEqual(expected);
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('at the bottom of a full terminal, keeps the header and the blank rows when a workflow’s first words show', async () => {
+    const view = drawnView({ before: history, workflow: true });
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'wf', steps_total: 3, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      for (const task of ['t1', 't2', 't3']) view.apply({ type: 'step_started', step: task, agent: 'w', attempt: 1, idempotency_key: task });
+      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('Ctrl+C pause');
+      // A blank row, the stream's title and one row of it: the frame grows by three.
+      view.say('t1', 'first words');
+      const expected = ['$ acode run spec.yaml', 'acode wf · 3 tasks in 1 level · session abcd1234abcd1234 · pid N', '▸ level 1 · 0/3 done · 3 running', ...['t1', 't2', 't3'].map((task) => `  ⠿ ${task} w 0.0s`), '', '▸ task t1', '  │ first words', '', '0/3 done · 0 skipped (completed earlier) · 3 remaining · 3 running · tokens 0 in / 0 out · 0.0s', 'Ctrl+C pause', ''];
+      await expect.poll(async () => fromPrompt(await view.screen()), { timeout: 3_000 }).toEqual(expected);
+      const frames = view.writes.length;
+      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 6);
+      expect(fromPrompt(await view.screen())).toEqual(expected);
     } finally {
       view.unmount();
     }

@@ -142,6 +142,13 @@ describe('the run view on a terminal, a changed line at a time', () => {
   // not the cursor-next-line code Ink 6.8 moved over an unchanged line with (it does not).
   const history = `${Array.from({ length: rows - 1 }, (_, i) => `history line ${i}`).join('\n')}\n$ acode run spec.yaml\n`;
   const fromPrompt = (screen: string[]) => screen.slice(screen.indexOf('$ acode run spec.yaml'));
+  /** The terminal shows `expected` from the prompt down, and still does after a few more frames (a tick each), which start from where the terminal really is. */
+  const showsAfterTicks = async (view: ReturnType<typeof drawnView>, expected: string[]) => {
+    await expect.poll(async () => fromPrompt(await view.screen()), { timeout: 3_000 }).toEqual(expected);
+    const frames = view.writes.length;
+    await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 6);
+    expect(fromPrompt(await view.screen())).toEqual(expected);
+  };
 
   it('at the bottom of a full terminal, keeps every row when a tail grows by three rows in one frame', async () => {
     const view = drawnView({ before: history });
@@ -151,11 +158,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
       await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('Ctrl+C pause');
       view.say('0', 'alpha\nbeta\ngamma');
       const expected = ['$ acode run spec.yaml', header, '⠿   1 agent0 0.0s', ...['alpha', 'beta', 'gamma'].map((row) => `      │ ${row}`), '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause', ''];
-      await expect.poll(async () => fromPrompt(await view.screen()), { timeout: 3_000 }).toEqual(expected);
-      // The frames after it (a tick each) start from where the terminal really is.
-      const frames = view.writes.length;
-      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 6);
-      expect(fromPrompt(await view.screen())).toEqual(expected);
+      await showsAfterTicks(view, expected);
     } finally {
       view.unmount();
     }
@@ -170,10 +173,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
       // A blank row, the stream's title and one row of it: the frame grows by three.
       view.say('t1', 'first words');
       const expected = ['$ acode run spec.yaml', 'acode wf · 3 tasks in 1 level · session abcd1234abcd1234 · pid N', '▸ level 1 · 0/3 done · 3 running', ...['t1', 't2', 't3'].map((task) => `  ⠿ ${task} w 0.0s`), '', '▸ task t1', '  │ first words', '', '0/3 done · 0 skipped (completed earlier) · 3 remaining · 3 running · tokens 0 in / 0 out · 0.0s', 'Ctrl+C pause', ''];
-      await expect.poll(async () => fromPrompt(await view.screen()), { timeout: 3_000 }).toEqual(expected);
-      const frames = view.writes.length;
-      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 6);
-      expect(fromPrompt(await view.screen())).toEqual(expected);
+      await showsAfterTicks(view, expected);
     } finally {
       view.unmount();
     }

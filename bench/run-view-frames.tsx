@@ -2,6 +2,7 @@ import { render } from 'ink';
 import { Writable } from 'node:stream';
 import { createRunStore } from '../source/state/run-store.js';
 import { RunView } from '../source/ui/run/run-view.js';
+import { runScreenOptions } from '../source/ui/run/run-screen.js';
 import { onEveryBeat } from '../source/engine/beat.js';
 import type { EngineEvent } from '../source/engine/events.js';
 import { readRestBeats } from '../source/providers/event-stream.js';
@@ -45,7 +46,7 @@ export async function runViewFrames(seconds: number, streaming: boolean, piecesP
     controls: { cancel() {}, retryNow() {}, abandonRetry() {}, answerApproval() {} },
   });
   const terminal = new CountingTerminal();
-  const instance = render(<RunView store={store} onForceQuit={() => undefined} />, { stdout: terminal as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: false, maxFps: 60 });
+  const instance = render(<RunView store={store} onForceQuit={() => undefined} />, { ...runScreenOptions, stdout: terminal as unknown as NodeJS.WriteStream });
   store.getState().apply(event({ type: 'session_started', workflow_name: 'frames', steps_total: 4, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } }));
   store.getState().apply(event({ type: 'step_started', step: '0', agent: 'worker', attempt: 1, idempotency_key: 'k' }));
   let piece = 0;

@@ -48,7 +48,7 @@ const textWidth = {
   },
 };
 // Fixes of Ink 6.8 carried by patches/, applied by patch-package on install (npm's prepare); Ink 7,
-// which has the first two, needs Node 22. Its line-at-a-time renderer (incrementalRendering, used by
+// which has the first and the last, needs Node 22. Its line-at-a-time renderer (incrementalRendering, used by
 // the run view) moved the cursor up one row too few after a frame ending in a newline — every frame
 // not filling the terminal — so each frame was drawn a row lower (Ink #910); it moved down over an
 // unchanged line with cursor-next-line, which does not scroll on the bottom row, so a frame growing

@@ -46,15 +46,12 @@ function drawnView({ height = rows, before = '', workflow = false } = {}) {
   const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
   const screen = async () => (await screenOf(before + terminal.stdout.written(), columns, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
   /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
-  const shows = async (expected: string[]) => {
-    const want = [...expected, ...Array<string>(height - expected.length).fill('')];
-    let last = await screen();
-    for (const deadline = Date.now() + 3_000; Date.now() < deadline && last.join('\n') !== want.join('\n'); last = await screen()) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(last).toEqual(want);
-  };
+  const shows = (expected: string[]) => expect.poll(screen, { timeout: 3_000 }).toEqual([...expected, ...Array<string>(height - expected.length).fill('')]);
+  /** Waits until `text` shows anywhere on the terminal. */
+  const showsText = (text: string) => expect.poll(async () => (await screen()).join('\n'), { timeout: 3_000 }).toContain(text);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
   const say = (step: string, text: string) => store.getState().streamed([{ type: 'step_text', step, attempt: 1, text }]);
-  return { apply, say, shows, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  return { apply, say, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 const header = 'acode demo · 6 steps · session abcd1234abcd1234 · pid N';
@@ -92,7 +89,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
       view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
       view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
       view.say('0', 'a\nfew\nlines\nof\nanswer\nshown');
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('│ shown');
+      await view.showsText('│ shown');
       const frameChars = (await view.screen()).join('\n').trimEnd().length;
       const from = view.writes.length;
       // Five ticks with nothing new but the spinner (each frame ends with the synchronized-output close).
@@ -116,15 +113,15 @@ describe('the run view on a terminal, a changed line at a time', () => {
       view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
       // Fourteen rows: taller than the terminal, which Ink draws as a full screen.
       view.say('0', '1\n2\n3\n4\n5\n6\n7');
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('│ 7');
+      await view.showsText('│ 7');
       for (const n of [0, 1, 2, 3, 4, 5]) {
         if (n > 0) view.apply({ type: 'step_started', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}` });
         view.apply({ type: 'step_completed', step: String(n), agent: `agent${n}`, attempt: 1, idempotency_key: `k${n}`, response: 'whole', usage: { input: 1, output: 1 }, duration_ms: 10 });
       }
       // The frame shrinks below the terminal's height; the next one (the run's outcome) is drawn over it.
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('6/6 done');
+      await view.showsText('6/6 done');
       view.apply({ type: 'session_completed', tokens: { input: 6, output: 6 } });
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('✓ completed');
+      await view.showsText('✓ completed');
       // As acode closes the run screen: Ink draws the last frame as it unmounts.
       view.unmount();
       const last = (await view.screen()).filter((row) => row !== '');
@@ -155,7 +152,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
     try {
       view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
       view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('Ctrl+C pause');
+      await view.showsText('Ctrl+C pause');
       view.say('0', 'alpha\nbeta\ngamma');
       const expected = ['$ acode run spec.yaml', header, '⠿   1 agent0 0.0s', ...['alpha', 'beta', 'gamma'].map((row) => `      │ ${row}`), '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause', ''];
       await showsAfterTicks(view, expected);
@@ -169,7 +166,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
     try {
       view.apply({ type: 'session_started', workflow_name: 'wf', steps_total: 3, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
       for (const task of ['t1', 't2', 't3']) view.apply({ type: 'step_started', step: task, agent: 'w', attempt: 1, idempotency_key: task });
-      await expect.poll(async () => (await view.screen()).join('\n'), { timeout: 3_000 }).toContain('Ctrl+C pause');
+      await view.showsText('Ctrl+C pause');
       // A blank row, the stream's title and one row of it: the frame grows by three.
       view.say('t1', 'first words');
       const expected = ['$ acode run spec.yaml', 'acode wf · 3 tasks in 1 level · session abcd1234abcd1234 · pid N', '▸ level 1 · 0/3 done · 3 running', ...['t1', 't2', 't3'].map((task) => `  ⠿ ${task} w 0.0s`), '', '▸ task t1', '  │ first words', '', '0/3 done · 0 skipped (completed earlier) · 3 remaining · 3 running · tokens 0 in / 0 out · 0.0s', 'Ctrl+C pause', ''];

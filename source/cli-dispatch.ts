@@ -115,6 +115,17 @@ function streamOrJson(cli: ReturnType<typeof parseArguments>): void {
   if (cli.flags.stream && cli.flags.json) usage('--stream and --json both write to stdout: use one (--json prints the summary once the run ends)');
 }
 
+/**
+ * Flags of a resume, given to a fresh `acode run`: ignored, they would leave a user who typed
+ * `acode run spec.yaml --dry-run` watching a real run spend real calls.
+ */
+function resumeOnlyFlag(cli: ReturnType<typeof parseArguments>): void {
+  const { dryRun, yes, onChange, strategy } = cli.flags;
+  if (dryRun) usage(`--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'`);
+  const given = [yes && '--yes', onChange !== undefined && '--on-change', strategy !== undefined && '--strategy'].filter(Boolean);
+  if (given.length > 0) usage(`${given.join(' and ')} answer${given.length > 1 ? '' : 's'} a resume's questions, and a new run asks none: give ${given.length > 1 ? 'them' : 'it'} to 'acode resume <id>' (or 'acode run --resume <id>')`);
+}
+
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   streamOrJson(cli);
   const { stream } = cli.flags;
@@ -148,6 +159,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { runCommand } = await import('./commands/run.js');
       if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
       streamOrJson(cli);
+      resumeOnlyFlag(cli);
       return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {

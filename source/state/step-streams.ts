@@ -38,7 +38,9 @@ export class StreamTails {
       }
       if (notice.type === 'step_text') tail.text += notice.text;
       else tail.text += `${tail.text && !tail.text.endsWith('\n') ? '\n' : ''}${toolLinePrefix}${notice.name}\n`;
-      if (tail.text.length > streamTailChars) {
+      // Cut back to the kept length only once twice it: a cut copies the whole tail, and doing it on
+      // every piece (a hundred a second) copied 4 KiB each time; `shown` keeps the last streamTailChars.
+      if (tail.text.length > 2 * streamTailChars) {
         tail.text = tail.text.slice(-streamTailChars);
         tail.cut = true;
       }
@@ -52,7 +54,7 @@ export class StreamTails {
   shown(step: StepId): string | undefined {
     const tail = this.raw.get(step);
     if (!tail) return undefined;
-    tail.shown ??= shownText(tail.text, tail.cut);
+    tail.shown ??= tail.text.length > streamTailChars ? shownText(tail.text.slice(-streamTailChars), true) : shownText(tail.text, tail.cut);
     return tail.shown;
   }
 }

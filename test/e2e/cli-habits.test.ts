@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest } from '../helpers/openai-server.js';
@@ -13,6 +14,7 @@ function workspace() {
 }
 
 const fixture = openAiServerPerTest();
+const examples = fileURLToPath(new URL('../../examples', import.meta.url));
 
 describe('did you mean', () => {
   it.each([
@@ -25,6 +27,19 @@ describe('did you mean', () => {
     [['sessions', 'list', '--older-than', '3d'], '--older-than is an option of acode sessions cleanup'],
   ])('acode %j names the closest command or flag, exits 2 and writes nothing', async (args, message) => {
     const ws = workspace();
+    const result = await runCli(args, ws);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(existsSync(ws.home)).toBe(false);
+  });
+
+  it.each([
+    [['run', 'spec.yaml', '--dry-run'], "--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'"],
+    [['run', 'spec.yaml', '--yes', '--strategy', 'retry'], "--yes and --strategy answer a resume's questions, and a new run asks none: give them to 'acode resume <id>'"],
+    [['run', 'spec.yaml', '--on-change', 'abort'], "--on-change answers a resume's questions"],
+  ])('acode %j refuses a resume\'s flag on a new run, before running anything', async (args, message) => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));
     const result = await runCli(args, ws);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);

@@ -3,7 +3,7 @@ import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js
 import type { StepNotice } from '../../source/engine/step-notice.js';
 import { secrets } from '../../source/secrets/redactor.js';
 import { createRunStore } from '../../source/state/run-store.js';
-import { lastRows } from '../../source/state/step-streams.js';
+import { lastRows, streamTailChars, StreamTails } from '../../source/state/step-streams.js';
 import { RunView } from '../../source/ui/run/run-view.js';
 import { renderInk } from '../helpers/ink.js';
 
@@ -106,6 +106,25 @@ describe('the rows of streamed text', () => {
 
   it('removes terminal control sequences a model may send', () => {
     expect(lastRows('red \u001b[31mtext\u0007', 40, 1)).toEqual(['red [31mtext']);
+  });
+
+  it(`keeps the last ${streamTailChars} characters of a long answer, from its first whole line, however it arrived`, () => {
+    // Lines of varied length (a secret cut in half at the start of the kept text would show a piece of it).
+    const answer = Array.from({ length: 600 }, (_, i) => `line ${i} ${'x'.repeat((i * 37) % 90)}\n`).join('');
+    for (const pieceLength of [1, 7, 100, 5000]) {
+      const tails = new StreamTails();
+      let sent = 0;
+      for (let at = 0; at < answer.length; at += pieceLength) {
+        tails.add([{ type: 'step_text', step: '0', attempt: 1, text: answer.slice(at, at + pieceLength) }], () => 1);
+        sent = Math.min(answer.length, at + pieceLength);
+        const whole = answer.slice(0, sent);
+        const kept = whole.slice(-streamTailChars);
+        const expected = whole.length > streamTailChars ? kept.slice(kept.indexOf('\n') + 1) : whole;
+        // Checked at every length around the cut and at the end; checking each piece would take long.
+        if (Math.abs(sent - streamTailChars) < 2 * pieceLength || Math.abs(sent - 2 * streamTailChars) < 2 * pieceLength || sent === answer.length) expect(tails.shown('0')).toBe(expected);
+      }
+      expect(sent).toBe(answer.length);
+    }
   });
 
   it('is built from notices of running attempts only', () => {

@@ -141,7 +141,7 @@ async function streamSection() {
   const runExtra = figures.cpuStreamMs - figures.cpuWholeMs;
   console.log(`   CPU of the whole run, ${figures.steps} steps of ${figures.piecesPerStep.join('–')} word-sized pieces 10 ms apart (about 1.5 s a step): streamed ${figures.cpuStreamMs.toFixed(0)} ms (${range(figures.cpuStreamRounds)}), the same answers sent whole after as long ${figures.cpuWholeMs.toFixed(0)} ms (${range(figures.cpuWholeRounds)}), medians of ${figures.cpuStreamRounds.length} runs each: streaming is ${((runExtra / figures.cpuStreamMs) * 100).toFixed(1)}% of the run`);
   // A step's own CPU time leaves out starting the process (most of a short run's CPU), which would hide what streaming costs.
-  // Runs take turns, and this machine's speed drifts between them: each streamed run is set against the whole run next to it.
+  // This machine's speed drifts from one run to the next: each streamed run is set against the whole run that ran beside it, at the same time.
   const share = median(figures.shareRounds);
   const extra = figures.stepStreamMs - figures.stepWholeMs;
   console.log(`   CPU of a step (from the second step's model call to the last one's, per step between): streamed ${figures.stepStreamMs.toFixed(1)} ms (${range(figures.stepStreamRounds, 1)}), whole ${figures.stepWholeMs.toFixed(1)} ms (${range(figures.stepWholeRounds, 1)}); a step lasts ${figures.stepStreamWallMs.toFixed(0)} ms streamed, ${figures.stepWholeWallMs.toFixed(0)} ms whole`);

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { atBenchExit } from './bench-exit.js';
 import { median } from './median.js';
 import { descendantsOf, trackTree } from './process-tree.js';
-import { StreamServer, type StreamPlan } from './stream-server.js';
+import { StreamServer } from './stream-server.js';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
 const cpuClock = fileURLToPath(new URL('./cpu-clock.js', import.meta.url));
@@ -29,7 +29,7 @@ export interface StreamFigures {
   stepWholeMs: number;
   stepStreamRounds: number[];
   stepWholeRounds: number[];
-  /** Streaming's share of a step's CPU time, round by round (each streamed run against the whole run next to it): the median is the figure. */
+  /** Streaming's share of a step's CPU time, round by round (each streamed run against the whole run beside it, run at the same time): the median is the figure. */
   shareRounds: number[];
   /** The same of the main thread alone (the program's own code; V8's compiling and collecting run on helper threads). */
   stepStreamMainMs: number;
@@ -158,8 +158,8 @@ function markerClock(): { read(text: string, at: number): void; seenAt: Map<stri
 export async function streamFigures(steps = 12, latencySteps = 10): Promise<StreamFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'acode-bench-stream-'));
   const removed = atBenchExit(() => rmSync(dir, { recursive: true, force: true }));
-  let plan: StreamPlan = { pieces: 5, gapMs: 100, json: false, piece: (r, i) => `mk${r}_${i}z line ${i}\n` };
-  const server = new StreamServer(() => plan);
+  const server = new StreamServer(() => ({ pieces: 5, gapMs: 100, json: false, piece: (r, i) => `mk${r}_${i}z line ${i}\n` }));
+  const servers = [server];
   try {
     const host = await server.start();
     writeFileSync(join(dir, 'spec.yaml'), chain(latencySteps, host));
@@ -167,7 +167,6 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     // Latency: markers in a slow stream.
     const clock = markerClock();
     await runInPty(dir, (text, at) => clock.read(text, at));
-    writeFileSync(join(dir, 'spec.yaml'), chain(steps, host));
     const firstMs: number[] = [];
     const pieceMs: number[] = [];
     for (const [text, sent] of server.sentAt) {
@@ -180,7 +179,6 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
       if (marker.endsWith('_0z')) firstMs.push(seen - sent);
     }
 
-    // CPU: word-sized pieces every 10 ms (a fast model's pace), vs the same text whole after as long; runs take turns.
     const piecesPerStep = 150;
     // Answers of 145–155 pieces, as real ones differ: they end at every phase of the run view's 100 ms
     // beat, on which a stream is read. Answers all 1.5 s long each ended just after a read, the next
@@ -188,18 +186,30 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     const variedLength = (request: number) => piecesPerStep - 5 + ((request * 7) % 11);
     const lengths: [number, number] = [piecesPerStep - 5, piecesPerStep + 5];
     const word = (r: number, i: number) => `w${r}x${i}${i % 12 === 11 ? '\n' : ' '}`;
-    // Seven rounds of 12 steps (10 measured each): a step's CPU time moves by ±10–20% from one run to
-    // the next here, as much as streaming's share; the JIT is still warming up over the first steps.
+    // CPU: word-sized pieces every 10 ms (a fast model's pace), vs the same text whole after as long,
+    // from a server of each kind (each counts its own calls, so both runs get the same answers).
+    const answers = { pieces: piecesPerStep, piecesOf: variedLength, gapMs: 10, piece: word };
+    const streaming = new StreamServer(() => ({ ...answers, json: false }));
+    const whole = new StreamServer(() => ({ ...answers, json: true }));
+    servers.push(streaming, whole);
+    const dirs = { streamed: join(dir, 'streamed'), whole: join(dir, 'whole') };
+    for (const [kind, server] of [['streamed', streaming], ['whole', whole]] as const) {
+      mkdirSync(dirs[kind]);
+      writeFileSync(join(dirs[kind], 'spec.yaml'), chain(steps, await server.start()));
+    }
+    // Nine rounds of 12 steps (10 measured each), the streamed run and the whole one side by side, one
+    // per core. Run after run, a step's CPU time here drifts by ±10–20%, as much as streaming's share;
+    // side by side both runs see the same machine: two whole runs so agreed within 0.3–1.5% on the main
+    // thread and 2–5% in all (V8's helper threads compile and collect when they do).
     const streamedRuns: PtyRun[] = [];
     const wholeRuns: PtyRun[] = [];
-    for (let round = 0; round < 7; round++) {
-      plan = { pieces: piecesPerStep, piecesOf: variedLength, gapMs: 10, json: false, piece: word };
-      streamedRuns.push(await runInPty(dir, () => undefined, server, steps));
-      plan = { ...plan, json: true };
-      wholeRuns.push(await runInPty(dir, () => undefined, server, steps));
+    for (let round = 0; round < 9; round++) {
+      const [streamedRun, wholeRun] = await Promise.all([runInPty(dirs.streamed, () => undefined, streaming, steps), runInPty(dirs.whole, () => undefined, whole, steps)]);
+      streamedRuns.push(streamedRun);
+      wholeRuns.push(wholeRun);
     }
     const each = (runs: PtyRun[], figure: keyof PtyRun) => runs.map((run) => run[figure]);
-    /** Each streamed run's share of `figure` against the whole run next to it. */
+    /** Each streamed run's share of `figure` against the whole run beside it. */
     const shares = (figure: keyof PtyRun) => streamedRuns.map((run, i) => (run[figure] - wholeRuns[i]![figure]) / run[figure]);
     return {
       firstMs,
@@ -225,7 +235,7 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
       piecesPerStep: lengths,
     };
   } finally {
-    await server.stop();
+    await Promise.all(servers.map((each) => each.stop()));
     removed();
     rmSync(dir, { recursive: true, force: true });
   }

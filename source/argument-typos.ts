@@ -1,5 +1,5 @@
 import { didYouMean } from './closest-name.js';
-import { cliFlags, longFlags, shortFlags } from './command-table.js';
+import { cliFlags, longFlags, shortFlags, typedFlag, type FlagName } from './command-table.js';
 import { ageHelp } from './config/retention-settings.js';
 
 const takesValue = new Set(Object.entries(cliFlags).filter(([, flag]) => flag.type === 'string').map(([name]) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
@@ -30,4 +30,37 @@ export function unknownFlagMessage(argv: readonly string[]): string | undefined 
     }
   }
   return undefined;
+}
+
+/** Each flag as typed (`--dry-run`, `--no-dry-run`, `-h`), by its name. */
+const flagNames = new Map<string, FlagName>(
+  (Object.keys(cliFlags) as FlagName[]).flatMap((name) => {
+    const flag = cliFlags[name];
+    return [...typedFlag(name).map((typed) => [typed, name] as const), ...('shortFlag' in flag ? [[`-${flag.shortFlag}`, name] as const] : [])];
+  }),
+);
+
+/**
+ * The flags typed, each once, with the spelling first typed (`--no-save-session` is saveSession):
+ * what the user asked for, where the parser's values cannot tell a flag left out from one at its
+ * default. A flag's value is not read as a flag; nothing after `--` is.
+ */
+export function typedFlags(argv: readonly string[]): Map<FlagName, string> {
+  const typed = new Map<FlagName, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg.startsWith('--')) {
+      const flag = arg.split('=')[0]!;
+      const name = flagNames.get(flag);
+      if (name && !typed.has(name)) typed.set(name, flag);
+      if (takesValue.has(flag) && !arg.includes('=')) i++;
+    } else if (/^-[^\d.]/.test(arg)) {
+      for (const letter of arg.slice(1)) {
+        const name = flagNames.get(`-${letter}`);
+        if (name && !typed.has(name)) typed.set(name, `-${letter}`);
+      }
+    }
+  }
+  return typed;
 }

@@ -1,8 +1,8 @@
 import meow from 'meow';
-import { unknownFlagMessage } from './argument-typos.js';
+import { typedFlags, unknownFlagMessage } from './argument-typos.js';
 import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
-import { cliFlags, commandNames, commandsTaking, sessionsCommandNames } from './command-table.js';
+import { cliFlags, commandFlags, commandNames, commandsTaking, flagsOf, resumeOnlyFlagNames, sessionsCommandNames, type FlagName } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -79,22 +79,40 @@ function usage(message: string): never {
   throw new AcodeError(message.endsWith('?') ? `${message} (see 'acode --help')` : `${message}; see 'acode --help'`, ExitCode.usage);
 }
 
-/**
- * Flags only some commands take: given elsewhere they would be ignored, so they are refused, saying
- * where they belong (the commands that take each, from the command table).
- */
-const flagHomes = [
-  { flag: 'name', typed: '--name', hint: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'` },
-  { flag: 'olderThan', typed: '--older-than', hint: `'acode sessions cleanup --older-than 30d'` },
-  { flag: 'provider', typed: '--provider', hint: `'acode init --provider openai'` },
-  { flag: 'fromStep', typed: '--from-step', hint: `'acode fork <id> --from-step 2' starts a new session from that step` },
-  { flag: 'step', typed: '--step', hint: `'acode sessions show <id> --step 2' prints that step's response` },
-] as const;
+/** Where a flag belongs, said when it is given to a command that does not take it. */
+const flagHints: Partial<Record<FlagName, string>> = {
+  name: `to pick a session by its name, give the name where the id goes: 'acode resume <name>'`,
+  olderThan: `'acode sessions cleanup --older-than 30d'`,
+  provider: `'acode init --provider openai'`,
+  fromStep: `'acode fork <id> --from-step 2' starts a new session from that step`,
+  step: `'acode sessions show <id> --step 2' prints that step's response`,
+};
 
-function misplacedFlag(flags: Record<string, unknown>, command: string | undefined): void {
-  for (const { flag, typed, hint } of flagHomes) {
-    const commands = commandsTaking(flag);
-    if (flags[flag] !== undefined && !(commands as (string | undefined)[]).includes(command)) usage(`${typed} is an option of ${commands.map((c) => `acode ${c}`).join(' and ')}; ${hint}`);
+/** Why a resume refuses a flag a new run takes: the session chose it when it started. */
+const chosenAtStart: Partial<Record<FlagName, string>> = {
+  out: `--out is chosen when a session starts (acode run); a resume writes to the session's own output folder`,
+  var: `--var is chosen when a session starts (acode run); a resume runs with the session's own variables`,
+  saveSession: `--no-save-session is chosen when a session starts (acode run); a resume saves the session it resumes`,
+};
+
+/**
+ * Every flag typed must be one the command takes (the command table): ignored, it would do what the
+ * user did not ask — `acode run spec.yaml --dry-run` or `acode fork <id> --dry-run` ran for real,
+ * spending real calls. The refusal says where the flag belongs. `command`: as the table names it
+ * (`sessions show`); undefined (no command, or one acode does not have) checks only the flags above.
+ */
+function misplacedFlags(typed: Map<FlagName, string>, command: string | undefined, resuming: boolean): void {
+  for (const [flag, spelled] of typed) {
+    if (flag === 'help' || flag === 'version') continue;
+    const takes = command === undefined ? !(flag in flagHints) : flagsOf(command, resuming).includes(flag);
+    if (takes) continue;
+    const resumeOnly = (resumeOnlyFlagNames as readonly FlagName[]).includes(flag);
+    if (command === 'run' && !resuming && flag === 'dryRun') usage(`--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'`);
+    if (command === 'run' && !resuming && resumeOnly) usage(`${spelled} answers a resume's questions, and a new run asks none: give it to 'acode resume <id>' (or 'acode run --resume <id>')`);
+    if ((command === 'resume' || (command === 'run' && resuming)) && chosenAtStart[flag]) usage(chosenAtStart[flag]);
+    const commands = commandsTaking(flag).map((taker) => `acode ${taker === 'run' && resumeOnly ? 'run --resume' : taker}`);
+    const listed = commands.length > 1 ? `${commands.slice(0, -1).join(', ')} and ${commands.at(-1)}` : commands[0];
+    usage(`${spelled} is an option of ${listed}${command ? `, not of acode ${command}${command === 'run' && resuming ? ' --resume' : ''}` : ''}${flagHints[flag] ? `; ${flagHints[flag]}` : ''}`);
   }
 }
 
@@ -115,23 +133,10 @@ function streamOrJson(cli: ReturnType<typeof parseArguments>): void {
   if (cli.flags.stream && cli.flags.json) usage('--stream and --json both write to stdout: use one (--json prints the summary once the run ends)');
 }
 
-/**
- * Flags of a resume, given to a fresh `acode run`: ignored, they would leave a user who typed
- * `acode run spec.yaml --dry-run` watching a real run spend real calls.
- */
-function resumeOnlyFlag(cli: ReturnType<typeof parseArguments>): void {
-  const { dryRun, yes, onChange, strategy } = cli.flags;
-  if (dryRun) usage(`--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'`);
-  const given = [yes && '--yes', onChange !== undefined && '--on-change', strategy !== undefined && '--strategy'].filter(Boolean);
-  if (given.length > 0) usage(`${given.join(' and ')} answer${given.length > 1 ? '' : 's'} a resume's questions, and a new run asks none: give ${given.length > 1 ? 'them' : 'it'} to 'acode resume <id>' (or 'acode run --resume <id>')`);
-}
-
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   streamOrJson(cli);
   const { stream } = cli.flags;
-  const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force, out } = cli.flags;
-  // A session keeps the output folder it was started with: its artifacts and resumes agree on it.
-  if (out !== undefined) usage(`--out is chosen when a session starts (acode run); a resume writes to the session's own output folder`);
+  const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
   return { json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
@@ -140,7 +145,10 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
-  if (!flags.help) misplacedFlag(flags, command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command);
+  if (!flags.help) {
+    const sub = command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command;
+    misplacedFlags(typedFlags(process.argv.slice(2)), sub !== undefined && sub in commandFlags ? sub : undefined, flags.resume !== undefined);
+  }
   if (flags.version) {
     context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
     return ExitCode.ok;
@@ -155,11 +163,15 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   switch (command) {
     case 'run': {
       const { resumeCommand } = await import('./commands/resume.js');
-      if (flags.resume) return resumeCommand(context, flags.resume, resumeFlags(cli));
+      if (flags.resume !== undefined) {
+        if (!flags.resume) usage(`--resume needs the session to resume: 'acode run --resume <id or name>'`);
+        // The session runs the spec it started with.
+        if (args.length > 0) usage(`acode run --resume takes no spec file, got ${args.join(' ')}: the session runs the spec it started with`);
+        return resumeCommand(context, flags.resume, resumeFlags(cli));
+      }
       const { runCommand } = await import('./commands/run.js');
       if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
       streamOrJson(cli);
-      resumeOnlyFlag(cli);
       return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {

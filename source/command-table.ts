@@ -63,6 +63,16 @@ export const commandFlags: Record<string, readonly FlagName[]> = {
   completion: [],
 };
 
+/** A resume's own flags: `acode run` takes them with --resume, as `acode resume` does, and a new run refuses them. */
+export const resumeOnlyFlagNames = ['dryRun', 'yes', 'onChange', 'strategy'] as const satisfies readonly FlagName[];
+
+/** The flags a command typed takes: `run` with `--resume` is a resume (its flags and --resume), `run` without one takes no resume's flag. */
+export function flagsOf(command: string, resuming: boolean): readonly FlagName[] {
+  if (command === 'run' && resuming) return [...resumeFlagNames, 'resume'];
+  if (command === 'run') return commandFlags.run!.filter((flag) => !(resumeOnlyFlagNames as readonly FlagName[]).includes(flag));
+  return commandFlags[command] ?? [];
+}
+
 /** The commands (keys of commandFlags) that take `flag`. */
 export function commandsTaking(flag: FlagName): string[] {
   return Object.entries(commandFlags).flatMap(([command, flags]) => (flags.includes(flag) ? [command] : []));

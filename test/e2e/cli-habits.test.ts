@@ -23,7 +23,7 @@ describe('did you mean', () => {
     [['run', 'spec.yaml', '--nmae', 'x'], "unknown flag '--nmae' — did you mean '--name'?"],
     [['resume', '--dryrun'], "unknown flag '--dryrun' — did you mean '--dry-run'?"],
     [['resum', '--help'], "unknown command 'resum' — did you mean 'resume'?"],
-    [['resume', '--name', 'nightly'], "--name is an option of acode run and acode fork; to pick a session by its name, give the name where the id goes: 'acode resume <name>'"],
+    [['resume', '--name', 'nightly'], "--name is an option of acode run and acode fork, not of acode resume; to pick a session by its name, give the name where the id goes: 'acode resume <name>'"],
     [['sessions', 'list', '--older-than', '3d'], '--older-than is an option of acode sessions cleanup'],
   ])('acode %j names the closest command or flag, exits 2 and writes nothing', async (args, message) => {
     const ws = workspace();
@@ -35,9 +35,16 @@ describe('did you mean', () => {
 
   it.each([
     [['run', 'spec.yaml', '--dry-run'], "--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'"],
-    [['run', 'spec.yaml', '--yes', '--strategy', 'retry'], "--yes and --strategy answer a resume's questions, and a new run asks none: give them to 'acode resume <id>'"],
+    [['run', 'spec.yaml', '--yes', '--strategy', 'retry'], "--yes answers a resume's questions, and a new run asks none: give it to 'acode resume <id>'"],
     [['run', 'spec.yaml', '--on-change', 'abort'], "--on-change answers a resume's questions"],
-  ])('acode %j refuses a resume\'s flag on a new run, before running anything', async (args, message) => {
+    [['fork', 'base', '--dry-run'], '--dry-run is an option of acode run --resume, acode resume and acode sessions cleanup, not of acode fork'],
+    [['fork', 'base', '--stream'], '--stream is an option of acode run and acode resume, not of acode fork'],
+    [['validate', 'spec.yaml', '--var', 'topic=x'], '--var is an option of acode run, not of acode validate'],
+    [['run', '--resume', 'base', '--var', 'topic=x'], "--var is chosen when a session starts (acode run); a resume runs with the session's own variables"],
+    [['resume', 'base', '--out', 'elsewhere'], "--out is chosen when a session starts (acode run); a resume writes to the session's own output folder"],
+    [['run', 'spec.yaml', '--resume', 'base'], 'acode run --resume takes no spec file, got spec.yaml: the session runs the spec it started with'],
+    [['run', 'spec.yaml', '--resume='], "--resume needs the session to resume: 'acode run --resume <id or name>'"],
+  ])('acode %j refuses a flag its command does not take, before running anything', async (args, message) => {
     const ws = workspace();
     writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));
     const result = await runCli(args, ws);

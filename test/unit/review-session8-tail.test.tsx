@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
 import { createRunStore } from '../../source/state/run-store.js';
 import { RunView } from '../../source/ui/run/run-view.js';
-import { streamRows } from '../../source/ui/run/stream-tail.js';
+import { streamRows } from '../../source/ui/run/live-rows.js';
 import { renderInk } from '../helpers/ink.js';
 
 /**

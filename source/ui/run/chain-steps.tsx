@@ -3,20 +3,20 @@ import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
+import { useTerminalSize } from '../browser/use-terminal-size.js';
+import { chainLiveRows } from './live-rows.js';
 import { StreamTail } from './stream-tail.js';
 
 /** The running step: its row and what its model says. */
-function RunningStep({ store, step }: { store: RunStore; step: StepView }) {
+function RunningStep({ store, step, tail }: { store: RunStore; step: StepView; tail: number }) {
   return (
     <Box flexDirection="column">
       <StepRow step={step} />
-      <StreamTail store={store} step={step.id} indent={6} />
+      <StreamTail store={store} step={step.id} indent={6} rows={tail} />
     </Box>
   );
 }
 
-/** Pending steps shown below the running one; the rest are counted. */
-const pendingShown = 3;
 /** Up to this many skipped steps are listed one by one; more collapse into one line. */
 const skippedListed = 5;
 
@@ -38,8 +38,11 @@ export function ChainSteps({ store }: { store: RunStore }) {
   const skipped = useStore(store, (s) => s.skipped);
   // <Static> prints each item once: wait for session_started so the header knows what it shows.
   const started = useStore(store, (s) => s.phase !== 'starting');
+  const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
+  const { rows } = useTerminalSize();
   const active = steps.filter((s) => s.status === 'running' || s.status === 'waiting');
   const pending = steps.filter((s) => s.status === 'pending');
+  const live = chainLiveRows(rows, active.length, pending.length, streaming);
   return (
     <>
       <Static items={started ? staticItems(steps, skipped) : []}>
@@ -56,11 +59,11 @@ export function ChainSteps({ store }: { store: RunStore }) {
         }
       </Static>
       <Box flexDirection="column">
-        {active.map((step) => (step.status === 'running' ? <RunningStep key={step.index} store={store} step={step} /> : <StepRow key={step.index} step={step} />))}
-        {pending.slice(0, pendingShown).map((step) => (
+        {active.map((step) => (step.status === 'running' ? <RunningStep key={step.index} store={store} step={step} tail={live.tail} /> : <StepRow key={step.index} step={step} />))}
+        {pending.slice(0, live.pending).map((step) => (
           <StepRow key={step.index} step={step} />
         ))}
-        {pending.length > pendingShown ? <Text dimColor>  … {pending.length - pendingShown} more pending</Text> : null}
+        {live.more ? <Text dimColor>  … {pending.length - live.pending} more pending</Text> : null}
       </Box>
     </>
   );

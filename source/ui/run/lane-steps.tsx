@@ -7,12 +7,11 @@ import { Header } from './run-header.js';
 import { nameInLane } from '../../state/session-steps.js';
 import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
-import { LatestStream, streamRows } from './stream-tail.js';
+import { fewestLaneLines, laneStreamRows, rowsBelowLanes } from './live-rows.js';
+import { LatestStream } from './stream-tail.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
 const skippedListed = 3;
-/** Lines below the lanes: summary, outcome, a countdown; an open approval panel takes its own. */
-const reservedLines = 7;
 
 /** "✓ branch web · 3/3 done · 1 skipped": a lane's glyph, name and counts (the spinners are its rows'). */
 function LaneHeader({ lane }: { lane: Lane }) {
@@ -77,7 +76,8 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const { rows } = useTerminalSize();
   const lanes = lanesOf(steps, pattern);
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
-  const live = liveLanes(lanes, Math.max(4, rows - reservedLines - approvalLines - (streaming ? streamRows + 2 : 0)));
+  const streamed = laneStreamRows(rows, approvalLines, streaming);
+  const live = liveLanes(lanes, Math.max(fewestLaneLines, rows - rowsBelowLanes - approvalLines - (streamed > 0 ? streamed + 2 : 0)));
   const more = pattern === 'parallel' ? 'branches' : pattern === 'workflow' ? 'levels' : 'groups';
   return (
     <>
@@ -98,7 +98,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
             </Box>
           ),
         )}
-        <LatestStream store={store} />
+        <LatestStream store={store} rows={streamed} />
       </Box>
     </>
   );

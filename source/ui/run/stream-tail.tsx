@@ -7,9 +7,6 @@ import { lastRows, toolLinePrefix } from '../../state/step-streams.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { useTick } from './run-tick.js';
 
-/** Rows of a running step's streamed answer shown under it: its latest words, never more. */
-export const streamRows = 6;
-
 /** What each row of the tail starts with: a line down its left side. */
 const gutter = '│ ';
 
@@ -19,7 +16,7 @@ const gutter = '│ ';
  * run view, with the spinners — never a frame of its own. It moves on only as often as a stream is
  * read (every other tick, providers/event-stream.ts), and rows are worked out only when it did.
  */
-export function StreamTail({ store, step, indent }: { store: RunStore; step: StepId; indent: number }) {
+export function StreamTail({ store, step, indent, rows: most }: { store: RunStore; step: StepId; indent: number; rows: number }) {
   const begun = useStore(store, (s) => s.streams[step] !== undefined);
   const { frame } = useTick();
   const { columns } = useTerminalSize();
@@ -27,7 +24,7 @@ export function StreamTail({ store, step, indent }: { store: RunStore; step: Ste
   const width = Math.max(1, columns - indent - gutter.length - 1);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- `frame` is the point: the text is read again on each tick (the same string while it has not moved on)
   const text = useMemo(() => (begun ? store.getState().streamText(step) : undefined), [begun, frame, store, step]);
-  const rows = useMemo(() => (text ? lastRows(text, width, streamRows) : []), [text, width]);
+  const rows = useMemo(() => (text && most > 0 ? lastRows(text, width, most) : []), [text, width, most]);
   if (rows.length === 0) return null;
   return <TailRows rows={rows} indent={indent} />;
 }
@@ -68,14 +65,14 @@ const TailRows = memo(function TailRows({ rows, indent }: { rows: readonly strin
  * one that last said something, named — several interleaved would be unreadable, and each would
  * need its own rows in a live area that must fit the terminal.
  */
-export function LatestStream({ store }: { store: RunStore }) {
+export function LatestStream({ store, rows }: { store: RunStore; rows: number }) {
   const step = useStore(store, (s) => (s.latestStream && s.streams[s.latestStream] ? s.latestStream : null));
   const title = useStore(store, (s) => s.steps.find((candidate) => candidate.id === step)?.title);
-  if (step === null) return null;
+  if (step === null || rows === 0) return null;
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text color="cyan">▸ {title ?? step}</Text>
-      <StreamTail store={store} step={step} indent={2} />
+      <StreamTail store={store} step={step} indent={2} rows={rows} />
     </Box>
   );
 }

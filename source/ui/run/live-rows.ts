@@ -1,0 +1,47 @@
+/**
+ * How many rows the run view's live area (below the finished steps) may give a running step's
+ * streamed text and the pending steps, so that it stays shorter than the terminal: a frame as tall
+ * as the terminal makes Ink clear the whole screen, scrollback and all, and rewrite every finished
+ * row on each frame (10 a second) — in a 12-row tmux pane, a streaming chain did just that.
+ */
+
+/** The most rows of a running step's streamed text shown: its latest words. */
+export const streamRows = 6;
+/** Pending steps a chain lists below the running one; the rest are counted on one line. */
+export const pendingShown = 3;
+/** Rows under a chain's steps while one runs: a blank row, the totals (two where a narrow terminal wraps them), the spend, the outcome line. */
+const rowsBelowChain = 5;
+/** Streamed rows a chain keeps before it lists pending steps: what the model says matters more than what comes next. */
+const tailFirst = 3;
+
+export interface ChainLiveRows {
+  /** Rows of streamed text under the running step (0: none). */
+  tail: number;
+  /** Pending steps listed. */
+  pending: number;
+  /** Whether a line counts the pending steps not listed. */
+  more: boolean;
+}
+
+/** A chain's live area in a terminal `height` rows tall, with `running` step rows and `pendingCount` pending steps. */
+export function chainLiveRows(height: number, running: number, pendingCount: number, streaming: boolean): ChainLiveRows {
+  let left = Math.max(0, height - 1 - rowsBelowChain - running);
+  let tail = streaming ? Math.min(tailFirst, left) : 0;
+  left -= tail;
+  let pending = Math.min(pendingCount, pendingShown);
+  while (pending > 0 && pending + (pendingCount > pending ? 1 : 0) > left) pending--;
+  const more = pendingCount > pending && left - pending >= 1;
+  left -= pending + (more ? 1 : 0);
+  if (streaming) tail += Math.min(streamRows - tail, left);
+  return { tail, pending, more };
+}
+
+/** Rows under the lanes: the summary, the outcome, a countdown; an open approval panel takes its own. */
+export const rowsBelowLanes = 7;
+/** Lines the lanes keep however short the terminal: a lane's header and its running rows. */
+export const fewestLaneLines = 4;
+
+/** Rows of the one stream shown under the lanes (0: none), given the terminal's `height` and an approval panel's lines: its title and a blank row above it take 2 more. */
+export function laneStreamRows(height: number, approvalLines: number, streaming: boolean): number {
+  return streaming ? Math.max(0, Math.min(streamRows, height - 1 - rowsBelowLanes - approvalLines - fewestLaneLines - 2)) : 0;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { chainLiveRows, laneStreamRows, pendingShown, streamRows } from '../../source/ui/run/live-rows.js';
+
+/** Rows a chain's live area takes: its step rows, the stream, pending steps and their count, and the five under them. */
+const height = (running: number, rows: ReturnType<typeof chainLiveRows>) => running + rows.tail + rows.pending + (rows.more ? 1 : 0) + 5;
+
+describe('the live area fits the terminal', () => {
+  it('gives a chain every row it wants in a tall terminal', () => {
+    expect(chainLiveRows(40, 1, 10, true)).toEqual({ tail: streamRows, pending: pendingShown, more: true });
+    expect(chainLiveRows(40, 1, 2, false)).toEqual({ tail: 0, pending: 2, more: false });
+  });
+
+  it('keeps a chain shorter than the terminal at every height, the stream before pending steps', () => {
+    for (let rows = 1; rows <= 40; rows++) {
+      for (const pending of [0, 1, 3, 4, 20]) {
+        for (const streaming of [false, true]) {
+          const live = chainLiveRows(rows, 1, pending, streaming);
+          // The running row and the five under it are always drawn; all the rest fits below the terminal's last row.
+          if (rows > 7) expect(height(1, live)).toBeLessThan(rows);
+          expect(live.tail).toBeLessThanOrEqual(streaming ? streamRows : 0);
+          expect(live.pending).toBeLessThanOrEqual(Math.min(pending, pendingShown));
+          if (live.more) expect(pending).toBeGreaterThan(live.pending);
+          // Pending steps are listed only once the stream has three rows (or all it could want).
+          if (streaming && live.pending > 0) expect(live.tail).toBeGreaterThanOrEqual(3);
+        }
+      }
+    }
+    // 12 rows, as a tmux pane split in two: three rows of stream, one pending step and the count of the rest.
+    expect(chainLiveRows(12, 1, 5, true)).toEqual({ tail: 3, pending: 1, more: true });
+    expect(chainLiveRows(8, 1, 5, true)).toEqual({ tail: 1, pending: 0, more: false });
+  });
+
+  it('shows the lanes’ stream only where it fits, up to its rows', () => {
+    expect(laneStreamRows(40, 0, true)).toBe(streamRows);
+    expect(laneStreamRows(40, 0, false)).toBe(0);
+    expect(laneStreamRows(16, 0, true)).toBe(2);
+    expect(laneStreamRows(14, 0, true)).toBe(0);
+    expect(laneStreamRows(40, 21, true)).toBe(5);
+  });
+});

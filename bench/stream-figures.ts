@@ -204,9 +204,12 @@ export async function streamFigures(steps = 12, latencySteps = 10): Promise<Stre
     const streamedRuns: PtyRun[] = [];
     const wholeRuns: PtyRun[] = [];
     for (let round = 0; round < 9; round++) {
-      const [streamedRun, wholeRun] = await Promise.all([runInPty(dirs.streamed, () => undefined, streaming, steps), runInPty(dirs.whole, () => undefined, whole, steps)]);
-      streamedRuns.push(streamedRun);
-      wholeRuns.push(wholeRun);
+      // Both runs end before a failure of one is thrown: the other must not go on writing into a folder being removed.
+      const [streamedRun, wholeRun] = await Promise.allSettled([runInPty(dirs.streamed, () => undefined, streaming, steps), runInPty(dirs.whole, () => undefined, whole, steps)]);
+      if (streamedRun.status === 'rejected') throw streamedRun.reason;
+      if (wholeRun.status === 'rejected') throw wholeRun.reason;
+      streamedRuns.push(streamedRun.value);
+      wholeRuns.push(wholeRun.value);
     }
     const each = (runs: PtyRun[], figure: keyof PtyRun) => runs.map((run) => run[figure]);
     /** Each streamed run's share of `figure` against the whole run beside it. */

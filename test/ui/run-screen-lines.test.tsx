@@ -51,7 +51,12 @@ function drawnView({ height = rows, before = '', workflow = false } = {}) {
   const showsText = (text: string) => expect.poll(async () => (await screen()).join('\n'), { timeout: 3_000 }).toContain(text);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
   const say = (step: string, text: string) => store.getState().streamed([{ type: 'step_text', step, attempt: 1, text }]);
-  return { apply, say, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  /** The chain's session starts and its first step runs. */
+  const startChain = () => {
+    apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+    apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+  };
+  return { apply, say, startChain, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 const header = 'acode demo · 6 steps · session abcd1234abcd1234 · pid N';
@@ -61,8 +66,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
   it('shows every frame whole: a tail growing and scrolling, gone when its step ends, the frame shrinking and growing', async () => {
     const view = drawnView();
     try {
-      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
-      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.startChain();
       const pending = (from: number) => [...[from, from + 1, from + 2].map((n) => `○   ${n} agent${n - 1}`), `  … ${6 - from - 2} more pending`];
       await view.shows([header, '⠿   1 agent0 0.0s', ...pending(2), '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
       view.say('0', 'first line of the answer\nsecond');
@@ -86,8 +90,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
   it('sends the terminal only the lines a tick moved: a running step’s spinner, not the whole frame', async () => {
     const view = drawnView();
     try {
-      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
-      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.startChain();
       view.say('0', 'a\nfew\nlines\nof\nanswer\nshown');
       await view.showsText('│ shown');
       const frameChars = (await view.screen()).join('\n').trimEnd().length;
@@ -109,8 +112,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
   it('in a 12-row terminal (a tmux pane split in two), keeps a streaming chain shorter than the terminal: three rows of its words, no full-screen redraws', async () => {
     const view = drawnView({ height: 12 });
     try {
-      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
-      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.startChain();
       view.say('0', '1\n2\n3\n4\n5\n6\n7\n8\n9');
       // Six rows of words and three pending steps would make the frame 14 rows: Ink then clears the
       // screen and its scrollback and rewrites every finished row, each frame.
@@ -127,8 +129,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
     // Four rows: the running step, a blank row, the totals and the key hint fill them, which Ink draws as a full screen.
     const view = drawnView({ height: 4 });
     try {
-      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
-      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.startChain();
       view.say('0', '1\n2\n3\n4\n5\n6\n7');
       await view.showsText('Ctrl+C pause');
       for (const n of [0, 1, 2, 3, 4, 5]) {
@@ -164,8 +165,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
   it('at the bottom of a full terminal, keeps every row when a tail grows by three rows in one frame', async () => {
     const view = drawnView({ before: history });
     try {
-      view.apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
-      view.apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
+      view.startChain();
       await view.showsText('Ctrl+C pause');
       view.say('0', 'alpha\nbeta\ngamma');
       const expected = ['$ acode run spec.yaml', header, '⠿   1 agent0 0.0s', ...['alpha', 'beta', 'gamma'].map((row) => `      │ ${row}`), '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause', ''];

@@ -18,8 +18,13 @@ export function unknownFlagMessage(argv: readonly string[]): string | undefined 
     if (arg.startsWith('--')) {
       const flag = arg.split('=')[0]!;
       if (!long.has(flag)) return `unknown flag '${flag}'${didYouMean(flag, long)}`;
-      // The next argument is this flag's value, even when it starts with a dash.
       if (takesValue.has(flag) && !arg.includes('=')) {
+        // The parser takes a flag as nothing at all, not as a value: `--out --dry-run` was an empty
+        // --out and a --dry-run this check never saw, `--out` last an empty one.
+        const value = argv[i + 1];
+        if (value === undefined || value.startsWith('--') || (/^-[^\d.]/.test(value) && !value.includes('='))) {
+          return `${flag} needs a value: ${flag} <value>${value?.startsWith('-') ? ` (one that starts with a dash is written ${flag}=${value})` : ''}`;
+        }
         i++;
         // The parser would read a negative age as a flag and say only "Unknown flag": no age is negative.
         if (flag === '--older-than' && argv[i]?.startsWith('-')) return `--older-than '${argv[i]}' is not an age: use ${ageHelp}`;

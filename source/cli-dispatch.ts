@@ -90,9 +90,9 @@ const flagHints: Partial<Record<FlagName, string>> = {
 
 /** Why a resume refuses a flag a new run takes: the session chose it when it started. */
 const chosenAtStart: Partial<Record<FlagName, string>> = {
-  out: `--out is chosen when a session starts (acode run); a resume writes to the session's own output folder`,
-  var: `--var is chosen when a session starts (acode run); a resume runs with the session's own variables`,
-  saveSession: `--no-save-session is chosen when a session starts (acode run); a resume saves the session it resumes`,
+  out: `a resume writes to the session's own output folder`,
+  var: `a resume runs with the session's own variables`,
+  saveSession: `a resume saves the session it resumes`,
 };
 
 /**
@@ -109,7 +109,7 @@ function misplacedFlags(typed: Map<FlagName, string>, command: string | undefine
     const resumeOnly = (resumeOnlyFlagNames as readonly FlagName[]).includes(flag);
     if (command === 'run' && !resuming && flag === 'dryRun') usage(`--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'`);
     if (command === 'run' && !resuming && resumeOnly) usage(`${spelled} answers a resume's questions, and a new run asks none: give it to 'acode resume <id>' (or 'acode run --resume <id>')`);
-    if ((command === 'resume' || (command === 'run' && resuming)) && chosenAtStart[flag]) usage(chosenAtStart[flag]);
+    if ((command === 'resume' || (command === 'run' && resuming)) && chosenAtStart[flag]) usage(`${spelled} is chosen when a session starts (acode run); ${chosenAtStart[flag]}`);
     const commands = commandsTaking(flag).map((taker) => `acode ${taker === 'run' && resumeOnly ? 'run --resume' : taker}`);
     const listed = commands.length > 1 ? `${commands.slice(0, -1).join(', ')} and ${commands.at(-1)}` : commands[0];
     usage(`${spelled} is an option of ${listed}${command ? `, not of acode ${command}${command === 'run' && resuming ? ' --resume' : ''}` : ''}${flagHints[flag] ? `; ${flagHints[flag]}` : ''}`);
@@ -145,7 +145,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const cli = parseArguments();
   const [command, ...args] = cli.input;
   const { flags } = cli;
-  if (!flags.help) {
+  if (!flags.help && !flags.version) {
     const sub = command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command;
     misplacedFlags(typedFlags(process.argv.slice(2)), sub !== undefined && sub in commandFlags ? sub : undefined, flags.resume !== undefined);
   }

@@ -44,6 +44,10 @@ describe('did you mean', () => {
     [['resume', 'base', '--out', 'elsewhere'], "--out is chosen when a session starts (acode run); a resume writes to the session's own output folder"],
     [['run', 'spec.yaml', '--resume', 'base'], 'acode run --resume takes no spec file, got spec.yaml: the session runs the spec it started with'],
     [['run', 'spec.yaml', '--resume='], "--resume needs the session to resume: 'acode run --resume <id or name>'"],
+    // The parser takes a flag after a flag that wants a value as nothing at all: the flag after it was never checked.
+    [['run', 'spec.yaml', '--force', '--out', '--dry-run'], "--out needs a value: --out <value> (one that starts with a dash is written --out=--dry-run)"],
+    [['run', 'spec.yaml', '--var'], '--var needs a value: --var <value>'],
+    [['run', 'spec.yaml', '--response', '-foo'], '--response needs a value: --response <value> (one that starts with a dash is written --response=-foo)'],
   ])('acode %j refuses a flag its command does not take, before running anything', async (args, message) => {
     const ws = workspace();
     writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));

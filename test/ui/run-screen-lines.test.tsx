@@ -56,7 +56,8 @@ function drawnView({ height = rows, before = '', workflow = false } = {}) {
     apply({ type: 'session_started', workflow_name: 'demo', steps_total: 6, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
     apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
   };
-  return { apply, say, startChain, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  const askApproval: ReturnType<typeof store.getState>["askApproval"] = (request) => store.getState().askApproval(request);
+  return { apply, say, startChain, askApproval, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 const header = 'acode demo · 6 steps · session abcd1234abcd1234 · pid N';
@@ -120,6 +121,45 @@ describe('the run view on a terminal, a changed line at a time', () => {
       const frames = view.writes.length;
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('in a 24-row terminal, keeps an approval with a long context shorter than the terminal: its first lines, the rest counted', async () => {
+    const view = drawnView({ height: 24 });
+    try {
+      view.startChain();
+      const context = Array.from({ length: 30 }, (_, i) => `context line ${i + 1}`).join('\n');
+      view.askApproval({ step: '0', prompt: 'Approve the research?', context, defaultResponse: 'approved' });
+      // Fourteen lines of context, the panel's border, title, prompt and keys, and the rows around it
+      // made 29 rows: Ink cleared the screen and its scrollback on every frame while the person read.
+      await view.showsText('more lines');
+      const screen = await view.screen();
+      expect(screen.filter((row) => row.includes('context line 1 '))).toHaveLength(1);
+      expect(screen.join('\n')).toMatch(/… \d+ more lines/);
+      // The whole frame shows, from the header down to the key hint under the totals.
+      expect(screen.slice(0, 2)).toEqual([header, '⠿   1 agent0 0.0s']);
+      expect(screen).toContain('Ctrl+C pause');
+      const frames = view.writes.length;
+      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
+      expect(view.writes.join('')).not.toContain('\u001b[2J');
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('keeps a running step to one row when its tool call names a long path, cut at the width', async () => {
+    const view = drawnView();
+    try {
+      view.startChain();
+      const path = `docs/${'deeply/nested/'.repeat(8)}notes-file.md`;
+      view.apply({ type: 'tool_called', step: '0', attempt: 1, call_id: 'c1', name: 'file_read', args: { path } });
+      await view.showsText('→ file_read');
+      const screen = await view.screen();
+      const row = screen.findIndex((line) => line.includes('→ file_read'));
+      expect(screen[row]).toMatch(/^⠿ {3}1 agent0 0\.0s → file_read docs\/deeply.*…$/);
+      expect(screen[row + 1]).toBe('○   2 agent1');
     } finally {
       view.unmount();
     }

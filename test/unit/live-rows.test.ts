@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chainLiveRows, laneStreamRows, pendingShown, streamRows } from '../../source/ui/run/live-rows.js';
+import { approvalContextLines, approvalPanelRows, chainLiveRows, laneStreamRows, pendingShown, streamRows } from '../../source/ui/run/live-rows.js';
 
 /** Rows a chain's live area takes: its step rows, the stream, pending steps and their count, and the five under them. */
 const height = (running: number, rows: ReturnType<typeof chainLiveRows>) => running + rows.tail + rows.pending + (rows.more ? 1 : 0) + 5;
@@ -36,5 +36,25 @@ describe('the live area fits the terminal', () => {
     expect(laneStreamRows(16, 0, true)).toBe(2);
     expect(laneStreamRows(14, 0, true)).toBe(0);
     expect(laneStreamRows(40, 21, true)).toBe(5);
+  });
+
+  it('gives an approval’s context what the terminal has room for, at least a line, the rest counted', () => {
+    const context = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n');
+    expect(approvalPanelRows(60, 100, 'Approve?', context(30), false)).toEqual({ context: approvalContextLines, total: 6 + approvalContextLines + 1 });
+    expect(approvalPanelRows(60, 100, 'Approve?', context(3), false)).toEqual({ context: 3, total: 9 });
+    expect(approvalPanelRows(60, 100, 'Approve?', '', false)).toEqual({ context: 0, total: 6 });
+    for (let height = 1; height <= 40; height++) {
+      for (const lines of [0, 1, 5, 14, 15, 40]) {
+        for (const [lanes, around] of [[false, 1 + 5], [true, 7 + 4]] as const) {
+          const panel = approvalPanelRows(height, 100, 'Approve the research?', context(lines), lanes);
+          expect(panel.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines));
+          if (lines > 0) expect(panel.context).toBeGreaterThanOrEqual(1);
+          // Where a line of context fits, the panel and the rows around it stay under the terminal's last row.
+          if (height - 1 - around - 6 >= 2) expect(panel.total + around).toBeLessThan(height);
+        }
+      }
+    }
+    // A prompt wider than the panel wraps: its rows count.
+    expect(approvalPanelRows(60, 24, 'x'.repeat(60), '', false).total).toBe(5 + 3);
   });
 });

@@ -3,11 +3,11 @@ import { stepTitle } from '../../engine/step-id.js';
 import TextInput from 'ink-text-input';
 import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
+import { useTerminalSize } from '../browser/use-terminal-size.js';
+import { approvalPanelRows } from './live-rows.js';
 import type { RunStore } from '../../state/run-store.js';
 import { approvalBindings as b, approvalEditBindings, hints, matches, rejectBindings } from '../keys/bindings.js';
 
-/** Context lines shown of what the person decides on; the rest is counted. */
-const contextLines = 14;
 
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
@@ -66,8 +66,12 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     },
     { isActive: approval !== null },
   );
+  const { columns, rows } = useTerminalSize();
+  const lanes = useStore(store, (s) => s.pattern !== 'chain');
   if (!approval) return null;
   const lines = approval.context ? approval.context.split('\n') : [];
+  // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
+  const contextLines = approvalPanelRows(rows, columns, approval.prompt, approval.context, lanes).context;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">

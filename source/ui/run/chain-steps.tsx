@@ -4,7 +4,7 @@ import type { RunStore, StepView } from '../../state/run-store.js';
 import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
-import { chainLiveRows } from './live-rows.js';
+import { approvalPanelRows, chainLiveRows } from './live-rows.js';
 import { StreamTail } from './stream-tail.js';
 
 /** The running step: its row and what its model says. */
@@ -39,10 +39,11 @@ export function ChainSteps({ store }: { store: RunStore }) {
   // <Static> prints each item once: wait for session_started so the header knows what it shows.
   const started = useStore(store, (s) => s.phase !== 'starting');
   const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
-  const { rows } = useTerminalSize();
+  const { columns, rows } = useTerminalSize();
+  const approvalRows = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, false).total : 0));
   const active = steps.filter((s) => s.status === 'running' || s.status === 'waiting');
   const pending = steps.filter((s) => s.status === 'pending');
-  const live = chainLiveRows(rows, active.length, pending.length, streaming);
+  const live = chainLiveRows(rows, active.length, pending.length, streaming, approvalRows);
   return (
     <>
       <Static items={started ? staticItems(steps, skipped) : []}>

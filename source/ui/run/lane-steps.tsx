@@ -7,7 +7,7 @@ import { Header } from './run-header.js';
 import { nameInLane } from '../../state/session-steps.js';
 import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
-import { fewestLaneLines, laneStreamRows, rowsBelowLanes } from './live-rows.js';
+import { approvalPanelRows, fewestLaneLines, laneStreamRows, rowsBelowLanes } from './live-rows.js';
 import { LatestStream } from './stream-tail.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
@@ -71,9 +71,9 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
   const pattern = useStore(store, (s) => s.pattern);
   const started = useStore(store, (s) => s.phase !== 'starting');
-  const approvalLines = useStore(store, (s) => (s.approval ? 6 + Math.min(15, s.approval.context.split('\n').length) : 0));
+  const { columns, rows } = useTerminalSize();
+  const approvalLines = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, true).total : 0));
   const streaming = useStore(store, (s) => s.latestStream !== null);
-  const { rows } = useTerminalSize();
   const lanes = lanesOf(steps, pattern);
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
   const streamed = laneStreamRows(rows, approvalLines, streaming);

@@ -23,9 +23,9 @@ export interface ChainLiveRows {
   more: boolean;
 }
 
-/** A chain's live area in a terminal `height` rows tall, with `running` step rows and `pendingCount` pending steps. */
-export function chainLiveRows(height: number, running: number, pendingCount: number, streaming: boolean): ChainLiveRows {
-  let left = Math.max(0, height - 1 - rowsBelowChain - running);
+/** A chain's live area in a terminal `height` rows tall, with `running` step rows, `pendingCount` pending steps and an approval panel `approvalRows` tall (0: none). */
+export function chainLiveRows(height: number, running: number, pendingCount: number, streaming: boolean, approvalRows = 0): ChainLiveRows {
+  let left = Math.max(0, height - 1 - rowsBelowChain - running - approvalRows);
   let tail = streaming ? Math.min(tailFirst, left) : 0;
   left -= tail;
   let pending = Math.min(pendingCount, pendingShown);
@@ -44,4 +44,25 @@ export const fewestLaneLines = 4;
 /** Rows of the one stream shown under the lanes (0: none), given the terminal's `height` and an approval panel's lines: its title and a blank row above it take 2 more. */
 export function laneStreamRows(height: number, approvalLines: number, streaming: boolean): number {
   return streaming ? Math.max(0, Math.min(streamRows, height - 1 - rowsBelowLanes - approvalLines - fewestLaneLines - 2)) : 0;
+}
+
+/** The most lines of an approval's context shown; the rest are counted on one line. */
+export const approvalContextLines = 14;
+
+/**
+ * An approval panel's rows: its border, title, prompt (wrapped at `columns`), the context lines
+ * shown, a line counting the rest, and its key hints (two while a response is typed). The context
+ * gives way first — the panel stays while the person decides, and each frame taller than the
+ * terminal cleared it — down to one line; `lanes`: the run's lanes keep their fewest lines too.
+ */
+export function approvalPanelRows(height: number, columns: number, prompt: string, context: string, lanes: boolean): { context: number; total: number } {
+  const width = Math.max(1, columns - 4);
+  const promptRows = prompt.split('\n').reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / width)), 0);
+  const contextCount = context ? context.split('\n').length : 0;
+  const fixed = 2 + 1 + promptRows + 2;
+  const others = lanes ? rowsBelowLanes + fewestLaneLines : rowsBelowChain + 1;
+  const room = height - 1 - others - fixed;
+  let shown = Math.min(contextCount, approvalContextLines, Math.max(1, room));
+  if (shown < contextCount && shown + 1 > room) shown = Math.max(Math.min(1, contextCount), room - 1);
+  return { context: shown, total: fixed + shown + (shown < contextCount ? 1 : 0) };
 }

@@ -21,7 +21,7 @@ const help = `
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step S] [--name <name>]   new session reusing <id>'s completed steps not depending on S
+    $ acode fork <id> [--from-step S] [--name <name>] [--json]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
@@ -116,6 +116,11 @@ function misplacedFlags(typed: Map<FlagName, string>, command: string | undefine
   }
 }
 
+/** A command of one argument given more: all but the first were ignored (`sessions delete a b` deleted a alone). */
+function atMostOne(command: string, args: readonly string[], what: string): void {
+  if (args.length > 1) usage(`acode ${command} takes one ${what}, got ${args.length}: ${args.join(' ')}`);
+}
+
 function unknownCommand(command: string): never {
   return usage(`unknown command '${command}'${didYouMean(command, commandNames)}`);
 }
@@ -170,26 +175,30 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
         return resumeCommand(context, flags.resume, resumeFlags(cli));
       }
       const { runCommand } = await import('./commands/run.js');
-      if (args.length > 1) usage(`acode run takes one spec file, got ${args.length}: ${args.join(' ')}`);
+      atMostOne('run', args, 'spec file');
       streamOrJson(cli);
       return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
     }
     case 'resume': {
+      atMostOne('resume', args, 'session');
       const { resumeCommand } = await import('./commands/resume.js');
       return resumeCommand(context, args[0], resumeFlags(cli));
     }
     case 'fork': {
+      atMostOne('fork', args, 'session');
       const { forkCommand } = await import('./commands/fork.js');
       return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
-      if (args.length > 1) usage(`acode validate takes one spec file, got ${args.length}: ${args.join(' ')}`);
+      atMostOne('validate', args, 'spec file');
       return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
     }
     case 'sessions': {
       const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
+      if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
+      if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
       if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });

@@ -163,7 +163,7 @@ ${idNote}
 
   Usage
     $ acode sessions list [--status S] [--resumable] [--json]
-    $ acode sessions show <id> [--json]
+    $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]

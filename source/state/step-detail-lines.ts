@@ -32,7 +32,7 @@ function toolLines(call: StepToolCall, attempts: boolean): string[] {
   if (call.output) {
     const output = call.output.split('\n');
     lines.push(...output.slice(0, shownOutputLines).map((line) => `      ${line}`));
-    if (output.length > shownOutputLines || call.output_blob) lines.push(`      … (${output.length > shownOutputLines ? `${output.length - shownOutputLines} more lines` : 'more'}; the whole answer is in 'acode sessions history --json')`);
+    if (output.length > shownOutputLines || call.output_blob) lines.push(`      … (${output.length > shownOutputLines ? `${output.length - shownOutputLines} more lines` : 'more'}; the whole answer is in 'acode sessions history <id> --json')`);
   }
   return lines;
 }

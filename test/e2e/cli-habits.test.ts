@@ -47,8 +47,12 @@ describe('did you mean', () => {
     // The parser takes a flag after a flag that wants a value as nothing at all: the flag after it was never checked.
     [['run', 'spec.yaml', '--force', '--out', '--dry-run'], "--out needs a value: --out <value> (one that starts with a dash is written --out=--dry-run)"],
     [['run', 'spec.yaml', '--var'], '--var needs a value: --var <value>'],
+    // Words past the one a command takes were ignored: `sessions delete a b` deleted a alone.
+    [['sessions', 'delete', 'base', 'other', '--force'], 'acode sessions delete takes one session id, got 2: base other'],
+    [['fork', 'base', 'other'], 'acode fork takes one session, got 2: base other'],
+    [['sessions', 'list', 'base'], "acode sessions list takes no session id: 'acode sessions show base' shows one"],
     [['run', 'spec.yaml', '--response', '-foo'], '--response needs a value: --response <value> (one that starts with a dash is written --response=-foo)'],
-  ])('acode %j refuses a flag its command does not take, before running anything', async (args, message) => {
+  ])('acode %j refuses what its command does not take (a flag, a second argument), before running anything', async (args, message) => {
     const ws = workspace();
     writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));
     const result = await runCli(args, ws);

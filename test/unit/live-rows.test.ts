@@ -43,11 +43,14 @@ describe('the live area fits the terminal', () => {
     expect(approvalPanelRows(60, 100, 'Approve?', context(30), false)).toEqual({ context: approvalContextLines, total: 6 + approvalContextLines + 1 });
     expect(approvalPanelRows(60, 100, 'Approve?', context(3), false)).toEqual({ context: 3, total: 9 });
     expect(approvalPanelRows(60, 100, 'Approve?', '', false)).toEqual({ context: 0, total: 6 });
+    // One line over shows in the row its count would take.
+    expect(approvalPanelRows(60, 100, 'Approve?', context(approvalContextLines + 1), false)).toEqual({ context: approvalContextLines + 1, total: 6 + approvalContextLines + 1 });
+    expect(approvalPanelRows(14, 80, 'Approve?', context(2), false)).toEqual({ context: 2, total: 8 });
     for (let height = 1; height <= 40; height++) {
       for (const lines of [0, 1, 5, 14, 15, 40]) {
         for (const [lanes, around] of [[false, 1 + 5], [true, 7 + 4]] as const) {
           const panel = approvalPanelRows(height, 100, 'Approve the research?', context(lines), lanes);
-          expect(panel.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines));
+          expect(panel.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines + 1));
           if (lines > 0) expect(panel.context).toBeGreaterThanOrEqual(1);
           // Where a line of context fits, the panel and the rows around it stay under the terminal's last row.
           if (height - 1 - around - 6 >= 2) expect(panel.total + around).toBeLessThan(height);

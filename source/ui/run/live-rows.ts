@@ -64,5 +64,7 @@ export function approvalPanelRows(height: number, columns: number, prompt: strin
   const room = height - 1 - others - fixed;
   let shown = Math.min(contextCount, approvalContextLines, Math.max(1, room));
   if (shown < contextCount && shown + 1 > room) shown = Math.max(Math.min(1, contextCount), room - 1);
+  // One line left over takes the row its count would: it is shown ("… 1 more lines" said less).
+  if (contextCount - shown === 1) shown = contextCount;
   return { context: shown, total: fixed + shown + (shown < contextCount ? 1 : 0) };
 }

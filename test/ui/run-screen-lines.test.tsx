@@ -60,14 +60,23 @@ function drawnView({ height = rows, before = '', workflow = false } = {}) {
   return { apply, say, startChain, askApproval, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
+/** A view (drawnView's options) whose chain has started and runs its first step, handed to `test`; unmounted after, whatever happens. */
+async function withRunningChain(options: Parameters<typeof drawnView>[0], test: (view: ReturnType<typeof drawnView>) => Promise<void>): Promise<void> {
+  const view = drawnView(options);
+  try {
+    view.startChain();
+    await test(view);
+  } finally {
+    view.unmount();
+  }
+}
+
 const header = 'acode demo · 6 steps · session abcd1234abcd1234 · pid N';
 const totals = (done: number, tokens: string) => `${done}/6 done · 0 skipped (completed earlier) · ${6 - done} remaining · tokens ${tokens} · 0.0s`;
 
 describe('the run view on a terminal, a changed line at a time', () => {
   it('shows every frame whole: a tail growing and scrolling, gone when its step ends, the frame shrinking and growing', async () => {
-    const view = drawnView();
-    try {
-      view.startChain();
+    await withRunningChain({}, async (view) => {
       const pending = (from: number) => [...[from, from + 1, from + 2].map((n) => `○   ${n} agent${n - 1}`), `  … ${6 - from - 2} more pending`];
       await view.shows([header, '⠿   1 agent0 0.0s', ...pending(2), '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
       view.say('0', 'first line of the answer\nsecond');
@@ -83,15 +92,11 @@ describe('the run view on a terminal, a changed line at a time', () => {
       await view.shows([header, done, '⠿   2 agent1 0.0s', ...pending(3), '', totals(1, '3 in / 4 out'), 'Ctrl+C pause']);
       view.say('1', 'the next step speaks');
       await view.shows([header, done, '⠿   2 agent1 0.0s', '      │ the next step speaks', ...pending(3), '', totals(1, '3 in / 4 out'), 'Ctrl+C pause']);
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('sends the terminal only the lines a tick moved: a running step’s spinner, not the whole frame', async () => {
-    const view = drawnView();
-    try {
-      view.startChain();
+    await withRunningChain({}, async (view) => {
       view.say('0', 'a\nfew\nlines\nof\nanswer\nshown');
       await view.showsText('│ shown');
       const frameChars = (await view.screen()).join('\n').trimEnd().length;
@@ -105,15 +110,11 @@ describe('the run view on a terminal, a changed line at a time', () => {
       // (a whole frame rewritten is all of it, and the codes that erase the one before).
       expect(sentPerFrame).toBeLessThan(frameChars / 3);
       expect((await view.screen()).join('\n')).toContain('│ shown');
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('in a 12-row terminal (a tmux pane split in two), keeps a streaming chain shorter than the terminal: three rows of its words, no full-screen redraws', async () => {
-    const view = drawnView({ height: 12 });
-    try {
-      view.startChain();
+    await withRunningChain({ height: 12 }, async (view) => {
       view.say('0', '1\n2\n3\n4\n5\n6\n7\n8\n9');
       // Six rows of words and three pending steps would make the frame 14 rows: Ink then clears the
       // screen and its scrollback and rewrites every finished row, each frame.
@@ -121,15 +122,11 @@ describe('the run view on a terminal, a changed line at a time', () => {
       const frames = view.writes.length;
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('in a 24-row terminal, keeps an approval with a long context shorter than the terminal: its first lines, the rest counted', async () => {
-    const view = drawnView({ height: 24 });
-    try {
-      view.startChain();
+    await withRunningChain({ height: 24 }, async (view) => {
       const context = Array.from({ length: 30 }, (_, i) => `context line ${i + 1}`).join('\n');
       view.askApproval({ step: '0', prompt: 'Approve the research?', context, defaultResponse: 'approved' });
       // Fourteen lines of context, the panel's border, title, prompt and keys, and the rows around it
@@ -144,15 +141,11 @@ describe('the run view on a terminal, a changed line at a time', () => {
       const frames = view.writes.length;
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('keeps a running step to one row when its tool call names a long path, cut at the width', async () => {
-    const view = drawnView();
-    try {
-      view.startChain();
+    await withRunningChain({}, async (view) => {
       const path = `docs/${'deeply/nested/'.repeat(8)}notes-file.md`;
       view.apply({ type: 'tool_called', step: '0', attempt: 1, call_id: 'c1', name: 'file_read', args: { path } });
       await view.showsText('→ file_read');
@@ -160,16 +153,12 @@ describe('the run view on a terminal, a changed line at a time', () => {
       const row = screen.findIndex((line) => line.includes('→ file_read'));
       expect(screen[row]).toMatch(/^⠿ {3}1 agent0 0\.0s → file_read docs\/deeply.*…$/);
       expect(screen[row + 1]).toBe('○   2 agent1');
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('in a terminal shorter than the frame, ends with every row of the last frame', async () => {
     // Four rows: the running step, a blank row, the totals and the key hint fill them, which Ink draws as a full screen.
-    const view = drawnView({ height: 4 });
-    try {
-      view.startChain();
+    await withRunningChain({ height: 4 }, async (view) => {
       view.say('0', '1\n2\n3\n4\n5\n6\n7');
       await view.showsText('Ctrl+C pause');
       for (const n of [0, 1, 2, 3, 4, 5]) {
@@ -184,9 +173,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
       view.unmount();
       // The outcome and the totals row above it, the cursor on the row below: no row lost, none twice.
       expect(await view.screen()).toEqual(['', totals(6, '6 in / 6 out'), '✓ completed', '']);
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   // A terminal full of a shell's history, `acode run` typed on its bottom row: the usual start. The
@@ -203,16 +190,12 @@ describe('the run view on a terminal, a changed line at a time', () => {
   };
 
   it('at the bottom of a full terminal, keeps every row when a tail grows by three rows in one frame', async () => {
-    const view = drawnView({ before: history });
-    try {
-      view.startChain();
+    await withRunningChain({ before: history }, async (view) => {
       await view.showsText('Ctrl+C pause');
       view.say('0', 'alpha\nbeta\ngamma');
       const expected = ['$ acode run spec.yaml', header, '⠿   1 agent0 0.0s', ...['alpha', 'beta', 'gamma'].map((row) => `      │ ${row}`), '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause', ''];
       await showsAfterTicks(view, expected);
-    } finally {
-      view.unmount();
-    }
+    });
   });
 
   it('at the bottom of a full terminal, keeps the header and the blank rows when a workflow’s first words show', async () => {

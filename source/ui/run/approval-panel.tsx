@@ -8,7 +8,6 @@ import { approvalPanelRows } from './live-rows.js';
 import type { RunStore } from '../../state/run-store.js';
 import { approvalBindings as b, approvalEditBindings, hints, matches, rejectBindings } from '../keys/bindings.js';
 
-
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
   const approval = useStore(store, (s) => s.approval);

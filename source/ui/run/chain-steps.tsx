@@ -5,6 +5,7 @@ import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { approvalPanelRows, chainLiveRows } from './live-rows.js';
+import { active } from './run-lanes.js';
 import { StreamTail } from './stream-tail.js';
 
 /** The running step: its row and what its model says. */
@@ -41,9 +42,9 @@ export function ChainSteps({ store }: { store: RunStore }) {
   const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
   const { columns, rows } = useTerminalSize();
   const approvalRows = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, false).total : 0));
-  const active = steps.filter((s) => s.status === 'running' || s.status === 'waiting');
+  const underWay = steps.filter(active);
   const pending = steps.filter((s) => s.status === 'pending');
-  const live = chainLiveRows(rows, active.length, pending.length, streaming, approvalRows);
+  const live = chainLiveRows(rows, underWay.length, pending.length, streaming, approvalRows);
   return (
     <>
       <Static items={started ? staticItems(steps, skipped) : []}>
@@ -60,7 +61,7 @@ export function ChainSteps({ store }: { store: RunStore }) {
         }
       </Static>
       <Box flexDirection="column">
-        {active.map((step) => (step.status === 'running' ? <RunningStep key={step.index} store={store} step={step} tail={live.tail} /> : <StepRow key={step.index} step={step} />))}
+        {underWay.map((step) => (step.status === 'running' ? <RunningStep key={step.index} store={store} step={step} tail={live.tail} /> : <StepRow key={step.index} step={step} />))}
         {pending.slice(0, live.pending).map((step) => (
           <StepRow key={step.index} step={step} />
         ))}

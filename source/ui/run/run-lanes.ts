@@ -17,7 +17,8 @@ export interface Lane {
 }
 
 const ended = (step: StepView) => step.status === 'done' || step.status === 'skipped' || step.status === 'failed';
-const active = (step: StepView) => step.status === 'running' || step.status === 'waiting';
+/** A step under way: running, or waiting (on a retry, on a person). */
+export const active = (step: StepView) => step.status === 'running' || step.status === 'waiting';
 
 function countStatuses(steps: readonly StepView[]): Record<StepStatus, number> {
   const counts: Record<StepStatus, number> = { pending: 0, running: 0, waiting: 0, done: 0, skipped: 0, failed: 0 };

@@ -2,9 +2,8 @@ import { Box, Text } from 'ink';
 import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
 import { spinnerFrames, stepColor, stepGlyph } from '../theme.js';
+import { active } from './run-lanes.js';
 import { useTick } from './run-tick.js';
-
-const live = (step: StepView) => step.status === 'running' || step.status === 'waiting';
 
 /** A running step's spinner, turned by the run view's tick (one timer for every spinner). */
 function Spinner() {
@@ -36,7 +35,7 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
   return (
     <Box gap={1} marginLeft={indent}>
       {/* What names the step keeps its width; a live row's note gives way (below). */}
-      <Box gap={1} flexShrink={live(step) ? 0 : 1}>
+      <Box gap={1} flexShrink={active(step) ? 0 : 1}>
         <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>
         <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
           {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
@@ -47,7 +46,7 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
       {step.note ? (
         // A live row keeps to one row (the live area is budgeted a row a step, live-rows.ts): a long
         // tool path is cut. A finished row goes above the frame for good, its note (a failure's reason) whole.
-        <Text color={step.status === 'failed' ? 'red' : 'yellow'} wrap={live(step) ? 'truncate-end' : 'wrap'}>
+        <Text color={step.status === 'failed' ? 'red' : 'yellow'} wrap={active(step) ? 'truncate-end' : 'wrap'}>
           {step.note}
         </Text>
       ) : null}

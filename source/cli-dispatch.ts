@@ -95,16 +95,20 @@ const chosenAtStart: Partial<Record<FlagName, string>> = {
   saveSession: `a resume saves the session it resumes`,
 };
 
+/** `acode` with no command (the browser, or the help without a terminal): it takes no flag but --help and --version. */
+const bare = '';
+
 /**
  * Every flag typed must be one the command takes (the command table): ignored, it would do what the
  * user did not ask — `acode run spec.yaml --dry-run` or `acode fork <id> --dry-run` ran for real,
  * spending real calls. The refusal says where the flag belongs. `command`: as the table names it
- * (`sessions show`); undefined (no command, or one acode does not have) checks only the flags above.
+ * (`sessions show`); `bare` (no command) takes none; undefined (a command acode does not have, said
+ * next) checks only the flags above.
  */
 function misplacedFlags(typed: Map<FlagName, string>, command: string | undefined, resuming: boolean): void {
   for (const [flag, spelled] of typed) {
     if (flag === 'help' || flag === 'version') continue;
-    const takes = command === undefined ? !(flag in flagHints) : flagsOf(command, resuming).includes(flag);
+    const takes = command === undefined ? !(flag in flagHints) : command !== bare && flagsOf(command, resuming).includes(flag);
     if (takes) continue;
     const resumeOnly = (resumeOnlyFlagNames as readonly FlagName[]).includes(flag);
     if (command === 'run' && !resuming && flag === 'dryRun') usage(`--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'`);
@@ -112,7 +116,8 @@ function misplacedFlags(typed: Map<FlagName, string>, command: string | undefine
     if ((command === 'resume' || (command === 'run' && resuming)) && chosenAtStart[flag]) usage(`${spelled} is chosen when a session starts (acode run); ${chosenAtStart[flag]}`);
     const commands = commandsTaking(flag).map((taker) => `acode ${taker === 'run' && resumeOnly ? 'run --resume' : taker}`);
     const listed = commands.length > 1 ? `${commands.slice(0, -1).join(', ')} and ${commands.at(-1)}` : commands[0];
-    usage(`${spelled} is an option of ${listed}${command ? `, not of acode ${command}${command === 'run' && resuming ? ' --resume' : ''}` : ''}${flagHints[flag] ? `; ${flagHints[flag]}` : ''}`);
+    const not = command === bare ? `, not of acode alone (the session browser takes no options)` : command ? `, not of acode ${command}${command === 'run' && resuming ? ' --resume' : ''}` : '';
+    usage(`${spelled} is an option of ${listed}${not}${flagHints[flag] ? `; ${flagHints[flag]}` : ''}`);
   }
 }
 
@@ -151,8 +156,8 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
   const [command, ...args] = cli.input;
   const { flags } = cli;
   if (!flags.help && !flags.version) {
-    const sub = command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : command;
-    misplacedFlags(typedFlags(process.argv.slice(2)), sub !== undefined && sub in commandFlags ? sub : undefined, flags.resume !== undefined);
+    const sub = command === 'sessions' ? `sessions ${args[0] ?? 'list'}` : (command ?? bare);
+    misplacedFlags(typedFlags(process.argv.slice(2)), sub in commandFlags || sub === bare ? sub : undefined, flags.resume !== undefined);
   }
   if (flags.version) {
     context.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);

@@ -86,10 +86,9 @@ export function typedFlag(name: FlagName): string[] {
   return cliFlags[name].type === 'boolean' && name !== 'help' && name !== 'version' ? [long, `--no-${kebab(name)}`] : [long];
 }
 
-/** Every long flag as typed (`--dry-run`, and `--no-…` for booleans); of one command when `command` is given. */
-export function longFlags(command?: string): string[] {
-  const names: FlagName[] = command === undefined ? (Object.keys(cliFlags) as FlagName[]) : [...(commandFlags[command] ?? []), 'help', 'version'];
-  return names.flatMap(typedFlag);
+/** Every long flag as typed (`--dry-run`, and `--no-…` for booleans). */
+export function longFlags(): string[] {
+  return (Object.keys(cliFlags) as FlagName[]).flatMap(typedFlag);
 }
 
 /** Every short flag as typed (`-h`). */

@@ -1,4 +1,4 @@
-import { cliFlags, commandFlags, commandNames, commandsTaking, completionShells, initProviders, longFlags, sessionsCommandNames, typedFlag, type FlagName } from '../command-table.js';
+import { cliFlags, commandFlags, commandNames, completionShells, flagsOf, initProviders, sessionsCommandNames, typedFlag, type FlagName } from '../command-table.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { CommandContext } from './command-context.js';
 
@@ -12,9 +12,21 @@ function flagValues(): [flag: string, values: readonly string[]][] {
   return [...fixed, ['--provider', initProviders]];
 }
 
+/**
+ * What a command line is completed as: a key of the command table, and `run --resume` — a resume,
+ * whose flags a new run refuses (`run spec.yaml --dry-run`), as `run` without --resume refuses them.
+ */
+const completedCommands = [...Object.keys(commandFlags), 'run --resume'];
+
+/** The long flags offered after `command` (a key of completedCommands), --help and --version with them. */
+function offeredFlags(command: string): string[] {
+  const [name, resume] = command.split(' --');
+  return [...flagsOf(name!, resume !== undefined), 'help', 'version'].flatMap((flag) => typedFlag(flag as FlagName));
+}
+
 /** Each command's flags, as a shell `case` (`run) flags="--var …" ;;`); any other word gets --help and --version. */
 function flagCases(indent: string, line: (command: string, flags: string) => string): string {
-  return Object.keys(commandFlags).map((command) => `${indent}${line(command, longFlags(command).join(' '))}`).join('\n');
+  return completedCommands.map((command) => `${indent}${line(command, offeredFlags(command).join(' '))}`).join('\n');
 }
 
 /** Commands whose argument is a file. */
@@ -35,6 +47,8 @@ ${valueCases}
       local sub="\${COMP_WORDS[2]}"
       if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
       command="sessions $sub"
+    elif [[ "$command" == run && " \${COMP_WORDS[*]} " == *" --resume"[=[:space:]]* ]]; then
+      command="run --resume"
     fi
     case "$command" in
 ${flagCases('      ', (command, flags) => `"${command}") flags="${flags}" ;;`)}
@@ -70,6 +84,8 @@ ${valueCases}
       sub="\${words[3]}"
       if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
       command="sessions $sub"
+    elif [[ "$command" == run && " \${words[*]} " == *" --resume"[=[:space:]]* ]]; then
+      command="run --resume"
     fi
     case "$command" in
 ${flagCases('      ', (command, flags) => `"${command}") compadd -- ${flags}; return ;;`)}
@@ -89,25 +105,55 @@ compdef _acode acode acode-tui
 `;
 }
 
+/**
+ * fish: the command a line is completed as is worked out from the words' places, as bash and zsh do
+ * (fish's __fish_seen_subcommand_from matches a word anywhere: a session named `show` got --step).
+ */
 function fish(): string {
   const lines = [
     '# acode completion for fish: acode completion fish > ~/.config/fish/completions/acode.fish',
+    '# The command being completed, as acode reads it: `sessions <sub>` (`sessions` alone is `sessions list`), `run --resume` for a resume.',
+    'function __acode_command',
+    '    set -l words (commandline -opc)',
+    '    set -l command $words[2]',
+    '    set -l sub list',
+    '    if test "$command" = sessions',
+    "        if set -q words[3]; and not string match -q -- '-*' $words[3]",
+    '            set sub $words[3]',
+    '        end',
+    '        set command "sessions $sub"',
+    "    else if test \"$command\" = run; and string match -q -r -- '^--resume(=|$)' $words",
+    "        set command 'run --resume'",
+    '    end',
+    '    echo $command',
+    'end',
+    '# The first argument of one of the commands given is being typed.',
+    'function __acode_argument_of',
+    '    set -l words (commandline -opc)',
+    '    test (count $words) -eq 2; and contains -- $words[2] $argv',
+    'end',
+    '# The command is one of those given.',
+    'function __acode_after',
+    '    set -l words (commandline -opc)',
+    '    set -q words[2]; and contains -- $words[2] $argv',
+    'end',
     'complete -c acode -f',
-    `complete -c acode -n '__fish_use_subcommand' -a '${commandNames.join(' ')}'`,
-    `complete -c acode -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from ${sessionsCommandNames.join(' ')}' -a '${sessionsCommandNames.join(' ')}'`,
-    `complete -c acode -n '__fish_seen_subcommand_from completion' -a '${completionShells.join(' ')}'`,
-    `complete -c acode -n '__fish_seen_subcommand_from ${fileCommands.join(' ')}' -F`,
+    `complete -c acode -n 'test (count (commandline -opc)) -eq 1' -a '${commandNames.join(' ')}'`,
+    `complete -c acode -n '__acode_argument_of sessions' -a '${sessionsCommandNames.join(' ')}'`,
+    `complete -c acode -n '__acode_argument_of completion' -a '${completionShells.join(' ')}'`,
+    `complete -c acode -n '__acode_after ${fileCommands.join(' ')}' -F`,
   ];
   const values = new Map(flagValues());
   for (const name of Object.keys(cliFlags) as FlagName[]) {
-    // A flag is offered after the commands that take it ('sessions show' is seen as 'show').
-    const words = commandsTaking(name).map((command) => command.replace(/^sessions /, ''));
-    const when = name === 'help' || name === 'version' ? '' : ` -n '__fish_seen_subcommand_from ${words.join(' ')}'`;
+    // A flag is offered after the commands that take it.
+    const takers = completedCommands.filter((command) => offeredFlags(command).includes(typedFlag(name)[0]!));
+    const when = name === 'help' || name === 'version' ? '' : ` -n 'contains -- (__acode_command) ${takers.map((command) => `"${command}"`).join(' ')}'`;
     for (const flag of typedFlag(name)) {
       const choices = values.get(flag);
       lines.push(`complete -c acode${when} -l ${flag.slice(2)}${choices ? ` -x -a '${choices.join(' ')}'` : ''}`);
     }
   }
+  lines.push('complete -c acode-tui -w acode');
   return `${lines.join('\n')}\n`;
 }
 

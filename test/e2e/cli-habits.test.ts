@@ -3,6 +3,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { commandNames, sessionsCommandNames } from '../../source/command-table.js';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -52,6 +53,9 @@ describe('did you mean', () => {
     [['fork', 'base', 'other'], 'acode fork takes one session, got 2: base other'],
     [['sessions', 'list', 'base'], "acode sessions list takes no session id: 'acode sessions show base' shows one"],
     [['run', 'spec.yaml', '--response', '-foo'], '--response needs a value: --response <value> (one that starts with a dash is written --response=-foo)'],
+    // `acode` alone opened the browser (or printed the help) whatever flags came with it.
+    [['--json'], '--json is an option of acode run, acode resume, acode fork, acode sessions list, acode sessions show and acode sessions history, not of acode alone (the session browser takes no options)'],
+    [['--resume', 'base'], '--resume is an option of acode run, not of acode alone'],
   ])('acode %j refuses what its command does not take (a flag, a second argument), before running anything', async (args, message) => {
     const ws = workspace();
     writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));
@@ -148,6 +152,51 @@ describe('acode completion', () => {
     expect(complete(['acode', 'run', 'spec.yaml', '--na'])).toEqual(['--name']);
     expect(complete(['acode', 'resume', '--strategy', 'r'])).toEqual(['rollback', 'retry']);
     expect(complete(['acode', 'init', '--provider', ''])).toEqual(['scripted', 'openai', 'ollama']);
+  });
+
+  it("offers run's resume flags only with --resume, in bash", () => {
+    expect(complete(['acode', 'run', 'spec.yaml', '--d'])).toEqual([]);
+    expect(complete(['acode', 'run', 'spec.yaml', '--re'])).toEqual(['--response', '--reject', '--resume']);
+    expect(complete(['acode', 'run', '--resume', 'abcd', '--d'])).toEqual(['--dry-run']);
+    // bash splits --resume=abcd at the '='.
+    expect(complete(['acode', 'run', '--resume', '=', 'abcd', '--y'])).toEqual(['--yes']);
+    expect(complete(['acode', 'run', '--resume', 'abcd', '--va'])).toEqual([]);
+  });
+
+  /** What fish completes for a command line (`complete -C`), the script loaded as a user's completions file would be. */
+  function completeFish(line: string): string[] {
+    const script = execFileSync(process.execPath, [cliPath, 'completion', 'fish'], { encoding: 'utf8' });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'acode.fish'), script);
+    const out = execFileSync('fish', ['--no-config', '-c', `source ${join(dir, 'acode.fish')}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8' });
+    return out.split('\n').filter(Boolean).map((row) => row.split('\t')[0]!).sort();
+  }
+
+  it('completes by where a word is in fish, not by the word: a session named show is not sessions show', () => {
+    expect(completeFish('acode resume show --st')).toEqual(['--strategy', '--stream']);
+    expect(completeFish('acode sessions show abcd --st')).toEqual(['--step']);
+    expect(completeFish('acode sessions --st')).toEqual(['--status']);
+    expect(completeFish('acode run spec.yaml --d')).toEqual([]);
+    expect(completeFish('acode run --resume abcd --d')).toEqual(['--dry-run']);
+    expect(completeFish('acode ')).toEqual([...commandNames].sort());
+    expect(completeFish('acode sessions ')).toEqual([...sessionsCommandNames].sort());
+    expect(completeFish('acode resume show ')).toEqual([]);
+    expect(completeFish('acode resume --strategy r')).toEqual(['retry', 'rollback']);
+  });
+
+  it('offers each command its own flags in zsh', () => {
+    const script = execFileSync(process.execPath, [cliPath, 'completion', 'zsh'], { encoding: 'utf8' });
+    const dir = tempDir();
+    writeFileSync(join(dir, '_acode'), script);
+    // compadd (zsh's completion builtin) stood in for by one that prints what it was given.
+    const offered = (words: string[]) =>
+      execFileSync('zsh', ['-fc', `compdef() {}; source ${join(dir, '_acode')}; compadd() { shift; print -r -- "$@"; }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _acode`], { encoding: 'utf8' }).trim().split(' ');
+    expect(offered(['acode', 'run', 'spec.yaml', '--'])).not.toContain('--dry-run');
+    expect(offered(['acode', 'run', 'spec.yaml', '--'])).toContain('--var');
+    expect(offered(['acode', 'run', '--resume=abcd', '--'])).toContain('--dry-run');
+    expect(offered(['acode', 'run', '--resume=abcd', '--'])).not.toContain('--var');
+    expect(offered(['acode', 'sessions', '--'])).toContain('--status');
+    expect(offered(['acode', 'resume', '--strategy', ''])).toEqual(['rollback', 'retry', 'prompt']);
   });
 
   it('prints zsh and fish scripts naming every command, and refuses another shell', async () => {

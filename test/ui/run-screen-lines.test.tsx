@@ -36,15 +36,15 @@ const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, t
  * for reference, would take the first one's finished steps.) `before`: what the terminal showed
  * already — a shell's history, acode started on its bottom row.
  */
-function drawnView({ height = rows, before = '', workflow = false } = {}) {
+function drawnView({ height = rows, width = columns, before = '', workflow = false, tasks = 3 } = {}) {
   const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
   const steps = workflow
-    ? ['t1', 't2', 't3'].map((task) => ({ id: task, label: 'w', title: `task ${task}`, group: 'level 1' }))
+    ? Array.from({ length: tasks }, (_, i) => `t${i + 1}`).map((task) => ({ id: task, label: 'w', title: `task ${task}`, group: 'level 1' }))
     : [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
   const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: workflow ? 'wf' : 'demo', pattern: workflow ? 'workflow' : 'chain', steps, controls, now: () => 1_000 });
-  const terminal = fakeTerminal(columns, height);
+  const terminal = fakeTerminal(width, height);
   const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
-  const screen = async () => (await screenOf(before + terminal.stdout.written(), columns, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
+  const screen = async () => (await screenOf(before + terminal.stdout.written(), width, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
   /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
   const shows = (expected: string[]) => expect.poll(screen, { timeout: 3_000 }).toEqual([...expected, ...Array<string>(height - expected.length).fill('')]);
   /** Waits until `text` shows anywhere on the terminal. */
@@ -118,7 +118,8 @@ describe('the run view on a terminal, a changed line at a time', () => {
       view.say('0', '1\n2\n3\n4\n5\n6\n7\n8\n9');
       // Six rows of words and three pending steps would make the frame 14 rows: Ink then clears the
       // screen and its scrollback and rewrites every finished row, each frame.
-      await view.shows([header, '⠿   1 agent0 0.0s', '      │ 7', '      │ 8', '      │ 9', '○   2 agent1', '  … 4 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
+      // The header scrolled up: the frame is the 11 rows below it.
+      await view.shows(['⠿   1 agent0 0.0s', '      │ 7', '      │ 8', '      │ 9', '○   2 agent1', '○   3 agent2', '○   4 agent3', '  … 2 more pending', '', totals(0, '0 in / 0 out'), 'Ctrl+C pause']);
       const frames = view.writes.length;
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
@@ -142,6 +143,48 @@ describe('the run view on a terminal, a changed line at a time', () => {
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
     });
+  });
+
+  /** After a few more frames, the terminal was never cleared whole (Ink's redraw of a frame as tall as the terminal) and shows the frame's last row. */
+  const neverClears = async (view: ReturnType<typeof drawnView>) => {
+    const frames = view.writes.length;
+    await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
+    expect(view.writes.join('')).not.toContain('\u001b[2J');
+    expect((await view.screen()).filter(Boolean).at(-1)).toBe('Ctrl+C pause');
+  };
+
+  it('at 40 columns, counts a retry countdown and the totals as the rows they wrap to: no full-screen redraws', async () => {
+    await withRunningChain({ height: 12, width: 40 }, async (view) => {
+      const next = new Date(Date.now() + 41_000).toISOString();
+      view.apply({ type: 'resume_attempt', step: '0', attempt: 2, max_attempts: 5, stop_reason: 'rate_limit', retry_after_ms: 41_000, strategy: 'same_session', message: 'HTTP 429 from http://127.0.0.1/v1: slow down', detail: 'HTTP 429', outcome: { kind: 'delayed', next_attempt_at: next } });
+      await view.showsText('retry 2/5 in');
+      // The countdown and the totals take five rows at 40 columns: the pending steps give way.
+      expect((await view.screen()).join('\n')).toContain('r retry now · a abort');
+      await neverClears(view);
+    });
+  });
+
+  it('at 30 columns, counts the totals as the rows they wrap to: no full-screen redraws', async () => {
+    await withRunningChain({ height: 12, width: 30 }, async (view) => {
+      view.say('0', '1\n2\n3\n4\n5\n6\n7\n8\n9');
+      await view.showsText('│ 9');
+      await neverClears(view);
+    });
+  });
+
+  it('in an 8-row terminal, counts a level’s running tasks past those it has room for on one line', async () => {
+    const view = drawnView({ height: 8, workflow: true, tasks: 5 });
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'wf', steps_total: 5, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      for (const task of ['t1', 't2', 't3', 't4', 't5']) view.apply({ type: 'step_started', step: task, agent: 'w', attempt: 1, idempotency_key: task });
+      await view.showsText('more running');
+      const screen = await view.screen();
+      expect(screen).toContain('▸ level 1 · 0/5 done · 5 running');
+      expect(screen.join('\n')).toMatch(/ {4}… \d more running/);
+      await neverClears(view);
+    } finally {
+      view.unmount();
+    }
   });
 
   it('keeps a running step to one row when its tool call names a long path, cut at the width', async () => {

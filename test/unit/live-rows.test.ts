@@ -33,9 +33,12 @@ describe('the live area fits the terminal', () => {
   it('shows the lanes’ stream only where it fits, up to its rows', () => {
     expect(laneStreamRows(40, 0, true)).toBe(streamRows);
     expect(laneStreamRows(40, 0, false)).toBe(0);
-    expect(laneStreamRows(16, 0, true)).toBe(2);
-    expect(laneStreamRows(14, 0, true)).toBe(0);
-    expect(laneStreamRows(40, 21, true)).toBe(5);
+    // The last row, the rows under the lanes (7: the totals wrapped, a countdown), the lanes' fewest 4 and the stream's title and blank row.
+    expect(laneStreamRows(16, 0, true, 7)).toBe(2);
+    expect(laneStreamRows(14, 0, true, 7)).toBe(0);
+    expect(laneStreamRows(40, 21, true, 7)).toBe(5);
+    // Under the lanes at 100 columns: a blank row, the totals, the pause hint.
+    expect(laneStreamRows(14, 0, true, 3)).toBe(4);
   });
 
   it('gives an approval’s context what the terminal has room for, at least a line, the rest counted', () => {
@@ -48,7 +51,7 @@ describe('the live area fits the terminal', () => {
     expect(approvalPanelRows(14, 80, 'Approve?', context(2), false)).toEqual({ context: 2, total: 8 });
     for (let height = 1; height <= 40; height++) {
       for (const lines of [0, 1, 5, 14, 15, 40]) {
-        for (const [lanes, around] of [[false, 1 + 5], [true, 7 + 4]] as const) {
+        for (const [lanes, around] of [[false, 1 + 5], [true, 5 + 4]] as const) {
           const panel = approvalPanelRows(height, 100, 'Approve the research?', context(lines), lanes);
           expect(panel.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines + 1));
           if (lines > 0) expect(panel.context).toBeGreaterThanOrEqual(1);

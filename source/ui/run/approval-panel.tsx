@@ -5,6 +5,7 @@ import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { approvalPanelRows } from './live-rows.js';
+import { useRowsBelow } from './below-lines.js';
 import type { RunStore } from '../../state/run-store.js';
 import { approvalBindings as b, approvalEditBindings, hints, matches, rejectBindings } from '../keys/bindings.js';
 
@@ -67,10 +68,11 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   );
   const { columns, rows } = useTerminalSize();
   const lanes = useStore(store, (s) => s.pattern !== 'chain');
+  const below = useRowsBelow(store, columns);
   if (!approval) return null;
   const lines = approval.context ? approval.context.split('\n') : [];
   // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
-  const contextLines = approvalPanelRows(rows, columns, approval.prompt, approval.context, lanes).context;
+  const contextLines = approvalPanelRows(rows, columns, approval.prompt, approval.context, lanes, below).context;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">

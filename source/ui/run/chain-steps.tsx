@@ -5,6 +5,7 @@ import { Header } from './run-header.js';
 import { StepRow } from './step-row.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { approvalPanelRows, chainLiveRows } from './live-rows.js';
+import { useRowsBelow } from './below-lines.js';
 import { active } from './run-lanes.js';
 import { StreamTail } from './stream-tail.js';
 
@@ -41,10 +42,11 @@ export function ChainSteps({ store }: { store: RunStore }) {
   const started = useStore(store, (s) => s.phase !== 'starting');
   const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
   const { columns, rows } = useTerminalSize();
-  const approvalRows = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, false).total : 0));
+  const below = useRowsBelow(store, columns);
+  const approvalRows = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, false, below).total : 0));
   const underWay = steps.filter(active);
   const pending = steps.filter((s) => s.status === 'pending');
-  const live = chainLiveRows(rows, underWay.length, pending.length, streaming, approvalRows);
+  const live = chainLiveRows(rows, underWay.length, pending.length, streaming, approvalRows, below);
   return (
     <>
       <Static items={started ? staticItems(steps, skipped) : []}>

@@ -7,7 +7,8 @@ import { Header } from './run-header.js';
 import { nameInLane } from '../../state/session-steps.js';
 import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
-import { approvalPanelRows, fewestLaneLines, laneStreamRows, rowsBelowLanes } from './live-rows.js';
+import { approvalPanelRows, fewestLaneLines, laneStreamRows } from './live-rows.js';
+import { useRowsBelow } from './below-lines.js';
 import { LatestStream } from './stream-tail.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
@@ -72,12 +73,13 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const pattern = useStore(store, (s) => s.pattern);
   const started = useStore(store, (s) => s.phase !== 'starting');
   const { columns, rows } = useTerminalSize();
-  const approvalLines = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, true).total : 0));
+  const below = useRowsBelow(store, columns);
+  const approvalLines = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, true, below).total : 0));
   const streaming = useStore(store, (s) => s.latestStream !== null);
   const lanes = lanesOf(steps, pattern);
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
-  const streamed = laneStreamRows(rows, approvalLines, streaming);
-  const live = liveLanes(lanes, Math.max(fewestLaneLines, rows - rowsBelowLanes - approvalLines - (streamed > 0 ? streamed + 2 : 0)));
+  const streamed = laneStreamRows(rows, approvalLines, streaming, below);
+  const live = liveLanes(lanes, Math.max(fewestLaneLines, rows - 1 - below - approvalLines - (streamed > 0 ? streamed + 2 : 0)));
   const more = pattern === 'parallel' ? 'branches' : pattern === 'workflow' ? 'levels' : 'groups';
   return (
     <>
@@ -94,6 +96,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
             <Box key={entry.lane.key} flexDirection="column">
               <LaneHeader lane={entry.lane} />
               <LaneRows lane={entry.lane} rows={entry.rows} />
+              {entry.moreActive > 0 ? <Text dimColor>    … {entry.moreActive} more running</Text> : null}
               {entry.morePending > 0 ? <Text dimColor>    … {entry.morePending} more pending</Text> : null}
             </Box>
           ),

@@ -9,8 +9,8 @@
 export const streamRows = 6;
 /** Pending steps a chain lists below the running one; the rest are counted on one line. */
 export const pendingShown = 3;
-/** Rows under a chain's steps while one runs: a blank row, the totals (two where a narrow terminal wraps them), the spend, the outcome line. */
-const rowsBelowChain = 5;
+/** Rows under the steps while a run is live, where they are not counted at the terminal's width (below-lines.ts counts them): a blank row, the totals (two where a narrow terminal wraps them), the spend, the pause hint. */
+export const rowsBelowSteps = 5;
 /** Streamed rows a chain keeps before it lists pending steps: what the model says matters more than what comes next. */
 const tailFirst = 3;
 
@@ -23,9 +23,9 @@ export interface ChainLiveRows {
   more: boolean;
 }
 
-/** A chain's live area in a terminal `height` rows tall, with `running` step rows, `pendingCount` pending steps and an approval panel `approvalRows` tall (0: none). */
-export function chainLiveRows(height: number, running: number, pendingCount: number, streaming: boolean, approvalRows = 0): ChainLiveRows {
-  let left = Math.max(0, height - 1 - rowsBelowChain - running - approvalRows);
+/** A chain's live area in a terminal `height` rows tall, with `running` step rows, `pendingCount` pending steps, an approval panel `approvalRows` tall (0: none) and `below` rows under the steps. */
+export function chainLiveRows(height: number, running: number, pendingCount: number, streaming: boolean, approvalRows = 0, below = rowsBelowSteps): ChainLiveRows {
+  let left = Math.max(0, height - 1 - below - running - approvalRows);
   let tail = streaming ? Math.min(tailFirst, left) : 0;
   left -= tail;
   let pending = Math.min(pendingCount, pendingShown);
@@ -36,14 +36,12 @@ export function chainLiveRows(height: number, running: number, pendingCount: num
   return { tail, pending, more };
 }
 
-/** Rows under the lanes: the summary, the outcome, a countdown; an open approval panel takes its own. */
-export const rowsBelowLanes = 7;
 /** Lines the lanes keep however short the terminal: a lane's header and its running rows. */
 export const fewestLaneLines = 4;
 
-/** Rows of the one stream shown under the lanes (0: none), given the terminal's `height` and an approval panel's lines: its title and a blank row above it take 2 more. */
-export function laneStreamRows(height: number, approvalLines: number, streaming: boolean): number {
-  return streaming ? Math.max(0, Math.min(streamRows, height - 1 - rowsBelowLanes - approvalLines - fewestLaneLines - 2)) : 0;
+/** Rows of the one stream shown under the lanes (0: none), given the terminal's `height`, an approval panel's lines and the `below` rows under the lanes: the stream's title and a blank row above it take 2 more. */
+export function laneStreamRows(height: number, approvalLines: number, streaming: boolean, below = rowsBelowSteps): number {
+  return streaming ? Math.max(0, Math.min(streamRows, height - 1 - below - approvalLines - fewestLaneLines - 2)) : 0;
 }
 
 /** The most lines of an approval's context shown; the rest are counted on one line. */
@@ -53,14 +51,15 @@ export const approvalContextLines = 14;
  * An approval panel's rows: its border, title, prompt (wrapped at `columns`), the context lines
  * shown, a line counting the rest, and its key hints (two while a response is typed). The context
  * gives way first — the panel stays while the person decides, and each frame taller than the
- * terminal cleared it — down to one line; `lanes`: the run's lanes keep their fewest lines too.
+ * terminal cleared it — down to one line; `lanes`: the run's lanes keep their fewest lines too;
+ * `below`: the rows under the steps (below-lines.ts).
  */
-export function approvalPanelRows(height: number, columns: number, prompt: string, context: string, lanes: boolean): { context: number; total: number } {
+export function approvalPanelRows(height: number, columns: number, prompt: string, context: string, lanes: boolean, below = rowsBelowSteps): { context: number; total: number } {
   const width = Math.max(1, columns - 4);
   const promptRows = prompt.split('\n').reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / width)), 0);
   const contextCount = context ? context.split('\n').length : 0;
   const fixed = 2 + 1 + promptRows + 2;
-  const others = lanes ? rowsBelowLanes + fewestLaneLines : rowsBelowChain + 1;
+  const others = lanes ? below + fewestLaneLines : below + 1;
   const room = height - 1 - others - fixed;
   let shown = Math.min(contextCount, approvalContextLines, Math.max(1, room));
   if (shown < contextCount && shown + 1 > room) shown = Math.max(Math.min(1, contextCount), room - 1);

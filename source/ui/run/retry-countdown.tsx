@@ -1,13 +1,23 @@
 import { Text } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore } from '../../state/run-store.js';
-import { runBindings } from '../keys/bindings.js';
+import { countdownPieces, type Piece } from './below-lines.js';
 import { useTick } from './run-tick.js';
 
-/**
- * "rate limited (HTTP 429) — retry 2/5 in 41 s; r retry now · a abort", ticking each second. It counts
- * retries, not attempts: the step's first try is not one, so its 6th attempt is "retry 5/5".
- */
+/** One line of pieces, each in its style. */
+export function Pieces({ pieces }: { pieces: readonly Piece[] }) {
+  return (
+    <Text>
+      {pieces.map((piece, i) => (
+        <Text key={i} bold={piece.bold} dimColor={piece.dim} color={piece.color}>
+          {piece.text}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
+/** The countdown of a wait before an automatic retry, ticking each second (below-lines.ts says it). */
 export function RetryCountdown({ store }: { store: RunStore }) {
   const retry = useStore(store, (s) => s.retry);
   // The retry's time came as a date in its event: counted down on the wall clock — from when the wait
@@ -15,18 +25,5 @@ export function RetryCountdown({ store }: { store: RunStore }) {
   const { wall } = useTick();
   if (!retry) return null;
   const seconds = Math.max(0, Math.ceil((retry.at - Math.max(wall, retry.since)) / 1000));
-  return (
-    <Text>
-      <Text color="yellow">{retry.reason}</Text>
-      <Text>
-        {' '}
-        — retry {retry.attempt}/{retry.maxAttempts} in{' '}
-      </Text>
-      <Text bold>{seconds} s</Text>
-      <Text>; </Text>
-      <Text dimColor>
-        {runBindings['run.retryNow'].label} · {runBindings['run.abandon'].label}
-      </Text>
-    </Text>
-  );
+  return <Pieces pieces={countdownPieces(retry, seconds)} />;
 }

@@ -1,10 +1,10 @@
 import { Box, Text, useInput, useStdin } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore } from '../../state/run-store.js';
-import { formatCount, formatDuration } from '../../human-units.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { ApprovalPanel } from './approval-panel.js';
-import { RetryCountdown } from './retry-countdown.js';
+import { Pieces, RetryCountdown } from './retry-countdown.js';
+import { stoppingText, summaryPieces } from './below-lines.js';
 import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
@@ -16,32 +16,11 @@ function Summary({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
   const skipped = useStore(store, (s) => s.skipped);
   const tokens = useStore(store, (s) => s.tokens);
+  const pattern = useStore(store, (s) => s.pattern);
   const startedAt = useStore(store, (s) => s.startedAt);
   const finishedAt = useStore(store, (s) => s.finishedAt);
   const { now } = useTick();
-  const elapsed = (finishedAt ?? now) - startedAt;
-  const lanes = useStore(store, (s) => s.pattern !== 'chain');
-  const done = steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
-  const running = steps.filter((s) => s.status === 'running').length;
-  return (
-    <Text>
-      <Text bold>{done}/{steps.length} done</Text>
-      <Text dimColor> · </Text>
-      <Text color="blueBright">{skipped} skipped (completed earlier)</Text>
-      <Text dimColor> · </Text>
-      {steps.length - done} remaining
-      <Text dimColor> · </Text>
-      {lanes ? (
-        <>
-          <Text color="cyan">{running} running</Text>
-          <Text dimColor> · </Text>
-        </>
-      ) : null}
-      tokens {formatCount(tokens.input)} in / {formatCount(tokens.output)} out
-      <Text dimColor> · </Text>
-      {formatDuration(elapsed)}
-    </Text>
-  );
+  return <Pieces pieces={summaryPieces({ steps, skipped, tokens, pattern }, (finishedAt ?? now) - startedAt)} />;
 }
 
 function Outcome({ store }: { store: RunStore }) {
@@ -54,7 +33,7 @@ function Outcome({ store }: { store: RunStore }) {
     case 'running':
       return <Text dimColor>{runBindings['run.pause'].label}</Text>;
     case 'stopping':
-      return <Text color="yellow">{message} (Ctrl+C again to quit now)</Text>;
+      return <Text color="yellow">{stoppingText(message)}</Text>;
     case 'completed':
       return (
         <Box flexDirection="column">

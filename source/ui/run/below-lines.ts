@@ -1,0 +1,95 @@
+import { useMemo } from 'react';
+import wrapAnsi from 'wrap-ansi';
+import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import { formatCount, formatDuration } from '../../human-units.js';
+import type { RetryCountdown, RunState, RunStore } from '../../state/run-store.js';
+import { runSpendText } from '../../state/step-cost.js';
+import { runBindings } from '../keys/bindings.js';
+
+/**
+ * The lines under the steps while a run is live — the totals, the spend, a retry's countdown, the
+ * pause hint — as the pieces they are drawn with, and how many rows they take at a width: the
+ * live area's budget (live-rows.ts) counts them as drawn, wrapped at a narrow terminal's width.
+ */
+
+/** A run of text in one style. */
+export interface Piece {
+  text: string;
+  bold?: boolean;
+  dim?: boolean;
+  color?: string;
+}
+
+/** "2/5 done · 1 skipped (completed earlier) · 3 remaining · tokens 1.2k in / 300 out · 4.1s". */
+export function summaryPieces(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern'>, elapsedMs: number): Piece[] {
+  const done = s.steps.filter((step) => step.status === 'done' || step.status === 'skipped').length;
+  const running = s.steps.filter((step) => step.status === 'running').length;
+  const dot: Piece = { text: ' · ', dim: true };
+  return [
+    { text: `${done}/${s.steps.length} done`, bold: true },
+    dot,
+    { text: `${s.skipped} skipped (completed earlier)`, color: 'blueBright' },
+    dot,
+    { text: `${s.steps.length - done} remaining` },
+    dot,
+    ...(s.pattern !== 'chain' ? [{ text: `${running} running`, color: 'cyan' }, dot] : []),
+    { text: `tokens ${formatCount(s.tokens.input)} in / ${formatCount(s.tokens.output)} out` },
+    dot,
+    { text: formatDuration(elapsedMs) },
+  ];
+}
+
+/**
+ * "rate limited (HTTP 429) — retry 2/5 in 41 s; r retry now · a abort". It counts retries, not
+ * attempts: the step's first try is not one, so its 6th attempt is "retry 5/5".
+ */
+export function countdownPieces(retry: RetryCountdown, seconds: number): Piece[] {
+  return [
+    { text: retry.reason, color: 'yellow' },
+    { text: ` — retry ${retry.attempt}/${retry.maxAttempts} in ` },
+    { text: `${seconds} s`, bold: true },
+    { text: '; ' },
+    { text: `${runBindings['run.retryNow'].label} · ${runBindings['run.abandon'].label}`, dim: true },
+  ];
+}
+
+/** What the run view says while it stops, under the steps. */
+export const stoppingText = (message: string | undefined) => `${message ? `${message} ` : ''}(Ctrl+C again to quit now)`;
+
+/** Rows `text` takes in a terminal `columns` wide, wrapped as Ink wraps a Text (words whole where they fit, a longer one cut). */
+export function wrappedRows(text: string, columns: number): number {
+  return text.split('\n').reduce((rows, line) => rows + (line === '' ? 1 : wrapAnsi(line, Math.max(1, columns), { trim: false, hard: true }).split('\n').length), 0);
+}
+
+const plain = (pieces: readonly Piece[]) => pieces.map((piece) => piece.text).join('');
+
+/** The widest the elapsed time reads in a run's first 100 minutes ("99m59s"): the totals are counted at it, not at each tick's. */
+const widestElapsed = 99 * 60_000 + 59_000;
+
+/**
+ * Rows under a live run's steps: a blank row, the totals, the spend (when priced), a retry's
+ * countdown, the pause hint (or what a stop is waiting for) — each as many rows as it wraps to at
+ * `columns`.
+ */
+export function rowsBelow(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message'>, columns: number): number {
+  const spend = runSpendText(s.dollars, s.saving);
+  const outcome = s.phase === 'stopping' ? stoppingText(s.message) : runBindings['run.pause'].label;
+  return (
+    1 +
+    wrappedRows(plain(summaryPieces(s, widestElapsed)), columns) +
+    (spend ? wrappedRows(spend, columns) : 0) +
+    // The countdown only shrinks: counted at the wait it began with.
+    (s.retry ? wrappedRows(plain(countdownPieces(s.retry, Math.max(0, Math.ceil((s.retry.at - s.retry.since) / 1000)))), columns) : 0) +
+    wrappedRows(outcome, columns)
+  );
+}
+
+/** rowsBelow of the run now, at the terminal's width: worked out again only when what it reads changed (not on each streamed piece). */
+export function useRowsBelow(store: RunStore, columns: number): number {
+  const { steps, skipped, tokens, pattern, dollars, saving, retry, phase, message } = useStore(
+    store,
+    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message })),
+  );
+  return useMemo(() => rowsBelow({ steps, skipped, tokens, pattern, dollars, saving, retry, phase, message }, columns), [steps, skipped, tokens, pattern, dollars, saving, retry, phase, message, columns]);
+}

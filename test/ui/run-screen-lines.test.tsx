@@ -18,10 +18,8 @@ afterAll(() => {
   }
 });
 
-const { render } = await import('ink');
 const { createRunStore } = await import('../../source/state/run-store.js');
-const { RunView } = await import('../../source/ui/run/run-view.js');
-const { runScreenOptions } = await import('../../source/ui/run/run-screen.js');
+const { mountRunView } = await import('../../source/ui/run/run-screen.js');
 
 const [columns, rows] = [100, 40];
 
@@ -29,7 +27,7 @@ let id = 0;
 const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
 
 /**
- * The run view as `acode run` draws it on a terminal (runScreenOptions: a changed line at a time),
+ * The run view as `acode run` draws it on a terminal (mountRunView: a changed line at a time),
  * what the terminal shows read back through a terminal emulator. A fixed clock keeps elapsed times
  * still; spinners show as ⠿ whatever their frame. (One Ink a process: Ink's reconciler keeps the
  * last <Static> it mounted in a module variable, so a second view in the same process, drawn whole
@@ -43,7 +41,7 @@ function drawnView({ height = rows, width = columns, before = '', workflow = fal
     : [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
   const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: workflow ? 'wf' : 'demo', pattern: workflow ? 'workflow' : 'chain', steps, controls, now: () => 1_000 });
   const terminal = fakeTerminal(width, height);
-  const view = render(<RunView store={store} onForceQuit={vi.fn()} />, { ...runScreenOptions, stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
+  const view = mountRunView(store, vi.fn(), { stdout: Object.assign(terminal.stdout, { isTTY: true }) as never, stdin: terminal.stdin as never });
   const screen = async () => (await screenOf(before + terminal.stdout.written(), width, height)).text.map((row) => row.replace(/[\u2800-\u28ff]/g, '⠿').replace(/pid \d+/, 'pid N'));
   /** Waits until the terminal shows `expected` from its top row, blank below; fails showing both. */
   const shows = (expected: string[]) => expect.poll(screen, { timeout: 3_000 }).toEqual([...expected, ...Array<string>(height - expected.length).fill('')]);
@@ -57,7 +55,12 @@ function drawnView({ height = rows, width = columns, before = '', workflow = fal
     apply({ type: 'step_started', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0' });
   };
   const askApproval: ReturnType<typeof store.getState>["askApproval"] = (request) => store.getState().askApproval(request);
-  return { apply, say, startChain, askApproval, shows, showsText, screen, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  /** The terminal is made `to` columns wide, as a person drags its edge: Ink and the view hear it at once. */
+  const resize = (to: number) => {
+    terminal.stdout.columns = to;
+    terminal.stdout.emit('resize');
+  };
+  return { apply, say, startChain, askApproval, shows, showsText, screen, resize, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 /** A view (drawnView's options) whose chain has started and runs its first step, handed to `test`; unmounted after, whatever happens. */
@@ -185,6 +188,19 @@ describe('the run view on a terminal, a changed line at a time', () => {
     } finally {
       view.unmount();
     }
+  });
+
+  it('narrowed mid-stream, draws its first frame at the new width: no full-screen redraw', async () => {
+    await withRunningChain({ height: 12 }, async (view) => {
+      // Rows of the tail as wide as 100 columns allow: at 60 each would wrap into two.
+      view.say('0', Array.from({ length: 9 }, (_, i) => `${i} ${'word '.repeat(18)}`).join('\n'));
+      await view.showsText('│ 8 word');
+      const from = view.writes.length;
+      view.resize(60);
+      const frames = view.writes.length;
+      await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
+      expect(view.writes.slice(from).join('')).not.toContain('\u001b[2J');
+    });
   });
 
   it('keeps a running step to one row when its tool call names a long path, cut at the width', async () => {

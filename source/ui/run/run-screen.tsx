@@ -1,4 +1,6 @@
-import { render, type RenderOptions } from 'ink';
+import { render, type Instance, type RenderOptions } from 'ink';
+import { TerminalSizeContext } from '../browser/use-terminal-size.js';
+import { terminalSize } from '../browser/terminal-size.js';
 import type { RunStore } from '../../state/run-store.js';
 import { RunView } from './run-view.js';
 
@@ -16,9 +18,32 @@ export interface RunScreen {
  */
 export const runScreenOptions = { exitOnCtrlC: false, patchConsole: false, maxFps: 60, incrementalRendering: true } as const satisfies RenderOptions;
 
+/**
+ * Mounts the run view on `options.stdout` (the process's by default), with Ink's options above. The
+ * view hears a resize before Ink does: Ink's own listener, added as it starts, draws a frame of the
+ * tree as it is, so the new size is rendered into the tree first, synchronously (rerender), by a
+ * listener put in front of Ink's — a frame laid out for a wider terminal, wrapped at a narrower
+ * one, grew taller than the terminal and made Ink clear the screen and its scrollback.
+ */
+export function mountRunView(store: RunStore, onForceQuit: () => void, options: RenderOptions = {}): Instance {
+  const stdout = options.stdout ?? process.stdout;
+  const tree = () => (
+    <TerminalSizeContext.Provider value={terminalSize(stdout)}>
+      <RunView store={store} onForceQuit={onForceQuit} />
+    </TerminalSizeContext.Provider>
+  );
+  const instance = render(tree(), { ...runScreenOptions, ...options });
+  const onResize = () => instance.rerender(tree());
+  stdout.prependListener('resize', onResize);
+  const off = () => stdout.off('resize', onResize);
+  // Whichever way the view ends (an error is the caller's, from its own waitUntilExit).
+  instance.waitUntilExit().then(off, off);
+  return instance;
+}
+
 /** Mounts the run view. */
 export function openRunScreen(store: RunStore, onForceQuit: () => void): RunScreen {
-  const instance = render(<RunView store={store} onForceQuit={onForceQuit} />, runScreenOptions);
+  const instance = mountRunView(store, onForceQuit);
   return {
     async close() {
       // Let React commit the last store update before Ink draws its final frame.

@@ -16,7 +16,7 @@ describe('the rows under a live run’s steps', () => {
   });
 
   it('counts a blank row, the totals, a countdown and the pause hint as the rows they take at the width', () => {
-    // "0/6 done · 0 skipped (completed earlier) · 6 remaining · tokens 0 in / 0 out · 99m59s": 85 columns.
+    // "0/6 done · 0 skipped (completed earlier) · 6 remaining · tokens 0 in / 0 out · 999m59s": 86 columns.
     expect(rowsBelow(live, 100)).toBe(3);
     expect(rowsBelow(live, 60)).toBe(4);
     expect(rowsBelow({ ...live, retry }, 100)).toBe(4);

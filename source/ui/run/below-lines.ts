@@ -64,8 +64,8 @@ export function wrappedRows(text: string, columns: number): number {
 
 const plain = (pieces: readonly Piece[]) => pieces.map((piece) => piece.text).join('');
 
-/** The widest the elapsed time reads in a run's first 100 minutes ("99m59s"): the totals are counted at it, not at each tick's. */
-const widestElapsed = 99 * 60_000 + 59_000;
+/** The widest the elapsed time reads in a run's first 16 hours ("999m59s"): the totals are counted at it, not at each tick's. */
+const widestElapsed = 999 * 60_000 + 59_000;
 
 /**
  * Rows under a live run's steps: a blank row, the totals, the spend (when priced), a retry's

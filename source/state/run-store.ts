@@ -75,6 +75,10 @@ export interface RunState {
   retry: RetryCountdown | null;
   /** Set while an approval step waits for this person's answer. */
   approval: ApprovalRequest | null;
+  /** What the person is typing as an approval's response, while its editor is open (read with typedResponse): the live area counts its rows. */
+  approvalInput: { request: ApprovalRequest; text: string } | null;
+  /** The approval panel's editor opened (the text so far), changed, or closed (null). */
+  typeResponse(text: string | null): void;
   /**
    * Running steps whose model has begun to answer: set once per attempt. What it says changes too
    * often to be state (each change would be a frame): views read it with `streamText` as they draw.
@@ -176,6 +180,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
     artifacts: [],
     retry: null,
     approval: null,
+    approvalInput: null,
     streams: {},
     latestStream: null,
     streamed(notices) {
@@ -201,6 +206,10 @@ export function createRunStore(init: RunStoreInit): RunStore {
     },
     askApproval(request) {
       set({ approval: request });
+    },
+    typeResponse(text) {
+      const request = get().approval;
+      set({ approvalInput: request && text !== null ? { request, text } : null });
     },
     retryNow() {
       if (get().retry) init.controls.retryNow();
@@ -330,4 +339,9 @@ export function createRunStore(init: RunStoreInit): RunStore {
       }
     },
   }));
+}
+
+/** The response being typed for the approval asked now (null: its editor is closed): an answered approval's leftover text never counts. */
+export function typedResponse(s: Pick<RunState, 'approval' | 'approvalInput'>): string | null {
+  return s.approval && s.approvalInput?.request === s.approval ? s.approvalInput.text : null;
 }

@@ -34,10 +34,10 @@ const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, t
  * for reference, would take the first one's finished steps.) `before`: what the terminal showed
  * already — a shell's history, acode started on its bottom row.
  */
-function drawnView({ height = rows, width = columns, before = '', workflow = false, tasks = 3 } = {}) {
+function drawnView({ height = rows, width = columns, before = '', workflow = false, tasks = 3, taskId = (i: number) => `t${i + 1}`, level = 'level 1' } = {}) {
   const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
   const steps = workflow
-    ? Array.from({ length: tasks }, (_, i) => `t${i + 1}`).map((task) => ({ id: task, label: 'w', title: `task ${task}`, group: 'level 1' }))
+    ? Array.from({ length: tasks }, (_, i) => taskId(i)).map((task) => ({ id: task, label: 'w', title: `task ${task}`, group: level }))
     : [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), label: `agent${n}`, title: `step ${n + 1}`, group: null }));
   const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: workflow ? 'wf' : 'demo', pattern: workflow ? 'workflow' : 'chain', steps, controls, now: () => 1_000 });
   const terminal = fakeTerminal(width, height);
@@ -60,7 +60,8 @@ function drawnView({ height = rows, width = columns, before = '', workflow = fal
     terminal.stdout.columns = to;
     terminal.stdout.emit('resize');
   };
-  return { apply, say, startChain, askApproval, shows, showsText, screen, resize, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  const redraw = () => terminal.stdout.emit('resize');
+  return { apply, say, startChain, askApproval, shows, showsText, screen, resize, redraw, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 /** A view (drawnView's options) whose chain has started and runs its first step, handed to `test`; unmounted after, whatever happens. */
@@ -139,9 +140,9 @@ describe('the run view on a terminal, a changed line at a time', () => {
       const screen = await view.screen();
       expect(screen.filter((row) => row.includes('context line 1 '))).toHaveLength(1);
       expect(screen.join('\n')).toMatch(/… \d+ more lines/);
-      // The whole frame shows, from the header down to the key hint under the totals.
-      expect(screen.slice(0, 2)).toEqual([header, '⠿   1 agent0 0.0s']);
-      expect(screen).toContain('Ctrl+C pause');
+      // The whole frame shows, from the running step (the header scrolled up above it) down to the key hint under the totals.
+      expect(screen.slice(0, 2)).toEqual(['⠿   1 agent0 0.0s', `╭${'─'.repeat(columns - 2)}╮`]);
+      expect(screen.filter(Boolean).at(-1)).toBe('Ctrl+C pause');
       const frames = view.writes.length;
       await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
       expect(view.writes.join('')).not.toContain('\u001b[2J');
@@ -149,12 +150,53 @@ describe('the run view on a terminal, a changed line at a time', () => {
   });
 
   /** After a few more frames, the terminal was never cleared whole (Ink's redraw of a frame as tall as the terminal) and shows the frame's last row. */
-  const neverClears = async (view: ReturnType<typeof drawnView>) => {
+  const neverClears = async (view: ReturnType<typeof drawnView>, last = 'Ctrl+C pause', ticks = true) => {
     const frames = view.writes.length;
-    await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
+    // Frames drawn again at once, as a resize to the same size draws them: a view waiting on a person has no tick.
+    for (let i = 0; i < 3; i++) view.redraw();
+    if (ticks) await expect.poll(() => view.writes.length, { timeout: 3_000 }).toBeGreaterThan(frames + 3);
     expect(view.writes.join('')).not.toContain('\u001b[2J');
-    expect((await view.screen()).filter(Boolean).at(-1)).toBe('Ctrl+C pause');
+    expect((await view.screen()).filter(Boolean).at(-1)).toBe(last);
   };
+
+  it('at 40 columns, cuts a lane’s header and its live rows at the width, never wrapping them: no full-screen redraws', async () => {
+    const long = (i: number) => `task_with_a_rather_long_identifier_number_${i + 1}`;
+    const view = drawnView({ height: 12, width: 40, workflow: true, tasks: 3, taskId: long, level: 'a_level_named_at_length_web_research' });
+    try {
+      view.apply({ type: 'session_started', workflow_name: 'wf', steps_total: 3, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+      for (const i of [0, 1]) view.apply({ type: 'step_started', step: long(i), agent: 'w', attempt: 1, idempotency_key: long(i) });
+      await view.showsText('Ctrl+C pause');
+      const screen = await view.screen();
+      // Each row of the lane is one row, cut with "…": the header, two running tasks, the pending one.
+      const lane = screen.slice(screen.findIndex((row) => row.startsWith('▸ a_level')), screen.indexOf(''));
+      expect(lane).toHaveLength(4);
+      for (const row of lane) expect(row).toMatch(/…$/);
+      expect(lane.slice(1).map((row) => row.trim()[0])).toEqual(['⠿', '⠿', '○']);
+      await neverClears(view);
+    } finally {
+      view.unmount();
+    }
+  });
+
+  it('at 12 rows and 80 columns, fits an approval with its context and the wait under it: no full-screen redraws', async () => {
+    await withRunningChain({ height: 12, width: 80 }, async (view) => {
+      // As examples/chain-approval-demo.yaml asks: a few lines of context. The panel's two counted rows were more than its room.
+      view.apply({ type: 'approval_requested', step: '0', attempt: 1, prompt: 'Approve the research?', context: 'one\ntwo\nthree', default_response: 'approved' });
+      view.askApproval({ step: '0', prompt: 'Approve the research?', context: 'one\ntwo\nthree', defaultResponse: 'approved' });
+      await view.showsText('a approve (records "approved")');
+      await neverClears(view, 'Ctrl+C pause (the session keeps waiting for its answer)', false);
+    });
+  });
+
+  it('at 50 columns, counts the wrapped line under an approval panel: no full-screen redraws', async () => {
+    await withRunningChain({ height: 24, width: 50 }, async (view) => {
+      const context = Array.from({ length: 20 }, (_, i) => `context line ${i + 1}`).join('\n');
+      view.apply({ type: 'approval_requested', step: '0', attempt: 1, prompt: 'Approve the research?', context, default_response: 'approved' });
+      view.askApproval({ step: '0', prompt: 'Approve the research?', context, defaultResponse: 'approved' });
+      await view.showsText('more lines');
+      await neverClears(view, 'answer)', false);
+    });
+  });
 
   it('at 40 columns, counts a retry countdown and the totals as the rows they wrap to: no full-screen redraws', async () => {
     await withRunningChain({ height: 12, width: 40 }, async (view) => {

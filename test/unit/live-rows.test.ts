@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalContextLines, approvalPanelRows, chainLiveRows, laneStreamRows, pendingShown, streamRows } from '../../source/ui/run/live-rows.js';
+import { approvalKeys, rejectQuestion, type ApprovalPanelText } from '../../source/ui/run/approval-text.js';
 
 /** Rows a chain's live area takes: its step rows, the stream, pending steps and their count, and the five under them. */
 const height = (running: number, rows: ReturnType<typeof chainLiveRows>) => running + rows.tail + rows.pending + (rows.more ? 1 : 0) + 5;
@@ -33,34 +34,59 @@ describe('the live area fits the terminal', () => {
   it('shows the lanes’ stream only where it fits, up to its rows', () => {
     expect(laneStreamRows(40, 0, true)).toBe(streamRows);
     expect(laneStreamRows(40, 0, false)).toBe(0);
-    // The last row, the rows under the lanes (7: the totals wrapped, a countdown), the lanes' fewest 4 and the stream's title and blank row.
-    expect(laneStreamRows(16, 0, true, 7)).toBe(2);
-    expect(laneStreamRows(14, 0, true, 7)).toBe(0);
-    expect(laneStreamRows(40, 21, true, 7)).toBe(5);
+    // The last row, the rows under the lanes (7: the totals wrapped, a countdown), the lanes' fewest 3 and the stream's title and blank row.
+    expect(laneStreamRows(16, 0, true, 7)).toBe(3);
+    expect(laneStreamRows(13, 0, true, 7)).toBe(0);
+    expect(laneStreamRows(40, 21, true, 7)).toBe(6);
     // Under the lanes at 100 columns: a blank row, the totals, the pause hint.
-    expect(laneStreamRows(14, 0, true, 3)).toBe(4);
+    expect(laneStreamRows(14, 0, true, 3)).toBe(5);
   });
 
-  it('gives an approval’s context what the terminal has room for, at least a line, the rest counted', () => {
-    const context = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n');
-    expect(approvalPanelRows(60, 100, 'Approve?', context(30), false)).toEqual({ context: approvalContextLines, total: 6 + approvalContextLines + 1 });
-    expect(approvalPanelRows(60, 100, 'Approve?', context(3), false)).toEqual({ context: 3, total: 9 });
-    expect(approvalPanelRows(60, 100, 'Approve?', '', false)).toEqual({ context: 0, total: 6 });
+  /** An approval panel's text: the title, the prompt, the context and the keys as the panel says them. */
+  const panel = (prompt: string, context: string, input: string | null = null, defaultResponse = 'approved'): ApprovalPanelText => ({
+    title: 'approval needed · step 2',
+    prompt,
+    context,
+    keys: [approvalKeys(defaultResponse), `${rejectQuestion}y reject · n keep waiting`],
+    input,
+  });
+  const context = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n');
+
+  it('gives an approval’s context what the terminal has room for, the rest counted', () => {
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(30)), false)).toEqual({ context: approvalContextLines, total: 5 + approvalContextLines + 1 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(3)), false)).toEqual({ context: 3, total: 8 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', ''), false)).toEqual({ context: 0, total: 5 });
     // One line over shows in the row its count would take.
-    expect(approvalPanelRows(60, 100, 'Approve?', context(approvalContextLines + 1), false)).toEqual({ context: approvalContextLines + 1, total: 6 + approvalContextLines + 1 });
-    expect(approvalPanelRows(14, 80, 'Approve?', context(2), false)).toEqual({ context: 2, total: 8 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(approvalContextLines + 1)), false)).toEqual({ context: approvalContextLines + 1, total: 5 + approvalContextLines + 1 });
+    expect(approvalPanelRows(14, 80, panel('Approve?', context(2)), false)).toEqual({ context: 2, total: 7 });
+    // 12 rows at 80 columns (examples/chain-approval-demo.yaml): under the panel a blank row, the totals and the hint, above it the step.
+    expect(approvalPanelRows(12, 80, panel('Approve?', context(3)), false, 3)).toEqual({ context: 1, total: 7 });
+    // No room at all: no line of it, the count says it is there.
+    expect(approvalPanelRows(8, 80, panel('Approve?', context(3)), false, 3)).toEqual({ context: 0, total: 6 });
     for (let height = 1; height <= 40; height++) {
       for (const lines of [0, 1, 5, 14, 15, 40]) {
-        for (const [lanes, around] of [[false, 1 + 5], [true, 5 + 4]] as const) {
-          const panel = approvalPanelRows(height, 100, 'Approve the research?', context(lines), lanes);
-          expect(panel.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines + 1));
-          if (lines > 0) expect(panel.context).toBeGreaterThanOrEqual(1);
-          // Where a line of context fits, the panel and the rows around it stay under the terminal's last row.
-          if (height - 1 - around - 6 >= 2) expect(panel.total + around).toBeLessThan(height);
+        for (const [lanes, around] of [[false, 1 + 5], [true, 5 + 3]] as const) {
+          const rows = approvalPanelRows(height, 100, panel('Approve the research?', context(lines)), lanes);
+          expect(rows.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines + 1));
+          // Where the panel fits with its count, the panel and the rows around it stay under the terminal's last row.
+          if (height - 1 - around - 5 >= 1) expect(rows.total + around).toBeLessThan(height);
         }
       }
     }
-    // A prompt wider than the panel wraps: its rows count.
-    expect(approvalPanelRows(60, 24, 'x'.repeat(60), '', false).total).toBe(5 + 3);
+  });
+
+  it('counts an approval panel’s rows as they wrap: the prompt, the keys with a long default, the response typed', () => {
+    // A prompt wider than the panel wraps at its words (three 40-character words in 76 columns: three rows).
+    const words = ['a'.repeat(40), 'b'.repeat(40), 'c'.repeat(40)].join(' ');
+    expect(approvalPanelRows(60, 80, panel(words, ''), false).total).toBe(2 + 1 + 3 + 1);
+    // At 24 columns (20 inside) the title takes two rows, the prompt three, the keys four.
+    expect(approvalPanelRows(60, 24, panel('x'.repeat(60), ''), false).total).toBe(2 + 2 + 3 + 4);
+    // The keys' row with a long default response wraps.
+    expect(approvalPanelRows(60, 80, panel('Approve?', '', null, 'd'.repeat(80)), false).total).toBe(2 + 1 + 1 + 2);
+    // Typing: the response's row (wrapped as it grows) and the editor's keys.
+    expect(approvalPanelRows(60, 80, panel('Approve?', '', ''), false).total).toBe(2 + 1 + 1 + 2);
+    expect(approvalPanelRows(60, 80, panel('Approve?', '', 'x'.repeat(200)), false).total).toBe(2 + 1 + 1 + 3 + 1);
+    // The context gives way to what is typed.
+    expect(approvalPanelRows(14, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3).context).toBe(0);
   });
 });

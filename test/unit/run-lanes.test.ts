@@ -13,7 +13,7 @@ function branches(count: number, length: number, running: number): StepView[] {
   ).flat();
 }
 
-const lines = (entries: LiveEntry[]) => entries.reduce((sum, e) => sum + (e.kind === 'more' ? 1 : 1 + e.rows.length + (e.morePending ? 1 : 0) + (e.moreActive ? 1 : 0)), 0);
+const lines = (entries: LiveEntry[]) => entries.reduce((sum, e) => sum + (e.kind === 'more' ? 1 : 1 + e.rows.length + (e.morePending ? 1 : 0) + (e.moreActive.running + e.moreActive.waiting ? 1 : 0)), 0);
 
 describe('lanes of the run view', () => {
   it('names a step by its number in a branch, by its id in a level, by its title on its own', () => {
@@ -49,12 +49,17 @@ describe('lanes of the run view', () => {
     // One workflow level of five tasks, all running.
     const level = branches(1, 5, 0).map((step) => ({ ...step, status: 'running' as const, group: 'level 1' }));
     const [four] = liveLanes(lanesOf(level, 'workflow'), 4);
-    expect(four).toMatchObject({ kind: 'lane', moreActive: 3 });
+    expect(four).toMatchObject({ kind: 'lane', moreActive: { running: 3, waiting: 0 } });
     expect(four!.kind === 'lane' && four!.rows.map((row) => row.id)).toEqual(['b0/0', 'b0/1']);
     expect(lines([four!])).toBe(4);
-    // However short the terminal, the lane keeps its header, one running row and the count.
+    // However short the terminal, the lane keeps its header and the count.
     const [least] = liveLanes(lanesOf(level, 'workflow'), 1);
-    expect(least).toMatchObject({ kind: 'lane', moreActive: 4 });
-    expect(liveLanes(lanesOf(level, 'workflow'), 6)).toMatchObject([{ kind: 'lane', moreActive: 0 }]);
+    expect(least).toMatchObject({ kind: 'lane', rows: [], moreActive: { running: 5, waiting: 0 } });
+    expect(liveLanes(lanesOf(level, 'workflow'), 6)).toMatchObject([{ kind: 'lane', moreActive: { running: 0, waiting: 0 } }]);
+    // Steps waiting (a retry, a person) are counted as waiting, not running.
+    const waiting = level.map((step, i) => (i >= 2 ? { ...step, status: 'waiting' as const } : step));
+    const [split] = liveLanes(lanesOf(waiting, 'workflow'), 3);
+    expect(split).toMatchObject({ kind: 'lane', moreActive: { running: 1, waiting: 3 } });
+    expect(lines([split!])).toBe(3);
   });
 });

@@ -1,25 +1,28 @@
 import { Box, Text, useInput } from 'ink';
-import { stepTitle } from '../../engine/step-id.js';
 import TextInput from 'ink-text-input';
-import { useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { approvalPanelRows } from './live-rows.js';
 import { useRowsBelow } from './below-lines.js';
 import type { RunStore } from '../../state/run-store.js';
-import { approvalBindings as b, approvalEditBindings, hints, matches, rejectBindings } from '../keys/bindings.js';
+import { approvalBindings as b, hints, matches, rejectBindings } from '../keys/bindings.js';
+import { approvalPanelText, editKeys, rejectQuestion, responseLabel } from './approval-text.js';
 
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
   const approval = useStore(store, (s) => s.approval);
-  // The pattern's own name for the step (a workflow task "1" is not "step 2").
-  const title = useStore(store, (s) => (s.approval ? (s.steps.find((step) => step.id === s.approval?.step)?.title ?? stepTitle(s.approval.step)) : ''));
+  const asked = useStore(store, useShallow((s) => ({ approval: s.approval, approvalInput: s.approvalInput, steps: s.steps })));
+  const text = useMemo(() => approvalPanelText(asked), [asked]);
   const [editing, showEditor] = useState(false);
   // Read by the key handler like `rejecting`: 'e' then 'a' typed at once must edit, never approve.
   const editingNow = useRef(false);
   const setEditing = (value: boolean) => {
     editingNow.current = value;
     showEditor(value);
+    // The live area counts the editor's rows from the store (chain-steps, lane-steps).
+    store.getState().typeResponse(value ? latest.current : null);
   };
   const [confirmingReject, showRejectQuestion] = useState(false);
   // Read by the key handler, which may still be the last render's when the next key arrives.
@@ -34,6 +37,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   const edit = (value: string) => {
     latest.current = value;
     setDraft(value);
+    if (editingNow.current) store.getState().typeResponse(value);
   };
   const submit = (text = latest.current) => {
     if (!text.trim()) return;
@@ -69,26 +73,30 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   const { columns, rows } = useTerminalSize();
   const lanes = useStore(store, (s) => s.pattern !== 'chain');
   const below = useRowsBelow(store, columns);
-  if (!approval) return null;
+  if (!approval || !text) return null;
   const lines = approval.context ? approval.context.split('\n') : [];
   // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
-  const contextLines = approvalPanelRows(rows, columns, approval.prompt, approval.context, lanes, below).context;
+  const contextLines = approvalPanelRows(rows, columns, text, lanes, below).context;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">
-        approval needed · {title}
+        {text.title}
       </Text>
-      <Text>{approval.prompt}</Text>
+      <Text>{text.prompt}</Text>
       {lines.slice(0, contextLines).map((line, i) => (
         <Text key={i} dimColor wrap="truncate-end">
           {line || ' '}
         </Text>
       ))}
-      {lines.length > contextLines ? <Text dimColor>… {lines.length - contextLines} more lines</Text> : null}
+      {lines.length > contextLines ? (
+        <Text dimColor wrap="truncate-end">
+          … {contextLines > 0 ? `${lines.length - contextLines} more lines` : `${lines.length} lines of context: the terminal is too short to show them`}
+        </Text>
+      ) : null}
       {editing ? (
         <Box flexDirection="column">
           <Box>
-            <Text color="cyan">response › </Text>
+            <Text color="cyan">{responseLabel}</Text>
             <TextInput
               value={draft}
               onChange={(value) => {
@@ -100,17 +108,15 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
               onSubmit={() => submit()}
             />
           </Box>
-          <Text dimColor>{hints(approvalEditBindings)}</Text>
+          <Text dimColor>{editKeys}</Text>
         </Box>
       ) : confirmingReject ? (
         <Text>
-          <Text color="red">Reject cancels the session. Reject? </Text>
+          <Text color="red">{rejectQuestion}</Text>
           <Text dimColor>{hints(rejectBindings)}</Text>
         </Text>
       ) : (
-        <Text dimColor>
-          {b['approval.approve'].label} (records "{approval.defaultResponse}") · {b['approval.edit'].label} · {b['approval.reject'].label}
-        </Text>
+        <Text dimColor>{text.keys[0]}</Text>
       )}
     </Box>
   );

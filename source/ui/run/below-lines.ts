@@ -6,6 +6,8 @@ import { formatCount, formatDuration } from '../../human-units.js';
 import type { RetryCountdown, RunState, RunStore } from '../../state/run-store.js';
 import { runSpendText } from '../../state/step-cost.js';
 import { runBindings } from '../keys/bindings.js';
+import { approvalHint } from '../../state/approval-hint.js';
+import { headline, statusWords } from '../../session/status-words.js';
 
 /**
  * The lines under the steps while a run is live — the totals, the spend, a retry's countdown, the
@@ -54,8 +56,28 @@ export function countdownPieces(retry: RetryCountdown, seconds: number): Piece[]
   ];
 }
 
-/** What the run view says while it stops, under the steps. */
-export const stoppingText = (message: string | undefined) => `${message ? `${message} ` : ''}(Ctrl+C again to quit now)`;
+/** The run's outcome under the totals, line by line: the pause hint while it runs, what a stop waits for, how it ended. */
+export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>): Piece[][] {
+  const ended = (status: 'paused' | 'failed' | 'cancelled') => ({ text: `${headline(status)}: ${s.message ?? ''}`, color: statusWords[status].hue });
+  switch (s.phase) {
+    case 'starting':
+    case 'running':
+      return [[{ text: runBindings['run.pause'].label, dim: true }]];
+    case 'stopping':
+      return [[{ text: `${s.message ? `${s.message} ` : ''}(Ctrl+C again to quit now)`, color: 'yellow' }]];
+    case 'completed':
+      return [[{ text: headline('completed'), color: statusWords.completed.hue }], ...s.artifacts.map((path) => [{ text: `  wrote ${path}`, dim: true }])];
+    case 'paused':
+      return [[ended('paused')], [{ text: 'Resume with: ' }, { text: `acode resume ${s.sessionId}`, bold: true }]];
+    case 'failed':
+    case 'cancelled':
+      return [[ended(s.phase)]];
+    case 'awaiting_approval':
+      // Asked here, the panel above says the rest.
+      if (s.approval) return [[{ text: `${runBindings['run.pause'].label} (the session keeps waiting for its answer)`, dim: true }]];
+      return [[{ text: headline('awaiting_approval'), color: statusWords.awaiting_approval.hue }], [{ text: approvalHint(s.sessionId) }]];
+  }
+}
 
 /** Rows `text` takes in a terminal `columns` wide, wrapped as Ink wraps a Text (words whole where they fit, a longer one cut). */
 export function wrappedRows(text: string, columns: number): number {
@@ -67,29 +89,32 @@ const plain = (pieces: readonly Piece[]) => pieces.map((piece) => piece.text).jo
 /** The widest the elapsed time reads in a run's first 16 hours ("999m59s"): the totals are counted at it, not at each tick's. */
 const widestElapsed = 999 * 60_000 + 59_000;
 
+/** What the rows under the steps are worked out from. */
+type BelowState = Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>;
+
 /**
  * Rows under a live run's steps: a blank row, the totals, the spend (when priced), a retry's
- * countdown, the pause hint (or what a stop is waiting for) — each as many rows as it wraps to at
- * `columns`.
+ * countdown, the outcome (the pause hint, what a stop waits for, how the run ended: the last frame
+ * must fit as well) — each as many rows as it wraps to at `columns`.
  */
-export function rowsBelow(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message'>, columns: number): number {
+export function rowsBelow(s: BelowState, columns: number): number {
   const spend = runSpendText(s.dollars, s.saving);
-  const outcome = s.phase === 'stopping' ? stoppingText(s.message) : runBindings['run.pause'].label;
   return (
     1 +
     wrappedRows(plain(summaryPieces(s, widestElapsed)), columns) +
     (spend ? wrappedRows(spend, columns) : 0) +
     // The countdown only shrinks: counted at the wait it began with.
     (s.retry ? wrappedRows(plain(countdownPieces(s.retry, Math.max(0, Math.ceil((s.retry.at - s.retry.since) / 1000)))), columns) : 0) +
-    wrappedRows(outcome, columns)
+    outcomeLines(s).reduce((rows, line) => rows + wrappedRows(plain(line), columns), 0)
   );
 }
 
 /** rowsBelow of the run now, at the terminal's width: worked out again only when what it reads changed (not on each streamed piece). */
 export function useRowsBelow(store: RunStore, columns: number): number {
-  const { steps, skipped, tokens, pattern, dollars, saving, retry, phase, message } = useStore(
+  const below: BelowState = useStore(
     store,
-    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message })),
+    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message, sessionId: s.sessionId, artifacts: s.artifacts, approval: s.approval })),
   );
-  return useMemo(() => rowsBelow({ steps, skipped, tokens, pattern, dollars, saving, retry, phase, message }, columns), [steps, skipped, tokens, pattern, dollars, saving, retry, phase, message, columns]);
+  // useShallow keeps the object while every field is the same: it is what changes.
+  return useMemo(() => rowsBelow(below, columns), [below, columns]);
 }

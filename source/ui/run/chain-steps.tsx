@@ -6,6 +6,7 @@ import { StepRow } from './step-row.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { approvalPanelRows, chainLiveRows } from './live-rows.js';
 import { useRowsBelow } from './below-lines.js';
+import { approvalPanelText } from './approval-text.js';
 import { active } from './run-lanes.js';
 import { StreamTail } from './stream-tail.js';
 
@@ -43,7 +44,10 @@ export function ChainSteps({ store }: { store: RunStore }) {
   const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
   const { columns, rows } = useTerminalSize();
   const below = useRowsBelow(store, columns);
-  const approvalRows = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, false, below).total : 0));
+  const approvalRows = useStore(store, (s) => {
+    const panel = approvalPanelText(s);
+    return panel ? approvalPanelRows(rows, columns, panel, false, below).total : 0;
+  });
   const underWay = steps.filter(active);
   const pending = steps.filter((s) => s.status === 'pending');
   const live = chainLiveRows(rows, underWay.length, pending.length, streaming, approvalRows, below);
@@ -67,7 +71,7 @@ export function ChainSteps({ store }: { store: RunStore }) {
         {pending.slice(0, live.pending).map((step) => (
           <StepRow key={step.index} step={step} />
         ))}
-        {live.more ? <Text dimColor>  … {pending.length - live.pending} more pending</Text> : null}
+        {live.more ? <Text dimColor wrap="truncate-end">  … {pending.length - live.pending} more pending</Text> : null}
       </Box>
     </>
   );

@@ -9,6 +9,7 @@ import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
 import { approvalPanelRows, fewestLaneLines, laneStreamRows } from './live-rows.js';
 import { useRowsBelow } from './below-lines.js';
+import { approvalPanelText } from './approval-text.js';
 import { LatestStream } from './stream-tail.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
@@ -23,15 +24,17 @@ function LaneHeader({ lane }: { lane: Lane }) {
     counts.running ? `${counts.running} running` : '',
     counts.waiting ? `${counts.waiting} waiting` : '',
   ].filter(Boolean);
+  // One row, cut at the terminal's width: a long branch name wrapped inside a shrunk box, mangled, and
+  // grew the live area past its budget.
   return (
-    <Box gap={1}>
-      <Text color={stepColor[status]}>{status === 'running' ? '▸' : stepGlyph[status]}</Text>
-      <Text bold={!lane.finished}>{lane.label}</Text>
+    <Text wrap="truncate-end">
+      <Text color={stepColor[status]}>{status === 'running' ? '▸' : stepGlyph[status]}</Text> <Text bold={!lane.finished}>{lane.label}</Text>
       <Text dimColor>
+        {' '}
         · {counts.done + counts.skipped}/{lane.steps.length} done{extra.map((text) => ` · ${text}`).join('')}
       </Text>
-      {counts.failed ? <Text color="red">· {counts.failed} failed</Text> : null}
-    </Box>
+      {counts.failed ? <Text color="red"> · {counts.failed} failed</Text> : null}
+    </Text>
   );
 }
 
@@ -45,6 +48,12 @@ function LaneRows({ lane, rows }: { lane: Lane; rows: readonly StepView[] }) {
       ))}
     </>
   );
+}
+
+/** "3 more running, 1 waiting": the steps under way a lane has no room for ("more" when some are shown). */
+function hiddenUnderWay({ running, waiting }: { running: number; waiting: number }, someShown: boolean): string {
+  const counts = [running ? ['running', running] : null, waiting ? ['waiting', waiting] : null].filter((count) => count !== null);
+  return counts.map(([what, n], i) => `${n} ${i === 0 && someShown ? 'more ' : ''}${what}`).join(', ');
 }
 
 /** A lane of one step outside every group (a reduce) is just its row. */
@@ -74,7 +83,10 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const started = useStore(store, (s) => s.phase !== 'starting');
   const { columns, rows } = useTerminalSize();
   const below = useRowsBelow(store, columns);
-  const approvalLines = useStore(store, (s) => (s.approval ? approvalPanelRows(rows, columns, s.approval.prompt, s.approval.context, true, below).total : 0));
+  const approvalLines = useStore(store, (s) => {
+    const panel = approvalPanelText(s);
+    return panel ? approvalPanelRows(rows, columns, panel, true, below).total : 0;
+  });
   const streaming = useStore(store, (s) => s.latestStream !== null);
   const lanes = lanesOf(steps, pattern);
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
@@ -87,7 +99,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
       <Box flexDirection="column">
         {live.map((entry) =>
           entry.kind === 'more' ? (
-            <Text key="more" dimColor>
+            <Text key="more" dimColor wrap="truncate-end">
               … {entry.lanes} more {more} ({entry.steps} steps{entry.running ? `, ${entry.running} running` : ''})
             </Text>
           ) : single(entry.lane) ? (
@@ -96,8 +108,8 @@ export function LaneSteps({ store }: { store: RunStore }) {
             <Box key={entry.lane.key} flexDirection="column">
               <LaneHeader lane={entry.lane} />
               <LaneRows lane={entry.lane} rows={entry.rows} />
-              {entry.moreActive > 0 ? <Text dimColor>    … {entry.moreActive} more running</Text> : null}
-              {entry.morePending > 0 ? <Text dimColor>    … {entry.morePending} more pending</Text> : null}
+              {entry.moreActive.running + entry.moreActive.waiting > 0 ? <Text dimColor wrap="truncate-end">    … {hiddenUnderWay(entry.moreActive, entry.rows.length > 0)}</Text> : null}
+              {entry.morePending > 0 ? <Text dimColor wrap="truncate-end">    … {entry.morePending} more pending</Text> : null}
             </Box>
           ),
         )}

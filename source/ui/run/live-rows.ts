@@ -1,3 +1,6 @@
+import { editKeys, responseLabel, type ApprovalPanelText } from './approval-text.js';
+import { wrappedRows } from './below-lines.js';
+
 /**
  * How many rows the run view's live area (below the finished steps) may give a running step's
  * streamed text and the pending steps, so that it stays shorter than the terminal: a frame as tall
@@ -36,8 +39,8 @@ export function chainLiveRows(height: number, running: number, pendingCount: num
   return { tail, pending, more };
 }
 
-/** Lines the lanes keep however short the terminal: a lane's header and its running rows. */
-export const fewestLaneLines = 4;
+/** Lines the lanes keep however short the terminal: a lane's header, the count of its steps under way ("… 5 running") and the count of the lanes folded (run-lanes.ts). */
+export const fewestLaneLines = 3;
 
 /** Rows of the one stream shown under the lanes (0: none), given the terminal's `height`, an approval panel's lines and the `below` rows under the lanes: the stream's title and a blank row above it take 2 more. */
 export function laneStreamRows(height: number, approvalLines: number, streaming: boolean, below = rowsBelowSteps): number {
@@ -48,22 +51,24 @@ export function laneStreamRows(height: number, approvalLines: number, streaming:
 export const approvalContextLines = 14;
 
 /**
- * An approval panel's rows: its border, title, prompt (wrapped at `columns`), the context lines
- * shown, a line counting the rest, and its key hints (two while a response is typed). The context
- * gives way first — the panel stays while the person decides, and each frame taller than the
- * terminal cleared it — down to one line; `lanes`: the run's lanes keep their fewest lines too;
- * `below`: the rows under the steps (below-lines.ts).
+ * An approval panel's rows: its border, title and prompt (wrapped at the panel's width), the
+ * context lines shown, a line counting the rest, and the keys (or the typed response and the
+ * editor's keys), each as many rows as it wraps to. The context gives way first — the panel stays
+ * while the person decides, and each frame taller than the terminal cleared it — down to none (the
+ * count still says it is there); `lanes`: the run's lanes keep their fewest lines too; `below`: the
+ * rows under the steps (below-lines.ts).
  */
-export function approvalPanelRows(height: number, columns: number, prompt: string, context: string, lanes: boolean, below = rowsBelowSteps): { context: number; total: number } {
+export function approvalPanelRows(height: number, columns: number, panel: ApprovalPanelText, lanes: boolean, below = rowsBelowSteps): { context: number; total: number } {
+  // Inside the border and its padding.
   const width = Math.max(1, columns - 4);
-  const promptRows = prompt.split('\n').reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / width)), 0);
-  const contextCount = context ? context.split('\n').length : 0;
-  const fixed = 2 + 1 + promptRows + 2;
+  const keys = panel.input === null ? Math.max(...panel.keys.map((text) => wrappedRows(text, width))) : wrappedRows(`${responseLabel}${panel.input} `, width) + wrappedRows(editKeys, width);
+  const fixed = 2 + wrappedRows(panel.title, width) + wrappedRows(panel.prompt, width) + keys;
+  const contextCount = panel.context ? panel.context.split('\n').length : 0;
   const others = lanes ? below + fewestLaneLines : below + 1;
-  const room = height - 1 - others - fixed;
-  let shown = Math.min(contextCount, approvalContextLines, Math.max(1, room));
-  if (shown < contextCount && shown + 1 > room) shown = Math.max(Math.min(1, contextCount), room - 1);
-  // One line left over takes the row its count would: it is shown ("… 1 more lines" said less).
-  if (contextCount - shown === 1) shown = contextCount;
+  const room = Math.max(0, height - 1 - others - fixed);
+  // All of it where it fits — one line over the most shown takes the row its count would ("… 1 more lines" said less) —
+  // else as many lines as fit beside the count.
+  const most = Math.min(room, approvalContextLines + 1);
+  const shown = contextCount <= most ? contextCount : Math.max(0, most - 1);
   return { context: shown, total: fixed + shown + (shown < contextCount ? 1 : 0) };
 }

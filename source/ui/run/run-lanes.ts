@@ -56,8 +56,8 @@ export interface LiveLane {
   rows: StepView[];
   /** Pending steps not shown as rows. */
   morePending: number;
-  /** Steps under way not shown as rows (only where the terminal is too short for them all). */
-  moreActive: number;
+  /** Steps under way not shown as rows (only where the terminal is too short for them all), running and waiting. */
+  moreActive: { running: number; waiting: number };
 }
 
 export type LiveEntry = LiveLane | { kind: 'more'; lanes: number; steps: number; running: number };
@@ -66,23 +66,26 @@ export type LiveEntry = LiveLane | { kind: 'more'; lanes: number; steps: number;
 const smallLane = 6;
 const pendingShown = 3;
 
-function fullRows(lane: Lane): { rows: StepView[]; morePending: number; moreActive: number } {
-  if (lane.steps.length <= smallLane) return { rows: lane.steps, morePending: 0, moreActive: 0 };
+const noneActive = { running: 0, waiting: 0 };
+const hiddenActive = (entry: LiveLane) => entry.moreActive.running + entry.moreActive.waiting;
+
+function fullRows(lane: Lane): Omit<LiveLane, 'kind' | 'lane'> {
+  if (lane.steps.length <= smallLane) return { rows: lane.steps, morePending: 0, moreActive: noneActive };
   const pending = lane.steps.filter((step) => step.status === 'pending');
   const shownPending = new Set(pending.slice(0, pendingShown));
   const rows = lane.steps.filter((step) => active(step) || step.status === 'failed' || shownPending.has(step));
-  return { rows, morePending: pending.length - shownPending.size, moreActive: 0 };
+  return { rows, morePending: pending.length - shownPending.size, moreActive: noneActive };
 }
 
-const height = (entry: LiveLane) => 1 + entry.rows.length + (entry.morePending > 0 ? 1 : 0) + (entry.moreActive > 0 ? 1 : 0);
+const height = (entry: LiveLane) => 1 + entry.rows.length + (entry.morePending > 0 ? 1 : 0) + (hiddenActive(entry) > 0 ? 1 : 0);
 
 /**
  * The unfinished lanes, fitted into `budget` lines — the live area must never outgrow the terminal
  * (Ink then redraws the whole screen on every frame). In turn, until they fit: idle lanes at the end
  * fold into one "… n more" line, idle lanes left shrink to their header, running lanes drop their
  * finished and pending rows, running lanes at the end fold too, and, last, the lanes left count
- * the running rows past their first on one line ("… 3 more running": five tasks of a level at once
- * in a 10-row terminal).
+ * the rows under way past those that fit on one line ("… 3 more running": five tasks of a level at
+ * once in an 8-row terminal), down to none ("… 5 running").
  */
 export function liveLanes(lanes: readonly Lane[], budget: number): LiveEntry[] {
   const idle = (entry: LiveLane) => !entry.lane.steps.some(active);
@@ -110,9 +113,11 @@ export function liveLanes(lanes: readonly Lane[], budget: number): LiveEntry[] {
   fold(() => true);
   for (let i = cut - 1; i >= 0 && used > budget; i--) {
     const entry = entries[i]!;
-    const keep = Math.max(1, entry.rows.length - (used - budget) - (entry.moreActive > 0 ? 0 : 1));
+    const keep = Math.max(0, entry.rows.length - (used - budget) - (hiddenActive(entry) > 0 ? 0 : 1));
     if (keep >= entry.rows.length) continue;
-    const kept = { ...entry, rows: entry.rows.slice(0, keep), moreActive: entry.moreActive + entry.rows.length - keep };
+    const hidden = entry.rows.slice(keep);
+    const waiting = hidden.filter((step) => step.status === 'waiting').length;
+    const kept = { ...entry, rows: entry.rows.slice(0, keep), moreActive: { running: entry.moreActive.running + hidden.length - waiting, waiting: entry.moreActive.waiting + waiting } };
     used -= height(entry) - height(kept);
     entries[i] = kept;
   }

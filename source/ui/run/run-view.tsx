@@ -1,16 +1,15 @@
-import { Box, Text, useInput, useStdin } from 'ink';
+import { Box, useInput, useStdin } from 'ink';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import type { RunStore } from '../../state/run-store.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { Pieces, RetryCountdown } from './retry-countdown.js';
-import { stoppingText, summaryPieces } from './below-lines.js';
+import { outcomeLines, summaryPieces } from './below-lines.js';
 import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
-import { approvalHint } from '../../state/approval-hint.js';
 import { TickProvider, useTick } from './run-tick.js';
-import { headline, statusWords } from '../../session/status-words.js';
 
 function Summary({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
@@ -24,61 +23,12 @@ function Summary({ store }: { store: RunStore }) {
 }
 
 function Outcome({ store }: { store: RunStore }) {
-  const phase = useStore(store, (s) => s.phase);
-  const message = useStore(store, (s) => s.message);
-  const sessionId = useStore(store, (s) => s.sessionId);
-  const artifacts = useStore(store, (s) => s.artifacts);
-  switch (phase) {
-    case 'starting':
-    case 'running':
-      return <Text dimColor>{runBindings['run.pause'].label}</Text>;
-    case 'stopping':
-      return <Text color="yellow">{stoppingText(message)}</Text>;
-    case 'completed':
-      return (
-        <Box flexDirection="column">
-          <Text color={statusWords.completed.hue}>{headline('completed')}</Text>
-          {artifacts.map((path) => (
-            <Text key={path} dimColor>  wrote {path}</Text>
-          ))}
-        </Box>
-      );
-    case 'paused':
-      return (
-        <Box flexDirection="column">
-          <Text color={statusWords.paused.hue}>
-            {headline('paused')}: {message}
-          </Text>
-          <Text>
-            Resume with: <Text bold>acode resume {sessionId}</Text>
-          </Text>
-        </Box>
-      );
-    case 'failed':
-      return (
-        <Text color={statusWords.failed.hue}>
-          {headline('failed')}: {message}
-        </Text>
-      );
-    case 'cancelled':
-      return (
-        <Text color={statusWords.cancelled.hue}>
-          {headline('cancelled')}: {message}
-        </Text>
-      );
-    case 'awaiting_approval':
-      return <AwaitingApproval store={store} />;
-  }
-}
-
-function AwaitingApproval({ store }: { store: RunStore }) {
-  const asking = useStore(store, (s) => s.approval !== null);
-  const sessionId = useStore(store, (s) => s.sessionId);
-  if (asking) return <Text dimColor>{runBindings['run.pause'].label} (the session keeps waiting for its answer)</Text>;
+  const lines = outcomeLines(useStore(store, useShallow((s) => ({ phase: s.phase, message: s.message, sessionId: s.sessionId, artifacts: s.artifacts, approval: s.approval }))));
   return (
     <Box flexDirection="column">
-      <Text color={statusWords.awaiting_approval.hue}>{headline('awaiting_approval')}</Text>
-      <Text>{approvalHint(sessionId)}</Text>
+      {lines.map((line, i) => (
+        <Pieces key={i} pieces={line} />
+      ))}
     </Box>
   );
 }

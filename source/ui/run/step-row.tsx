@@ -32,24 +32,41 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
           : step.status === 'running' && step.attempt > 1
             ? `attempt ${step.attempt}`
             : '';
+  const glyph = <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>;
+  const label = (
+    <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
+      {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
+    </Text>
+  );
+  const noteColor = step.status === 'failed' ? 'red' : 'yellow';
+  if (active(step) || step.status === 'pending') {
+    // A live row keeps to one row, cut at the terminal's width (the live area is budgeted a row a
+    // step, live-rows.ts): a long tool path, a long task id. One Text: one node to lay out a frame.
+    return (
+      <Box marginLeft={indent}>
+        <Text wrap="truncate-end">
+          {glyph} {label}
+          {step.status === 'running' && step.startedAt !== undefined ? (
+            <>
+              {' '}
+              <Elapsed since={step.startedAt} />
+            </>
+          ) : null}
+          {detail ? <Text dimColor> {detail}</Text> : null}
+          {step.note ? <Text color={noteColor}> {step.note}</Text> : null}
+        </Text>
+      </Box>
+    );
+  }
+  // A finished row goes above the frame for good: its note (a failure's reason) whole, wrapped beside its name.
   return (
     <Box gap={1} marginLeft={indent}>
-      {/* What names the step keeps its width; a live row's note gives way (below). */}
-      <Box gap={1} flexShrink={active(step) ? 0 : 1}>
-        <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>
-        <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
-          {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
-        </Text>
-        {step.status === 'running' && step.startedAt !== undefined ? <Elapsed since={step.startedAt} /> : null}
+      <Box gap={1}>
+        {glyph}
+        {label}
         {detail ? <Text dimColor>{detail}</Text> : null}
       </Box>
-      {step.note ? (
-        // A live row keeps to one row (the live area is budgeted a row a step, live-rows.ts): a long
-        // tool path is cut. A finished row goes above the frame for good, its note (a failure's reason) whole.
-        <Text color={step.status === 'failed' ? 'red' : 'yellow'} wrap={active(step) ? 'truncate-end' : 'wrap'}>
-          {step.note}
-        </Text>
-      ) : null}
+      {step.note ? <Text color={noteColor}>{step.note}</Text> : null}
     </Box>
   );
 }

@@ -71,7 +71,9 @@ export function LatestStream({ store, rows }: { store: RunStore; rows: number })
   if (step === null || rows === 0) return null;
   return (
     <Box flexDirection="column" marginTop={1}>
-      <Text color="cyan">▸ {title ?? step}</Text>
+      <Text color="cyan" wrap="truncate-end">
+        ▸ {title ?? step}
+      </Text>
       <StreamTail store={store} step={step} indent={2} rows={rows} />
     </Box>
   );

@@ -32,73 +32,113 @@ function flagCases(indent: string, line: (command: string, flags: string) => str
 /** Commands whose argument is a file. */
 const fileCommands = ['run', 'validate', 'init'];
 
+/** Flags followed by a value (`--status done`, `--status=done`): the value is not one of the command's words. */
+const valueFlags = (Object.keys(cliFlags) as FlagName[]).filter((name) => cliFlags[name].type === 'string').map((name) => `--${kebab(name)}`);
+/** Value flags whose value is a file. */
+const fileValueFlags = ['--out'];
+
+/**
+ * bash. Flags may come anywhere (`acode sessions --json show <id>`), so the command and its
+ * arguments are the words that are neither flags nor a flag's value; bash splits `--flag=value`
+ * at the `=`.
+ */
 function bash(): string {
-  const valueCases = flagValues().map(([flag, values]) => `    ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ); return ;;`).join('\n');
+  const valueCases = flagValues().map(([flag, values]) => `      ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ) ;;`).join('\n');
   return `# acode completion for bash: source <(acode completion bash), or save it to ~/.local/share/bash-completion/completions/acode
 _acode() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  case "$prev" in
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" flag=
+  # A flag's value is being typed: --flag value, --flag=value (split at '=' by bash).
+  if [[ "$cur" == "=" ]]; then flag="$prev"; cur=
+  elif [[ "$prev" == "=" ]]; then flag="\${COMP_WORDS[COMP_CWORD-2]}"
+  elif [[ " ${valueFlags.join(' ')} " == *" $prev "* ]]; then flag="$prev"; fi
+  if [[ -n "$flag" ]]; then
+    case "$flag" in
 ${valueCases}
-  esac
+      ${fileValueFlags.join('|')}) COMPREPLY=( $(compgen -f -- "$cur") ) ;;
+      # An id, a name, a number, text: nothing to offer, not even files.
+      *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+    esac
+    return
+  fi
+  # The command and its arguments: the words that are neither flags nor a flag's value.
+  local words=() i w resume=
+  for (( i = 1; i < COMP_CWORD; i++ )); do
+    w="\${COMP_WORDS[i]}"
+    if [[ "$w" == --resume ]]; then resume=1; fi
+    if [[ " ${valueFlags.join(' ')} " == *" $w "* ]]; then
+      (( i++ ))
+      if [[ "\${COMP_WORDS[i]}" == "=" ]]; then (( i++ )); fi
+    elif [[ "$w" != -* ]]; then words+=("$w"); fi
+  done
+  local command="\${words[0]}"
+  if [[ "$command" == sessions ]]; then command="sessions \${words[1]:-list}"
+  elif [[ "$command" == run && -n "$resume" ]]; then command="run --resume"; fi
   if [[ "$cur" == -* ]]; then
-    # Only the flags the command takes: 'sessions' alone is 'sessions list'.
-    local command="\${COMP_WORDS[1]}" flags="--help --version"
-    if [[ "$command" == sessions ]]; then
-      local sub="\${COMP_WORDS[2]}"
-      if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
-      command="sessions $sub"
-    elif [[ "$command" == run && " \${COMP_WORDS[*]} " == *" --resume"[=[:space:]]* ]]; then
-      command="run --resume"
-    fi
+    # Only the flags the command takes.
+    local flags="--help --version"
     case "$command" in
 ${flagCases('      ', (command, flags) => `"${command}") flags="${flags}" ;;`)}
     esac
     COMPREPLY=( $(compgen -W "$flags" -- "$cur") ); return
   fi
-  if (( COMP_CWORD == 1 )); then
-    COMPREPLY=( $(compgen -W "${commandNames.join(' ')}" -- "$cur") ); return
-  fi
-  case "\${COMP_WORDS[1]}" in
-    sessions) if (( COMP_CWORD == 2 )); then COMPREPLY=( $(compgen -W "${sessionsCommandNames.join(' ')}" -- "$cur") ); return; fi ;;
-    completion) COMPREPLY=( $(compgen -W "${completionShells.join(' ')}" -- "$cur") ); return ;;
-    ${fileCommands.join('|')}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+  case "\${#words[@]} \${words[0]}" in
+    "0 ") COMPREPLY=( $(compgen -W "${commandNames.join(' ')}" -- "$cur") ); return ;;
+    "1 sessions") COMPREPLY=( $(compgen -W "${sessionsCommandNames.join(' ')}" -- "$cur") ); return ;;
+    "1 completion") COMPREPLY=( $(compgen -W "${completionShells.join(' ')}" -- "$cur") ); return ;;
   esac
+  if [[ \${#words[@]} == 1 && " ${fileCommands.join(' ')} " == *" \${words[0]} "* && "$command" != "run --resume" ]]; then
+    COMPREPLY=( $(compgen -f -- "$cur") ); return
+  fi
+  # A session's id or name, or nothing more: no file names.
+  compopt +o default 2>/dev/null
   COMPREPLY=()
 }
 complete -o default -F _acode acode acode-tui
 `;
 }
 
+/** zsh: as bash (flags anywhere; the command and its arguments are the other words); `--flag=value` is one word. */
 function zsh(): string {
-  const valueCases = flagValues().map(([flag, values]) => `    ${flag}) compadd -- ${values.join(' ')}; return ;;`).join('\n');
+  const valueCases = flagValues().map(([flag, values]) => `      ${flag}) compadd -- ${values.join(' ')} ;;`).join('\n');
   return `#compdef acode acode-tui
 # acode completion for zsh: source <(acode completion zsh) after compinit, or save it as _acode on your $fpath
 _acode() {
-  case "\${words[CURRENT-1]}" in
+  local cur="\${words[CURRENT]}" flag=
+  # A flag's value is being typed: --flag value, or --flag=value (one word).
+  if [[ "$cur" == --*=* ]]; then flag="\${cur%%=*}"; compset -P '*='
+  elif [[ " ${valueFlags.join(' ')} " == *" \${words[CURRENT-1]} "* ]]; then flag="\${words[CURRENT-1]}"; fi
+  if [[ -n "$flag" ]]; then
+    case "$flag" in
 ${valueCases}
-  esac
-  if [[ "\${words[CURRENT]}" == -* ]]; then
-    # Only the flags the command takes: 'sessions' alone is 'sessions list'.
-    local command="\${words[2]}" sub
-    if [[ "$command" == sessions ]]; then
-      sub="\${words[3]}"
-      if [[ -z "$sub" || "$sub" == -* ]]; then sub=list; fi
-      command="sessions $sub"
-    elif [[ "$command" == run && " \${words[*]} " == *" --resume"[=[:space:]]* ]]; then
-      command="run --resume"
-    fi
+      ${fileValueFlags.join('|')}) _files ;;
+    esac
+    return
+  fi
+  # The command and its arguments: the words that are neither flags nor a flag's value.
+  local -a args
+  local i w resume=
+  for (( i = 2; i < CURRENT; i++ )); do
+    w="\${words[i]}"
+    if [[ "$w" == --resume || "$w" == --resume=* ]]; then resume=1; fi
+    if [[ " ${valueFlags.join(' ')} " == *" $w "* ]]; then (( i++ ))
+    elif [[ "$w" != -* ]]; then args+=("$w"); fi
+  done
+  local command="\${args[1]}"
+  if [[ "$command" == sessions ]]; then command="sessions \${args[2]:-list}"
+  elif [[ "$command" == run && -n "$resume" ]]; then command="run --resume"; fi
+  if [[ "$cur" == -* ]]; then
+    # Only the flags the command takes.
     case "$command" in
 ${flagCases('      ', (command, flags) => `"${command}") compadd -- ${flags}; return ;;`)}
     esac
     compadd -- --help --version; return
   fi
-  if (( CURRENT == 2 )); then
-    compadd -- ${commandNames.join(' ')}; return
-  fi
-  case "\${words[2]}" in
-    sessions) if (( CURRENT == 3 )); then compadd -- ${sessionsCommandNames.join(' ')}; return; fi ;;
-    completion) compadd -- ${completionShells.join(' ')}; return ;;
-    ${fileCommands.join('|')}) _files; return ;;
+  case "\${#args} \${args[1]}" in
+    "0 ") compadd -- ${commandNames.join(' ')} ;;
+    "1 sessions") compadd -- ${sessionsCommandNames.join(' ')} ;;
+    "1 completion") compadd -- ${completionShells.join(' ')} ;;
+    "1 run") if [[ -z "$resume" ]]; then _files; fi ;;
+    ${fileCommands.filter((c) => c !== 'run').map((c) => `"1 ${c}"`).join('|')}) _files ;;
   esac
 }
 compdef _acode acode acode-tui
@@ -106,42 +146,47 @@ compdef _acode acode acode-tui
 }
 
 /**
- * fish: the command a line is completed as is worked out from the words' places, as bash and zsh do
- * (fish's __fish_seen_subcommand_from matches a word anywhere: a session named `show` got --step).
+ * fish: the command a line is completed as is worked out from its words, as bash and zsh do — flags
+ * anywhere, the command and its arguments the other words (fish's __fish_seen_subcommand_from
+ * matched a word anywhere: a session named `show` got --step).
  */
 function fish(): string {
   const lines = [
     '# acode completion for fish: acode completion fish > ~/.config/fish/completions/acode.fish',
+    '# The words typed before this one that are neither flags nor a flag\'s value: the command and its arguments.',
+    'function __acode_args',
+    '    set -l skip 0',
+    '    for w in (commandline -opc)[2..-1]',
+    '        if test $skip -eq 1',
+    '            set skip 0',
+    '        else if contains -- $w ' + valueFlags.join(' '),
+    '            set skip 1',
+    "        else if not string match -q -- '-*' $w",
+    '            echo $w',
+    '        end',
+    '    end',
+    'end',
     '# The command being completed, as acode reads it: `sessions <sub>` (`sessions` alone is `sessions list`), `run --resume` for a resume.',
     'function __acode_command',
-    '    set -l words (commandline -opc)',
-    '    set -l command $words[2]',
-    '    set -l sub list',
+    '    set -l args (__acode_args)',
+    '    set -l command $args[1]',
     '    if test "$command" = sessions',
-    "        if set -q words[3]; and not string match -q -- '-*' $words[3]",
-    '            set sub $words[3]',
-    '        end',
-    '        set command "sessions $sub"',
-    "    else if test \"$command\" = run; and string match -q -r -- '^--resume(=|$)' $words",
+    '        set -q args[2]; and set command "sessions $args[2]"; or set command "sessions list"',
+    "    else if test \"$command\" = run; and string match -q -r -- '^--resume(=|$)' (commandline -opc)",
     "        set command 'run --resume'",
     '    end',
     '    echo $command',
     'end',
     '# The first argument of one of the commands given is being typed.',
     'function __acode_argument_of',
-    '    set -l words (commandline -opc)',
-    '    test (count $words) -eq 2; and contains -- $words[2] $argv',
-    'end',
-    '# The command is one of those given.',
-    'function __acode_after',
-    '    set -l words (commandline -opc)',
-    '    set -q words[2]; and contains -- $words[2] $argv',
+    '    set -l args (__acode_args)',
+    '    test (count $args) -eq 1; and contains -- $args[1] $argv',
     'end',
     'complete -c acode -f',
-    `complete -c acode -n 'test (count (commandline -opc)) -eq 1' -a '${commandNames.join(' ')}'`,
+    `complete -c acode -n 'test (count (__acode_args)) -eq 0' -a '${commandNames.join(' ')}'`,
     `complete -c acode -n '__acode_argument_of sessions' -a '${sessionsCommandNames.join(' ')}'`,
     `complete -c acode -n '__acode_argument_of completion' -a '${completionShells.join(' ')}'`,
-    `complete -c acode -n '__acode_after ${fileCommands.join(' ')}' -F`,
+    `complete -c acode -n '__acode_argument_of ${fileCommands.join(' ')}; and test (__acode_command) != "run --resume"' -F`,
   ];
   const values = new Map(flagValues());
   for (const name of Object.keys(cliFlags) as FlagName[]) {
@@ -150,7 +195,9 @@ function fish(): string {
     const when = name === 'help' || name === 'version' ? '' : ` -n 'contains -- (__acode_command) ${takers.map((command) => `"${command}"`).join(' ')}'`;
     for (const flag of typedFlag(name)) {
       const choices = values.get(flag);
-      lines.push(`complete -c acode${when} -l ${flag.slice(2)}${choices ? ` -x -a '${choices.join(' ')}'` : ''}`);
+      // A value flag takes the next word: a file for --out, one of its choices, or the user's own (nothing offered).
+      const value = fileValueFlags.includes(flag) ? ' -r -F' : choices ? ` -x -a '${choices.join(' ')}'` : valueFlags.includes(flag) ? ' -x' : '';
+      lines.push(`complete -c acode${when} -l ${flag.slice(2)}${value}`);
     }
   }
   lines.push('complete -c acode-tui -w acode');

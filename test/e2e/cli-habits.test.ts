@@ -163,6 +163,20 @@ describe('acode completion', () => {
     expect(complete(['acode', 'run', '--resume', 'abcd', '--va'])).toEqual([]);
   });
 
+  it('reads the command from the words that are not flags, in bash: flags may come first', () => {
+    expect(complete(['acode', 'sessions', '--json', 'show', 'abcd', '--st'])).toEqual(['--step']);
+    expect(complete(['acode', '--json', 'sessions', 'show', 'abcd', '--st'])).toEqual(['--step']);
+    expect(complete(['acode', '--json', ''])).toEqual([...commandNames]);
+    // A flag's value is not a command: a run named "sessions" is still a run.
+    expect(complete(['acode', 'run', '--name', 'sessions', '--re'])).toEqual(['--response', '--reject', '--resume']);
+    // --flag=value, split at the '=' by bash.
+    expect(complete(['acode', 'resume', '--on-change', '=', ''])).toEqual(['prompt', 'continue', 'abort']);
+    expect(complete(['acode', 'init', '--provider', '=', 'o'])).toEqual(['openai', 'ollama']);
+    // Where an id or nothing goes, nothing is offered (the fallback to file names is turned off).
+    expect(complete(['acode', 'run', '--resume', ''])).toEqual([]);
+    expect(complete(['acode', 'completion', 'bash', ''])).toEqual([]);
+  });
+
   /** What fish completes for a command line (`complete -C`), the script loaded as a user's completions file would be. */
   function completeFish(line: string): string[] {
     const script = execFileSync(process.execPath, [cliPath, 'completion', 'fish'], { encoding: 'utf8' });
@@ -182,21 +196,30 @@ describe('acode completion', () => {
     expect(completeFish('acode sessions ')).toEqual([...sessionsCommandNames].sort());
     expect(completeFish('acode resume show ')).toEqual([]);
     expect(completeFish('acode resume --strategy r')).toEqual(['retry', 'rollback']);
+    // Flags anywhere, a flag's value never taken for a command.
+    expect(completeFish('acode sessions --json show abcd --st')).toEqual(['--step']);
+    expect(completeFish('acode --json ')).toEqual([...commandNames].sort());
+    expect(completeFish('acode run --resume ')).toEqual([]);
+    expect(completeFish('acode completion bash ')).toEqual([]);
   });
 
   it('offers each command its own flags in zsh', () => {
     const script = execFileSync(process.execPath, [cliPath, 'completion', 'zsh'], { encoding: 'utf8' });
     const dir = tempDir();
     writeFileSync(join(dir, '_acode'), script);
-    // compadd (zsh's completion builtin) stood in for by one that prints what it was given.
+    // compadd, compset and _files (zsh's completion builtins) stood in for by ones that print what they were given.
     const offered = (words: string[]) =>
-      execFileSync('zsh', ['-fc', `compdef() {}; source ${join(dir, '_acode')}; compadd() { shift; print -r -- "$@"; }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _acode`], { encoding: 'utf8' }).trim().split(' ');
+      execFileSync('zsh', ['-fc', `compdef() {}; compset() { PREFIX=\${PREFIX#*=}; }; _files() { print -r -- FILES; }; source ${join(dir, '_acode')}; compadd() { shift; print -r -- "$@"; }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _acode`], { encoding: 'utf8' }).trim().split(' ').filter(Boolean);
     expect(offered(['acode', 'run', 'spec.yaml', '--'])).not.toContain('--dry-run');
     expect(offered(['acode', 'run', 'spec.yaml', '--'])).toContain('--var');
     expect(offered(['acode', 'run', '--resume=abcd', '--'])).toContain('--dry-run');
     expect(offered(['acode', 'run', '--resume=abcd', '--'])).not.toContain('--var');
     expect(offered(['acode', 'sessions', '--'])).toContain('--status');
     expect(offered(['acode', 'resume', '--strategy', ''])).toEqual(['rollback', 'retry', 'prompt']);
+    expect(offered(['acode', 'resume', '--on-change='])).toEqual(['prompt', 'continue', 'abort']);
+    expect(offered(['acode', '--json', 'sessions', 'show', 'abcd', '--'])).toContain('--step');
+    expect(offered(['acode', 'run', '--name', 'sessions', ''])).toEqual(['FILES']);
+    expect(offered(['acode', 'run', '--resume', ''])).toEqual([]);
   });
 
   it('prints zsh and fish scripts naming every command, and refuses another shell', async () => {

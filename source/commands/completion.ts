@@ -66,8 +66,10 @@ ${valueCases}
     w="\${COMP_WORDS[i]}"
     if [[ "$w" == --resume ]]; then resume=1; fi
     if [[ " ${valueFlags.join(' ')} " == *" $w "* ]]; then
+      # Its value: --flag value, --flag=value; a value with '=' in it (--var k=v) is split at each.
       (( i++ ))
       if [[ "\${COMP_WORDS[i]}" == "=" ]]; then (( i++ )); fi
+      while (( i + 2 < COMP_CWORD )) && [[ "\${COMP_WORDS[i+1]}" == "=" ]]; do (( i += 2 )); done
     elif [[ "$w" != -* ]]; then words+=("$w"); fi
   done
   local command="\${words[0]}"

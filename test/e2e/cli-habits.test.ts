@@ -175,6 +175,9 @@ describe('acode completion', () => {
     // Where an id or nothing goes, nothing is offered (the fallback to file names is turned off).
     expect(complete(['acode', 'run', '--resume', ''])).toEqual([]);
     expect(complete(['acode', 'completion', 'bash', ''])).toEqual([]);
+    // A value with '=' in it is split at each by bash: --var k=v is four words, --var=k=v five.
+    expect(complete(['acode', '--var', 'k', '=', 'v', 'run', '--re'])).toEqual(['--response', '--reject', '--resume']);
+    expect(complete(['acode', '--var', '=', 'k', '=', 'v', 'run', '--re'])).toEqual(['--response', '--reject', '--resume']);
   });
 
   /** What fish completes for a command line (`complete -C`), the script loaded as a user's completions file would be. */

@@ -53,23 +53,30 @@ describe('the live area fits the terminal', () => {
   const context = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n');
 
   it('gives an approval’s context what the terminal has room for, the rest counted', () => {
-    expect(approvalPanelRows(60, 100, panel('Approve?', context(30)), false)).toEqual({ context: approvalContextLines, total: 5 + approvalContextLines + 1 });
-    expect(approvalPanelRows(60, 100, panel('Approve?', context(3)), false)).toEqual({ context: 3, total: 8 });
-    expect(approvalPanelRows(60, 100, panel('Approve?', ''), false)).toEqual({ context: 0, total: 5 });
+    const bordered = { border: true, counted: false };
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(30)), false)).toEqual({ ...bordered, counted: true, context: approvalContextLines, total: 5 + approvalContextLines + 1 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(3)), false)).toEqual({ ...bordered, context: 3, total: 8 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', ''), false)).toEqual({ ...bordered, context: 0, total: 5 });
     // One line over shows in the row its count would take.
-    expect(approvalPanelRows(60, 100, panel('Approve?', context(approvalContextLines + 1)), false)).toEqual({ context: approvalContextLines + 1, total: 5 + approvalContextLines + 1 });
-    expect(approvalPanelRows(14, 80, panel('Approve?', context(2)), false)).toEqual({ context: 2, total: 7 });
+    expect(approvalPanelRows(60, 100, panel('Approve?', context(approvalContextLines + 1)), false)).toEqual({ ...bordered, context: approvalContextLines + 1, total: 5 + approvalContextLines + 1 });
+    expect(approvalPanelRows(14, 80, panel('Approve?', context(2)), false)).toEqual({ ...bordered, context: 2, total: 7 });
     // 12 rows at 80 columns (examples/chain-approval-demo.yaml): under the panel a blank row, the totals and the hint, above it the step.
-    expect(approvalPanelRows(12, 80, panel('Approve?', context(3)), false, 3)).toEqual({ context: 1, total: 7 });
-    // No room at all: no line of it, the count says it is there.
-    expect(approvalPanelRows(8, 80, panel('Approve?', context(3)), false, 3)).toEqual({ context: 0, total: 6 });
+    expect(approvalPanelRows(12, 80, panel('Approve?', context(3)), false, 3)).toEqual({ ...bordered, counted: true, context: 1, total: 7 });
+    // No room for the bordered panel and a line of its context: it goes without its border (two rows), and the context has them.
+    expect(approvalPanelRows(11, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, context: 3, total: 6 });
+    expect(approvalPanelRows(10, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, context: 1, total: 5 });
+    // Room for the count alone: no line of it, the count says it is there.
+    expect(approvalPanelRows(9, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, context: 0, total: 4 });
+    // No room even so: the panel alone, no count of a context it cannot show.
+    expect(approvalPanelRows(8, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, context: 0, total: 3 });
     for (let height = 1; height <= 40; height++) {
       for (const lines of [0, 1, 5, 14, 15, 40]) {
         for (const [lanes, around] of [[false, 1 + 5], [true, 5 + 3]] as const) {
           const rows = approvalPanelRows(height, 100, panel('Approve the research?', context(lines)), lanes);
           expect(rows.context).toBeLessThanOrEqual(Math.min(lines, approvalContextLines + 1));
-          // Where the panel fits with its count, the panel and the rows around it stay under the terminal's last row.
-          if (height - 1 - around - 5 >= 1) expect(rows.total + around).toBeLessThan(height);
+          // Where the panel fits without its border, the panel and the rows around it stay under the terminal's last row.
+          if (height - 1 - around - 3 >= 0) expect(rows.total + around).toBeLessThan(height);
+          if (rows.counted) expect(rows.context).toBeLessThan(lines);
         }
       }
     }
@@ -83,10 +90,11 @@ describe('the live area fits the terminal', () => {
     expect(approvalPanelRows(60, 24, panel('x'.repeat(60), ''), false).total).toBe(2 + 2 + 3 + 4);
     // The keys' row with a long default response wraps.
     expect(approvalPanelRows(60, 80, panel('Approve?', '', null, 'd'.repeat(80)), false).total).toBe(2 + 1 + 1 + 2);
-    // Typing: the response's row (wrapped as it grows) and the editor's keys.
+    // Typing: the response's row (wrapped beside its 11-column label as it grows, the cursor after it) and the editor's keys.
     expect(approvalPanelRows(60, 80, panel('Approve?', '', ''), false).total).toBe(2 + 1 + 1 + 2);
-    expect(approvalPanelRows(60, 80, panel('Approve?', '', 'x'.repeat(200)), false).total).toBe(2 + 1 + 1 + 3 + 1);
+    expect(approvalPanelRows(60, 80, panel('Approve?', '', 'x'.repeat(194)), false).total).toBe(2 + 1 + 1 + 3 + 1);
+    expect(approvalPanelRows(60, 80, panel('Approve?', '', 'x'.repeat(200)), false).total).toBe(2 + 1 + 1 + 4 + 1);
     // The context gives way to what is typed.
-    expect(approvalPanelRows(14, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3).context).toBe(0);
+    expect(approvalPanelRows(12, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3)).toMatchObject({ context: 0, counted: true });
   });
 });

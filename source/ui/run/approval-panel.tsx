@@ -76,9 +76,10 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   if (!approval || !text) return null;
   const lines = approval.context ? approval.context.split('\n') : [];
   // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
-  const contextLines = approvalPanelRows(rows, columns, text, lanes, below).context;
+  const { context: contextLines, counted, border } = approvalPanelRows(rows, columns, text, lanes, below);
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
+    // A terminal too short for the border has the panel without it: the title says what it is.
+    <Box flexDirection="column" borderStyle={border ? 'round' : undefined} borderColor="magenta" paddingX={border ? 1 : 0}>
       <Text bold color="magenta">
         {text.title}
       </Text>
@@ -88,7 +89,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
           {line || ' '}
         </Text>
       ))}
-      {lines.length > contextLines ? (
+      {counted ? (
         <Text dimColor wrap="truncate-end">
           … {contextLines > 0 ? `${lines.length - contextLines} more lines` : `${lines.length} lines of context: the terminal is too short to show them`}
         </Text>
@@ -96,7 +97,10 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
       {editing ? (
         <Box flexDirection="column">
           <Box>
-            <Text color="cyan">{responseLabel}</Text>
+            {/* The label keeps its width; the text wraps beside it (live-rows counts it so). */}
+            <Box flexShrink={0}>
+              <Text color="cyan">{responseLabel}</Text>
+            </Box>
             <TextInput
               value={draft}
               onChange={(value) => {

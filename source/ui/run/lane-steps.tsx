@@ -38,13 +38,13 @@ function LaneHeader({ lane }: { lane: Lane }) {
   );
 }
 
-/** A lane's rows below its header, names aligned. */
-function LaneRows({ lane, rows }: { lane: Lane; rows: readonly StepView[] }) {
+/** A lane's rows below its header, names aligned; `live`: in the live area, each keeps to one row. */
+function LaneRows({ lane, rows, live = false }: { lane: Lane; rows: readonly StepView[]; live?: boolean }) {
   const width = Math.max(0, ...lane.steps.map((step) => nameInLane(step).length));
   return (
     <>
       {rows.map((step) => (
-        <StepRow key={step.id} step={step} name={nameInLane(step)} nameWidth={width} indent={2} />
+        <StepRow key={step.id} step={step} name={nameInLane(step)} nameWidth={width} indent={2} live={live} />
       ))}
     </>
   );
@@ -107,7 +107,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
           ) : (
             <Box key={entry.lane.key} flexDirection="column">
               <LaneHeader lane={entry.lane} />
-              <LaneRows lane={entry.lane} rows={entry.rows} />
+              <LaneRows lane={entry.lane} rows={entry.rows} live />
               {entry.moreActive.running + entry.moreActive.waiting > 0 ? <Text dimColor wrap="truncate-end">    … {hiddenUnderWay(entry.moreActive, entry.rows.length > 0)}</Text> : null}
               {entry.morePending > 0 ? <Text dimColor wrap="truncate-end">    … {entry.morePending} more pending</Text> : null}
             </Box>

@@ -50,25 +50,40 @@ export function laneStreamRows(height: number, approvalLines: number, streaming:
 /** The most lines of an approval's context shown; the rest are counted on one line. */
 export const approvalContextLines = 14;
 
+/** How the approval panel is drawn to fit: the context lines shown, whether a line counts the rest, whether it has its border, and its rows. */
+export interface ApprovalPanelRows {
+  context: number;
+  counted: boolean;
+  border: boolean;
+  total: number;
+}
+
 /**
  * An approval panel's rows: its border, title and prompt (wrapped at the panel's width), the
- * context lines shown, a line counting the rest, and the keys (or the typed response and the
- * editor's keys), each as many rows as it wraps to. The context gives way first — the panel stays
- * while the person decides, and each frame taller than the terminal cleared it — down to none (the
- * count still says it is there); `lanes`: the run's lanes keep their fewest lines too; `below`: the
- * rows under the steps (below-lines.ts).
+ * context lines shown, a line counting the rest, and the keys (or the typed response, wrapped
+ * beside its label, and the editor's keys), each as many rows as it wraps to. To fit, the context
+ * gives way first — the panel stays while the person decides, and each frame taller than the
+ * terminal cleared it — down to one line, then the border, then the rest; `lanes`: the run's lanes keep their fewest
+ * lines too; `below`: the rows under the steps (below-lines.ts).
  */
-export function approvalPanelRows(height: number, columns: number, panel: ApprovalPanelText, lanes: boolean, below = rowsBelowSteps): { context: number; total: number } {
-  // Inside the border and its padding.
-  const width = Math.max(1, columns - 4);
-  const keys = panel.input === null ? Math.max(...panel.keys.map((text) => wrappedRows(text, width))) : wrappedRows(`${responseLabel}${panel.input} `, width) + wrappedRows(editKeys, width);
-  const fixed = 2 + wrappedRows(panel.title, width) + wrappedRows(panel.prompt, width) + keys;
-  const contextCount = panel.context ? panel.context.split('\n').length : 0;
+export function approvalPanelRows(height: number, columns: number, panel: ApprovalPanelText, lanes: boolean, below = rowsBelowSteps): ApprovalPanelRows {
   const others = lanes ? below + fewestLaneLines : below + 1;
-  const room = Math.max(0, height - 1 - others - fixed);
-  // All of it where it fits — one line over the most shown takes the row its count would ("… 1 more lines" said less) —
-  // else as many lines as fit beside the count.
-  const most = Math.min(room, approvalContextLines + 1);
-  const shown = contextCount <= most ? contextCount : Math.max(0, most - 1);
-  return { context: shown, total: fixed + shown + (shown < contextCount ? 1 : 0) };
+  const contextCount = panel.context ? panel.context.split('\n').length : 0;
+  const drawn = (border: boolean): ApprovalPanelRows => {
+    // Inside the border and its padding, or the whole width.
+    const width = Math.max(1, columns - (border ? 4 : 0));
+    // The typed text wraps beside its label, the cursor after it.
+    const keys = panel.input === null ? Math.max(...panel.keys.map((text) => wrappedRows(text, width))) : wrappedRows(`${panel.input} `, Math.max(1, width - responseLabel.length)) + wrappedRows(editKeys, width);
+    const fixed = (border ? 2 : 0) + wrappedRows(panel.title, width) + wrappedRows(panel.prompt, width) + keys;
+    const room = height - 1 - others - fixed;
+    // All of it where it fits — one line over the most shown takes the row its count would ("… 1 more lines" said less) —
+    // else as many lines as fit beside the count, and no count where not even it fits.
+    const most = Math.min(room, approvalContextLines + 1);
+    const shown = contextCount <= Math.max(0, most) ? contextCount : Math.max(0, most - 1);
+    const counted = shown < contextCount && room >= 1;
+    return { context: shown, counted, border, total: fixed + shown + (counted ? 1 : 0) };
+  };
+  // The border where the panel fits with it and a line of its context (when it has one).
+  const bordered = drawn(true);
+  return bordered.total + others <= height - 1 && (contextCount === 0 || bordered.context > 0) ? bordered : drawn(false);
 }

@@ -21,7 +21,7 @@ function Elapsed({ since }: { since: number }) {
  * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of
  * it; while it runs, its elapsed time.
  */
-export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepView; name?: string; nameWidth?: number; indent?: number }) {
+export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false }: { step: StepView; name?: string; nameWidth?: number; indent?: number; live?: boolean }) {
   const detail =
     step.status === 'done' && step.tokens
       ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
@@ -39,8 +39,9 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0 }: { step: StepV
     </Text>
   );
   const noteColor = step.status === 'failed' ? 'red' : 'yellow';
-  if (active(step) || step.status === 'pending') {
-    // A live row keeps to one row, cut at the terminal's width (the live area is budgeted a row a
+  if (live || active(step) || step.status === 'pending') {
+    // A row in the live area (`live`: a finished step of a lane still running; every step under way
+    // or pending) keeps to one row, cut at the terminal's width (the live area is budgeted a row a
     // step, live-rows.ts): a long tool path, a long task id. One Text: one node to lay out a frame.
     return (
       <Box marginLeft={indent}>

@@ -25,3 +25,8 @@ export function formatAgo(at: number, now = Date.now()): string {
 export function formatBytes(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/** "1 step", "3 steps"; `many` where the plural is not the word and an s ("branches"). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -3,6 +3,7 @@ import type { StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
 import { headline } from '../session/status-words.js';
+import { plural } from '../human-units.js';
 
 const recoveryText = {
   applied: 'already applied, marked done',
@@ -31,7 +32,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'session_started':
       return event.resumed
         ? `resuming: ${event.steps_skipped} skipped (completed earlier), ${stepsTotal - event.steps_skipped} remaining`
-        : `started: ${stepsTotal} steps`;
+        : `started: ${plural(stepsTotal, 'step')}`;
     case 'step_skipped':
       return undefined; // counted in the session_started line; thousands of lines would drown the rest
     case 'step_started':

@@ -13,6 +13,7 @@ import { importInk } from './import-ink.js';
 import { plainLine } from './plain-progress.js';
 import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 import { StreamPrinter } from './stream-printer.js';
+import { plural } from '../human-units.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -38,7 +39,7 @@ interface PlainTally {
 
 function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean, tally: PlainTally): string {
   const spend = runSpendText(tally.dollars, tally.saving);
-  const counts = `${summary.steps_total} steps (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out${spend ? ` · ${spend}` : ''}`;
+  const counts = `${plural(summary.steps_total, 'step')} (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out${spend ? ` · ${spend}` : ''}`;
   const status = summary.status === 'created' || summary.status === 'running' ? 'failed' : summary.status;
   const label = paint(ctx, statusWords[status].hue, headline(status));
   if (status === 'awaiting_approval') return `${label}: ${counts}${saved ? `\n${approvalHint(summary.session_id)}` : ''}`;

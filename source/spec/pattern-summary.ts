@@ -2,8 +2,8 @@ import type { WorkflowSpec } from './schema.js';
 import { isApprovalStep } from './chain-steps.js';
 import { maxParallel } from './max-parallel.js';
 import { taskOrder } from './task-graph.js';
+import { plural } from '../human-units.js';
 
-const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
 
 /** Beyond this many tasks the levels are given as counts: a line, not a page. */
 const namedTasksLimit = 12;

@@ -56,6 +56,14 @@ describe('acode run and resume with the scripted provider', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('counts one step as one step, not "1 steps"', async () => {
+    const ws = workspace(chainSpec({ steps: 1, provider: 'scripted' }));
+    const result = await runCli(['run', 'spec.yaml'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('started: 1 step\n');
+    expect(result.stderr).toMatch(/✓ completed: 1 step \(1 executed, 0 skipped\)/);
+  });
+
   it('prints the --json summary object on stdout', async () => {
     const ws = workspace(chainSpec({ steps: 3, provider: 'scripted' }));
     const result = await runCli(['run', 'spec.yaml', '--json'], ws);

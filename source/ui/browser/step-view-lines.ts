@@ -4,6 +4,7 @@ import type { StepViewState } from '../../state/step-view-store.js';
 import { hints, stepViewBindings } from '../keys/bindings.js';
 import type { Line, Segment } from './browser-lines.js';
 import { wrapText } from './wrap-text.js';
+import { plural } from '../../human-units.js';
 
 const dim = (text: string): Segment => ({ text, dim: true });
 
@@ -15,7 +16,7 @@ function titleLines(view: Pick<StepViewState, 'session' | 'loading' | 'message' 
   const { session } = view;
   if (!session) return [[{ text: 'acode', bold: true, color: 'cyan' }, dim(` · reading the steps of ${view.loading?.slice(0, 8) ?? ''}…`)], [{ text: view.message ?? ' ', color: 'yellow' }]];
   const title: Line = [{ text: 'acode', bold: true, color: 'cyan' }, dim(' · session '), { text: session.id, color: 'magenta' }, dim(` · ${session.workflow} (${session.pattern})`)];
-  const where = view.detail ? `step ${session.steps[view.selected]?.ref ?? ''}: its response and tool calls` : `${session.steps.length} steps${session.resumable ? ' · resumable: r resumes it' : ''}`;
+  const where = view.detail ? `step ${session.steps[view.selected]?.ref ?? ''}: its response and tool calls` : `${plural(session.steps.length, 'step')}${session.resumable ? ' · resumable: r resumes it' : ''}`;
   // A message wraps (up to 3 lines): the list gives up the rows it takes.
   return [title, ...(view.message ? wrapText(view.message, width, 3).map((text): Line => [{ text, color: 'yellow' }]) : [[dim(where)]])];
 }

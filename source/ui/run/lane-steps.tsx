@@ -11,6 +11,7 @@ import { approvalPanelRows, fewestLaneLines, laneStreamRows } from './live-rows.
 import { useRowsBelow } from './below-lines.js';
 import { approvalPanelText } from './approval-text.js';
 import { LatestStream } from './stream-tail.js';
+import { plural } from '../../human-units.js';
 
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
 const skippedListed = 3;
@@ -100,7 +101,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
         {live.map((entry) =>
           entry.kind === 'more' ? (
             <Text key="more" dimColor wrap="truncate-end">
-              … {entry.lanes} more {more} ({entry.steps} steps{entry.running ? `, ${entry.running} running` : ''})
+              … {entry.lanes} more {more} ({plural(entry.steps, 'step')}{entry.running ? `, ${entry.running} running` : ''})
             </Text>
           ) : single(entry.lane) ? (
             <StepRow key={entry.lane.key} step={entry.lane.steps[0]!} name={nameInLane(entry.lane.steps[0]!)} />

@@ -156,4 +156,35 @@ describe('the run view', () => {
     await ui.waitForFrame(() => answerApproval.mock.calls.length === 3);
     expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'edited', response: 'focus on costs' });
   });
+
+  it('takes keys that arrive in one chunk one at a time: e and text edit, r and a ask before anything', async () => {
+    const { ui, apply, store, answerApproval } = setup();
+    apply(started());
+    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'approval_requested', step: '1', attempt: 1, prompt: 'Approve?', context: '', default_response: 'approved' });
+    const ask = () => store.getState().askApproval({ step: '1', prompt: 'Approve?', context: '', defaultResponse: 'approved' });
+    ask();
+    await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
+    // Typed fast, or while the app was busy: the edit key and the response's start in one read. It approved with the default.
+    ui.stdin.write('efocus');
+    await ui.waitForFrame((f) => f.includes('response › focus'));
+    expect(answerApproval).not.toHaveBeenCalled();
+    await new Promise((resolve) => setImmediate(resolve)); // the text field subscribes to input in an effect, after its first frame
+    ui.stdin.write('\r');
+    await ui.waitForFrame(() => answerApproval.mock.calls.length === 1);
+    expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'edited', response: 'focus' });
+
+    // Reject then a stray key: the question is asked, nothing answered.
+    ask();
+    await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
+    ui.stdin.write('ra');
+    await ui.waitForFrame((f) => f.includes('Reject cancels the session'));
+    expect(answerApproval).toHaveBeenCalledTimes(1);
+    // All of it at once, Enter too: the response is recorded.
+    ui.stdin.write('n');
+    await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
+    ui.stdin.write('eall at once\r');
+    await ui.waitForFrame(() => answerApproval.mock.calls.length === 2);
+    expect(answerApproval).toHaveBeenLastCalledWith({ decision: 'edited', response: 'all at once' });
+  });
 });

@@ -1,4 +1,4 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text, useInput, type Key } from 'ink';
 import TextInput from 'ink-text-input';
 import { useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
@@ -44,29 +44,39 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     setEditing(false);
     store.getState().answerApproval({ decision: 'edited', response: text.trim() });
   };
+  /** One key: the editor's while it is open, else approve, edit, reject and the reject question's. */
+  const onKey = (input: string, key: Key) => {
+    if (editingNow.current) {
+      if (key.escape) setEditing(false);
+      // Typed before the editor showed (this handler is an older render's): the text is the response's start.
+      else if (!editing && key.return) submit();
+      else if (!editing && input && !key.ctrl && !key.meta) edit(latest.current + input);
+      return;
+    }
+    const s = store.getState();
+    if (rejecting.current) {
+      if (matches(rejectBindings['reject.yes'], input, key)) {
+        setConfirmingReject(false);
+        s.answerApproval({ decision: 'rejected' });
+      } else if (matches(rejectBindings['reject.no'], input, key)) setConfirmingReject(false);
+      return;
+    }
+    if (matches(b['approval.approve'], input, key)) s.answerApproval({ decision: 'approved' });
+    else if (matches(b['approval.reject'], input, key)) setConfirmingReject(true);
+    else if (matches(b['approval.edit'], input, key)) {
+      edit('');
+      setEditing(true);
+    }
+  };
   useInput(
     (input, key) => {
-      if (editingNow.current) {
-        if (key.escape) setEditing(false);
-        // Typed before the editor showed (this handler is an older render's): the text is the response's start.
-        else if (!editing && key.return) submit();
-        else if (!editing && input && !key.ctrl && !key.meta) edit(latest.current + input);
+      // Keys typed fast, or pasted, or while the app was busy arrive as one chunk ("ef", "ra", "e" and a
+      // response and Enter): each is taken in turn — 'e' then text edits, never approves nor drops the text.
+      if (input.length > 1 && !key.ctrl && !key.meta && !(editingNow.current && editing)) {
+        for (const char of input) onKey(char, { ...key, return: char === '\r' || char === '\n' });
         return;
       }
-      const s = store.getState();
-      if (rejecting.current) {
-        if (matches(rejectBindings['reject.yes'], input, key)) {
-          setConfirmingReject(false);
-          s.answerApproval({ decision: 'rejected' });
-        } else if (matches(rejectBindings['reject.no'], input, key)) setConfirmingReject(false);
-        return;
-      }
-      if (matches(b['approval.approve'], input, key)) s.answerApproval({ decision: 'approved' });
-      else if (matches(b['approval.reject'], input, key)) setConfirmingReject(true);
-      else if (matches(b['approval.edit'], input, key)) {
-        edit('');
-        setEditing(true);
-      }
+      onKey(input, key);
     },
     { isActive: approval !== null },
   );

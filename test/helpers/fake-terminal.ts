@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 /**
  * A terminal's two ends as Ink and the browser's full screen use them: stdout of a given size
- * recording every write, stdin that is a TTY, records its raw mode and never has input.
+ * recording every write, stdin that is a TTY, records its raw mode and has what `type` gives it.
  */
 export function fakeTerminal(columns: number, rows: number) {
   const writes: string[] = [];
@@ -14,6 +14,7 @@ export function fakeTerminal(columns: number, rows: number) {
     /** Everything written, in order. */
     written: () => writes.join(''),
   });
+  const typed: string[] = [];
   const stdin = Object.assign(new EventEmitter(), {
     isTTY: true,
     raw: false,
@@ -21,7 +22,12 @@ export function fakeTerminal(columns: number, rows: number) {
     setEncoding: () => stdin,
     ref: () => stdin,
     unref: () => stdin,
-    read: () => null,
+    read: () => typed.shift() ?? null,
+    /** Keys typed: one chunk, read as Ink reads a terminal's (on 'readable'). */
+    type: (chunk: string) => {
+      typed.push(chunk);
+      stdin.emit('readable');
+    },
   });
   return { stdout, stdin };
 }

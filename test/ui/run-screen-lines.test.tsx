@@ -61,7 +61,8 @@ function drawnView({ height = rows, width = columns, before = '', workflow = fal
     terminal.stdout.emit('resize');
   };
   const redraw = () => terminal.stdout.emit('resize');
-  return { apply, say, startChain, askApproval, shows, showsText, screen, resize, redraw, writes: terminal.stdout.writes, unmount: () => view.unmount() };
+  const type = (chunk: string) => terminal.stdin.type(chunk);
+  return { apply, say, startChain, askApproval, shows, showsText, screen, resize, redraw, type, writes: terminal.stdout.writes, unmount: () => view.unmount() };
 }
 
 /** A view (drawnView's options) whose chain has started and runs its first step, handed to `test`; unmounted after, whatever happens. */
@@ -206,6 +207,28 @@ describe('the run view on a terminal, a changed line at a time', () => {
       view.askApproval({ step: '0', prompt: 'Approve the research?', context: 'one\ntwo\nthree', defaultResponse: 'approved' });
       await view.showsText('approval needed');
       await neverClears(view, width >= 56 ? 'Ctrl+C pause (the session keeps waiting for its answer)' : /answer\)$/, false);
+    });
+  });
+
+  it('at 14 rows and 50 columns, shows a long response being typed by its last rows: no full-screen redraws', async () => {
+    await withRunningChain({ height: 14, width: 50 }, async (view) => {
+      view.apply({ type: 'approval_requested', step: '0', attempt: 1, prompt: 'Approve the research?', context: 'one\ntwo\nthree', default_response: 'approved' });
+      view.askApproval({ step: '0', prompt: 'Approve the research?', context: 'one\ntwo\nthree', defaultResponse: 'approved' });
+      await view.showsText('approval needed');
+      view.type('e');
+      await view.showsText('Enter submit');
+      // A key at a time, as a person types: 200 characters wrap to 6 rows beside the label, more than the terminal has left.
+      const text = Array.from({ length: 20 }, (_, i) => `word${String(i).padStart(2, '0')}xx`).join(' ');
+      for (const char of text) {
+        view.type(char);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // The end of what was typed shows, the editor's keys under it; the start scrolled out of sight.
+      await view.showsText('word19xx');
+      const screen = await view.screen();
+      expect(screen.join('\n')).not.toContain('word00xx');
+      expect(screen).toContain('Enter submit · Esc cancel');
+      await neverClears(view, /answer\)$/, false);
     });
   });
 

@@ -96,5 +96,8 @@ describe('the live area fits the terminal', () => {
     expect(approvalPanelRows(60, 80, panel('Approve?', '', 'x'.repeat(200)), false).total).toBe(2 + 1 + 1 + 4 + 1);
     // The context gives way to what is typed.
     expect(approvalPanelRows(12, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3)).toMatchObject({ context: 0, counted: true });
+    // Shorter still: the response shows its last rows (where the cursor is), one at least.
+    expect(approvalPanelRows(10, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3)).toMatchObject({ context: 0, counted: false, border: false, input: { shown: 2, rows: 3 }, total: 5 });
+    expect(approvalPanelRows(5, 80, panel('Approve?', context(3), 'x'.repeat(200)), false, 3).input).toEqual({ shown: 1, rows: 3 });
   });
 });

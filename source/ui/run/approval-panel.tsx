@@ -86,7 +86,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   if (!approval || !text) return null;
   const lines = approval.context ? approval.context.split('\n') : [];
   // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
-  const { context: contextLines, counted, border } = approvalPanelRows(rows, columns, text, lanes, below);
+  const { context: contextLines, counted, border, input } = approvalPanelRows(rows, columns, text, lanes, below);
   return (
     // A terminal too short for the border has the panel without it: the title says what it is.
     <Box flexDirection="column" borderStyle={border ? 'round' : undefined} borderColor="magenta" paddingX={border ? 1 : 0}>
@@ -106,21 +106,24 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
       ) : null}
       {editing ? (
         <Box flexDirection="column">
-          <Box>
-            {/* The label keeps its width; the text wraps beside it (live-rows counts it so). */}
-            <Box flexShrink={0}>
-              <Text color="cyan">{responseLabel}</Text>
+          {/* A response longer than the rows the terminal has for it shows its last rows, where the cursor is. */}
+          <Box height={input.shown} overflow="hidden" flexDirection="column">
+            <Box marginTop={input.shown - input.rows} flexShrink={0}>
+              {/* The label keeps its width; the text wraps beside it (live-rows counts it so). */}
+              <Box flexShrink={0}>
+                <Text color="cyan">{responseLabel}</Text>
+              </Box>
+              <TextInput
+                value={draft}
+                onChange={(value) => {
+                  // Typed while the app was busy, the text and its Enter arrive as one chunk.
+                  const enter = value.search(/[\r\n]/);
+                  if (enter >= 0) submit(value.slice(0, enter));
+                  else edit(value);
+                }}
+                onSubmit={() => submit()}
+              />
             </Box>
-            <TextInput
-              value={draft}
-              onChange={(value) => {
-                // Typed while the app was busy, the text and its Enter arrive as one chunk.
-                const enter = value.search(/[\r\n]/);
-                if (enter >= 0) submit(value.slice(0, enter));
-                else edit(value);
-              }}
-              onSubmit={() => submit()}
-            />
           </Box>
           <Text dimColor>{editKeys}</Text>
         </Box>

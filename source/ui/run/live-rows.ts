@@ -50,11 +50,12 @@ export function laneStreamRows(height: number, approvalLines: number, streaming:
 /** The most lines of an approval's context shown; the rest are counted on one line. */
 export const approvalContextLines = 14;
 
-/** How the approval panel is drawn to fit: the context lines shown, whether a line counts the rest, whether it has its border, and its rows. */
+/** How the approval panel is drawn to fit: the context lines shown, whether a line counts the rest, whether it has its border, the typed response's rows shown (its last) of all it wraps to, and the panel's rows. */
 export interface ApprovalPanelRows {
   context: number;
   counted: boolean;
   border: boolean;
+  input: { shown: number; rows: number };
   total: number;
 }
 
@@ -63,7 +64,8 @@ export interface ApprovalPanelRows {
  * context lines shown, a line counting the rest, and the keys (or the typed response, wrapped
  * beside its label, and the editor's keys), each as many rows as it wraps to. To fit, the context
  * gives way first — the panel stays while the person decides, and each frame taller than the
- * terminal cleared it — down to one line, then the border, then the rest; `lanes`: the run's lanes keep their fewest
+ * terminal cleared it — down to one line, then the border, then the rest, then the first rows of
+ * a long response being typed; `lanes`: the run's lanes keep their fewest
  * lines too; `below`: the rows under the steps (below-lines.ts).
  */
 export function approvalPanelRows(height: number, columns: number, panel: ApprovalPanelText, lanes: boolean, below = rowsBelowSteps): ApprovalPanelRows {
@@ -73,17 +75,22 @@ export function approvalPanelRows(height: number, columns: number, panel: Approv
     // Inside the border and its padding, or the whole width.
     const width = Math.max(1, columns - (border ? 4 : 0));
     // The typed text wraps beside its label, the cursor after it.
-    const keys = panel.input === null ? Math.max(...panel.keys.map((text) => wrappedRows(text, width))) : wrappedRows(`${panel.input} `, Math.max(1, width - responseLabel.length)) + wrappedRows(editKeys, width);
-    const fixed = (border ? 2 : 0) + wrappedRows(panel.title, width) + wrappedRows(panel.prompt, width) + keys;
+    const inputRows = panel.input === null ? 0 : wrappedRows(`${panel.input} `, Math.max(1, width - responseLabel.length));
+    const keys = panel.input === null ? Math.max(...panel.keys.map((text) => wrappedRows(text, width))) : wrappedRows(editKeys, width);
+    const fixed = (border ? 2 : 0) + wrappedRows(panel.title, width) + wrappedRows(panel.prompt, width) + keys + inputRows;
     const room = height - 1 - others - fixed;
     // All of it where it fits — one line over the most shown takes the row its count would ("… 1 more lines" said less) —
     // else as many lines as fit beside the count, and no count where not even it fits.
     const most = Math.min(room, approvalContextLines + 1);
     const shown = contextCount <= Math.max(0, most) ? contextCount : Math.max(0, most - 1);
     const counted = shown < contextCount && room >= 1;
-    return { context: shown, counted, border, total: fixed + shown + (counted ? 1 : 0) };
+    return { context: shown, counted, border, input: { shown: inputRows, rows: inputRows }, total: fixed + shown + (counted ? 1 : 0) };
   };
   // The border where the panel fits with it and a line of its context (when it has one).
   const bordered = drawn(true);
-  return bordered.total + others <= height - 1 && (contextCount === 0 || bordered.context > 0) ? bordered : drawn(false);
+  const fitted = bordered.total + others <= height - 1 && (contextCount === 0 || bordered.context > 0) ? bordered : drawn(false);
+  // Still too tall as a response is typed: its last rows show, where the cursor is (one at least).
+  const over = fitted.total + others - (height - 1);
+  const cut = Math.max(0, Math.min(over, fitted.input.rows - 1));
+  return { ...fitted, input: { ...fitted.input, shown: fitted.input.rows - cut }, total: fitted.total - cut };
 }

@@ -53,7 +53,8 @@ describe('the live area fits the terminal', () => {
   const context = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n');
 
   it('gives an approval’s context what the terminal has room for, the rest counted', () => {
-    const bordered = { border: true, counted: false };
+    const none = { shown: 0, rows: 0 };
+    const bordered = { border: true, counted: false, input: none };
     expect(approvalPanelRows(60, 100, panel('Approve?', context(30)), false)).toEqual({ ...bordered, counted: true, context: approvalContextLines, total: 5 + approvalContextLines + 1 });
     expect(approvalPanelRows(60, 100, panel('Approve?', context(3)), false)).toEqual({ ...bordered, context: 3, total: 8 });
     expect(approvalPanelRows(60, 100, panel('Approve?', ''), false)).toEqual({ ...bordered, context: 0, total: 5 });
@@ -63,12 +64,12 @@ describe('the live area fits the terminal', () => {
     // 12 rows at 80 columns (examples/chain-approval-demo.yaml): under the panel a blank row, the totals and the hint, above it the step.
     expect(approvalPanelRows(12, 80, panel('Approve?', context(3)), false, 3)).toEqual({ ...bordered, counted: true, context: 1, total: 7 });
     // No room for the bordered panel and a line of its context: it goes without its border (two rows), and the context has them.
-    expect(approvalPanelRows(11, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, context: 3, total: 6 });
-    expect(approvalPanelRows(10, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, context: 1, total: 5 });
+    expect(approvalPanelRows(11, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, input: none, context: 3, total: 6 });
+    expect(approvalPanelRows(10, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, input: none, context: 1, total: 5 });
     // Room for the count alone: no line of it, the count says it is there.
-    expect(approvalPanelRows(9, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, context: 0, total: 4 });
+    expect(approvalPanelRows(9, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: true, input: none, context: 0, total: 4 });
     // No room even so: the panel alone, no count of a context it cannot show.
-    expect(approvalPanelRows(8, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, context: 0, total: 3 });
+    expect(approvalPanelRows(8, 80, panel('Approve?', context(3)), false, 3)).toEqual({ border: false, counted: false, input: none, context: 0, total: 3 });
     for (let height = 1; height <= 40; height++) {
       for (const lines of [0, 1, 5, 14, 15, 40]) {
         for (const [lanes, around] of [[false, 1 + 5], [true, 5 + 3]] as const) {

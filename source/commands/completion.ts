@@ -46,10 +46,19 @@ function bash(): string {
   const valueCases = flagValues().map(([flag, values]) => `      ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ) ;;`).join('\n');
   return `# acode completion for bash: source <(acode completion bash), or save it to ~/.local/share/bash-completion/completions/acode
 _acode() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" flag=
-  # A flag's value is being typed: --flag value, --flag=value (split at '=' by bash).
-  if [[ "$cur" == "=" ]]; then flag="$prev"; cur=
-  elif [[ "$prev" == "=" ]]; then flag="\${COMP_WORDS[COMP_CWORD-2]}"
+  # bash splits a word at each '=' (--var k=v is four words): joined again as typed, where COMP_LINE has no space between.
+  local typed=() line="\${COMP_LINE:0:COMP_POINT}" i w
+  # (Called with COMP_WORDS alone, as by hand: the words as they are.)
+  if [[ -z "\${COMP_LINE+set}" ]]; then line="\${COMP_WORDS[*]}"; fi
+  for (( i = 0; i <= COMP_CWORD; i++ )); do
+    w="\${COMP_WORDS[i]}"
+    if (( i > 0 )) && [[ "$line" != [[:space:]]* ]]; then typed[\${#typed[@]}-1]+="$w"; else typed+=("$w"); fi
+    line="\${line#"\${line%%[![:space:]]*}"}"
+    line="\${line:\${#w}}"
+  done
+  local cur="\${typed[\${#typed[@]}-1]}" prev="\${typed[\${#typed[@]}-2]}" flag=
+  # A flag's value is being typed: --flag value, --flag=value (bash completes what follows the last '=').
+  if [[ "$cur" == --*=* ]]; then flag="\${cur%%=*}"; cur="\${COMP_WORDS[COMP_CWORD]}"; [[ "$cur" == "=" ]] && cur=
   elif [[ " ${valueFlags.join(' ')} " == *" $prev "* ]]; then flag="$prev"; fi
   if [[ -n "$flag" ]]; then
     case "$flag" in
@@ -61,15 +70,11 @@ ${valueCases}
     return
   fi
   # The command and its arguments: the words that are neither flags nor a flag's value.
-  local words=() i w resume=
-  for (( i = 1; i < COMP_CWORD; i++ )); do
-    w="\${COMP_WORDS[i]}"
-    if [[ "$w" == --resume ]]; then resume=1; fi
-    if [[ " ${valueFlags.join(' ')} " == *" $w "* ]]; then
-      # Its value: --flag value, --flag=value; a value with '=' in it (--var k=v) is split at each.
-      (( i++ ))
-      if [[ "\${COMP_WORDS[i]}" == "=" ]]; then (( i++ )); fi
-      while (( i + 2 < COMP_CWORD )) && [[ "\${COMP_WORDS[i+1]}" == "=" ]]; do (( i += 2 )); done
+  local words=() resume=
+  for (( i = 1; i < \${#typed[@]} - 1; i++ )); do
+    w="\${typed[i]}"
+    if [[ "$w" == --resume || "$w" == --resume=* ]]; then resume=1; fi
+    if [[ " ${valueFlags.join(' ')} " == *" $w "* ]]; then (( i++ ))
     elif [[ "$w" != -* ]]; then words+=("$w"); fi
   done
   local command="\${words[0]}"

@@ -140,44 +140,53 @@ describe('acode schema', () => {
 });
 
 describe('acode completion', () => {
-  /** What the bash completion offers for a command line whose last word is being typed. */
-  function complete(words: string[]): string[] {
-    const script = `source <("${process.execPath}" "${cliPath}" completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _acode; echo "\${COMPREPLY[@]}"`;
+  /**
+   * What the bash completion offers for `line` (the cursor at its end), its words split as bash splits
+   * them — at spaces, and around each '=' (COMP_WORDBREAKS) — and the line itself in COMP_LINE.
+   */
+  function complete(line: string): string[] {
+    const words = line.split(/\s+/).flatMap((token) => token.split(/(=)/).filter(Boolean));
+    if (/\s$/.test(line)) words.push('');
+    const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+    const script = `source <("${process.execPath}" "${cliPath}" completion bash); COMP_LINE=${quoted(line)}; COMP_POINT=${line.length}; COMP_WORDS=(${words.map(quoted).join(' ')}); COMP_CWORD=${words.length - 1}; _acode; echo "\${COMPREPLY[@]}"`;
     return execFileSync('bash', ['-c', script], { encoding: 'utf8' }).trim().split(' ').filter(Boolean);
   }
 
   it('completes commands, sessions subcommands, flags and flag values in bash', () => {
-    expect(complete(['acode', 'res'])).toEqual(['resume']);
-    expect(complete(['acode', 'sessions', 'cl'])).toEqual(['cleanup']);
-    expect(complete(['acode', 'run', 'spec.yaml', '--na'])).toEqual(['--name']);
-    expect(complete(['acode', 'resume', '--strategy', 'r'])).toEqual(['rollback', 'retry']);
-    expect(complete(['acode', 'init', '--provider', ''])).toEqual(['scripted', 'openai', 'ollama']);
+    expect(complete('acode res')).toEqual(['resume']);
+    expect(complete('acode sessions cl')).toEqual(['cleanup']);
+    expect(complete('acode run spec.yaml --na')).toEqual(['--name']);
+    expect(complete('acode resume --strategy r')).toEqual(['rollback', 'retry']);
+    expect(complete('acode init --provider ')).toEqual(['scripted', 'openai', 'ollama']);
   });
 
   it("offers run's resume flags only with --resume, in bash", () => {
-    expect(complete(['acode', 'run', 'spec.yaml', '--d'])).toEqual([]);
-    expect(complete(['acode', 'run', 'spec.yaml', '--re'])).toEqual(['--response', '--reject', '--resume']);
-    expect(complete(['acode', 'run', '--resume', 'abcd', '--d'])).toEqual(['--dry-run']);
+    expect(complete('acode run spec.yaml --d')).toEqual([]);
+    expect(complete('acode run spec.yaml --re')).toEqual(['--response', '--reject', '--resume']);
+    expect(complete('acode run --resume abcd --d')).toEqual(['--dry-run']);
     // bash splits --resume=abcd at the '='.
-    expect(complete(['acode', 'run', '--resume', '=', 'abcd', '--y'])).toEqual(['--yes']);
-    expect(complete(['acode', 'run', '--resume', 'abcd', '--va'])).toEqual([]);
+    expect(complete('acode run --resume=abcd --y')).toEqual(['--yes']);
+    expect(complete('acode run --resume abcd --va')).toEqual([]);
   });
 
   it('reads the command from the words that are not flags, in bash: flags may come first', () => {
-    expect(complete(['acode', 'sessions', '--json', 'show', 'abcd', '--st'])).toEqual(['--step']);
-    expect(complete(['acode', '--json', 'sessions', 'show', 'abcd', '--st'])).toEqual(['--step']);
-    expect(complete(['acode', '--json', ''])).toEqual([...commandNames]);
+    expect(complete('acode sessions --json show abcd --st')).toEqual(['--step']);
+    expect(complete('acode --json sessions show abcd --st')).toEqual(['--step']);
+    expect(complete('acode --json ')).toEqual([...commandNames]);
     // A flag's value is not a command: a run named "sessions" is still a run.
-    expect(complete(['acode', 'run', '--name', 'sessions', '--re'])).toEqual(['--response', '--reject', '--resume']);
+    expect(complete('acode run --name sessions --re')).toEqual(['--response', '--reject', '--resume']);
     // --flag=value, split at the '=' by bash.
-    expect(complete(['acode', 'resume', '--on-change', '=', ''])).toEqual(['prompt', 'continue', 'abort']);
-    expect(complete(['acode', 'init', '--provider', '=', 'o'])).toEqual(['openai', 'ollama']);
+    expect(complete('acode resume --on-change=')).toEqual(['prompt', 'continue', 'abort']);
+    expect(complete('acode init --provider=o')).toEqual(['openai', 'ollama']);
     // Where an id or nothing goes, nothing is offered (the fallback to file names is turned off).
-    expect(complete(['acode', 'run', '--resume', ''])).toEqual([]);
-    expect(complete(['acode', 'completion', 'bash', ''])).toEqual([]);
+    expect(complete('acode run --resume ')).toEqual([]);
+    expect(complete('acode completion bash ')).toEqual([]);
     // A value with '=' in it is split at each by bash: --var k=v is four words, --var=k=v five.
-    expect(complete(['acode', '--var', 'k', '=', 'v', 'run', '--re'])).toEqual(['--response', '--reject', '--resume']);
-    expect(complete(['acode', '--var', '=', 'k', '=', 'v', 'run', '--re'])).toEqual(['--response', '--reject', '--resume']);
+    expect(complete('acode --var k=v run --re')).toEqual(['--response', '--reject', '--resume']);
+    expect(complete('acode --var=k=v run --re')).toEqual(['--response', '--reject', '--resume']);
+    // An empty value (k=, then a space): the next word is not the value's.
+    expect(complete('acode --var k= run --re')).toEqual(['--response', '--reject', '--resume']);
+    expect(complete('acode run --var k= --var x=y --for')).toEqual(['--force']);
   });
 
   /** What fish completes for a command line (`complete -C`), the script loaded as a user's completions file would be. */

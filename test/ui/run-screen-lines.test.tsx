@@ -289,6 +289,22 @@ describe('the run view on a terminal, a changed line at a time', () => {
     });
   });
 
+  it('at 35 columns, writes no line wider than the terminal: the header and finished rows wrap as words', async () => {
+    await withRunningChain({ height: 30, width: 35 }, async (view) => {
+      view.apply({ type: 'step_completed', step: '0', agent: 'agent0', attempt: 1, idempotency_key: 'k0', response: 'whole', usage: { input: 3, output: 75 }, duration_ms: 3800 });
+      view.apply({ type: 'step_started', step: '1', agent: 'agent1', attempt: 1, idempotency_key: 'k1' });
+      view.apply({ type: 'step_failed', step: '1', attempt: 1, reason: 'provider_error', message: "HTTP 400 from http://127.0.0.1/v1: this model's maximum context length is 8192 tokens", retryable: false });
+      await view.showsText('maximum');
+      // What Ink wrote, line by line, its escape codes taken out: a line wider than the terminal is
+      // wrapped by the terminal where Ink does not count it (its rows, then its frames, go astray).
+      const lines = view.writes.join('').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\n');
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(35);
+      const screen = (await view.screen()).join('\n');
+      expect(screen).toContain('abcd1234abcd1234');
+      expect(screen).toMatch(/✗ {3}2 agent1 HTTP 400/);
+    });
+  });
+
   it('keeps a running step to one row when its tool call names a long path, cut at the width', async () => {
     await withRunningChain({}, async (view) => {
       const path = `docs/${'deeply/nested/'.repeat(8)}notes-file.md`;

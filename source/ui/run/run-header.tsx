@@ -1,4 +1,4 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { plural } from '../../human-units.js';
@@ -20,15 +20,19 @@ export function Header({ store }: { store: RunStore }) {
   const workflowName = useStore(store, (s) => s.workflowName);
   const shape = useStore(store, (s) => shapeWords(s.steps, s.pattern));
   const resumed = useStore(store, (s) => s.resumed);
+  // One Text: in a narrow terminal it wraps as a line of words (a Box of Texts squeezed each one and
+  // split the workflow's name and the session id mid-word).
   return (
-    <Box gap={1}>
-      <Text bold color="cyan">acode</Text>
+    <Text>
+      <Text bold color="cyan">
+        acode
+      </Text>{' '}
       <Text bold>{workflowName}</Text>
-      <Text dimColor>· {shape} · session</Text>
+      <Text dimColor> · {shape} · session </Text>
       <Text color="magenta">{sessionId}</Text>
       {/* The pid the README's "kill -9 <pid>" names: this run, not every acode on the machine. */}
-      <Text dimColor>· pid {process.pid}</Text>
-      {resumed ? <Text color="yellow">(resumed)</Text> : null}
-    </Box>
+      <Text dimColor> · pid {process.pid}</Text>
+      {resumed ? <Text color="yellow"> (resumed)</Text> : null}
+    </Text>
   );
 }

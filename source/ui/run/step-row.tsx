@@ -32,42 +32,29 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false }:
           : step.status === 'running' && step.attempt > 1
             ? `attempt ${step.attempt}`
             : '';
-  const glyph = <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>;
-  const label = (
-    <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
-      {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
-    </Text>
-  );
   const noteColor = step.status === 'failed' ? 'red' : 'yellow';
-  if (live || active(step) || step.status === 'pending') {
-    // A row in the live area (`live`: a finished step of a lane still running; every step under way
-    // or pending) keeps to one row, cut at the terminal's width (the live area is budgeted a row a
-    // step, live-rows.ts): a long tool path, a long task id. One Text: one node to lay out a frame.
-    return (
-      <Box marginLeft={indent}>
-        <Text wrap="truncate-end">
-          {glyph} {label}
-          {step.status === 'running' && step.startedAt !== undefined ? (
-            <>
-              {' '}
-              <Elapsed since={step.startedAt} />
-            </>
-          ) : null}
-          {detail ? <Text dimColor> {detail}</Text> : null}
-          {step.note ? <Text color={noteColor}> {step.note}</Text> : null}
-        </Text>
-      </Box>
-    );
-  }
-  // A finished row goes above the frame for good: its note (a failure's reason) whole, wrapped beside its name.
+  // One Text, one node to lay out a frame (a Box of Texts overflowed a narrow terminal and split
+  // words). A row in the live area (`live`: a finished step of a lane still running; every step
+  // under way or pending) keeps to one row, cut at the terminal's width (the live area is budgeted a
+  // row a step, live-rows.ts): a long tool path, a long task id. A finished row goes above the frame
+  // for good: its note (a failure's reason) whole, wrapped as words.
+  const oneRow = live || active(step) || step.status === 'pending';
   return (
-    <Box gap={1} marginLeft={indent}>
-      <Box gap={1}>
-        {glyph}
-        {label}
-        {detail ? <Text dimColor>{detail}</Text> : null}
-      </Box>
-      {step.note ? <Text color={noteColor}>{step.note}</Text> : null}
+    <Box marginLeft={indent}>
+      <Text wrap={oneRow ? 'truncate-end' : 'wrap'}>
+        <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>{' '}
+        <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
+          {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
+        </Text>
+        {step.status === 'running' && step.startedAt !== undefined ? (
+          <>
+            {' '}
+            <Elapsed since={step.startedAt} />
+          </>
+        ) : null}
+        {detail ? <Text dimColor> {detail}</Text> : null}
+        {step.note ? <Text color={noteColor}> {step.note}</Text> : null}
+      </Text>
     </Box>
   );
 }

@@ -93,7 +93,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
   const streamed = laneStreamRows(rows, approvalLines, streaming, below);
   const live = liveLanes(lanes, Math.max(fewestLaneLines, rows - 1 - below - approvalLines - (streamed > 0 ? streamed + 2 : 0)));
-  const more = pattern === 'parallel' ? 'branches' : pattern === 'workflow' ? 'levels' : 'groups';
+  const [one, many] = pattern === 'parallel' ? ['branch', 'branches'] : pattern === 'workflow' ? ['level', 'levels'] : ['group', 'groups'];
   return (
     <>
       <Static items={items}>{(item) => (item.kind === 'header' ? <Header key={item.key} store={store} /> : <FinishedLane key={item.key} lane={item.lane} />)}</Static>
@@ -101,7 +101,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
         {live.map((entry) =>
           entry.kind === 'more' ? (
             <Text key="more" dimColor wrap="truncate-end">
-              … {entry.lanes} more {more} ({plural(entry.steps, 'step')}{entry.running ? `, ${entry.running} running` : ''})
+              … {entry.lanes} more {entry.lanes === 1 ? one : many} ({plural(entry.steps, 'step')}{entry.running ? `, ${entry.running} running` : ''})
             </Text>
           ) : single(entry.lane) ? (
             <StepRow key={entry.lane.key} step={entry.lane.steps[0]!} name={nameInLane(entry.lane.steps[0]!)} />

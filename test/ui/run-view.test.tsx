@@ -117,13 +117,19 @@ describe('the run view', () => {
     expect(retryNow).toHaveBeenCalledTimes(1); // no countdown, no retry
   });
 
-  it('asks for an approval: a approves, r rejects once confirmed, e takes a typed response', async () => {
-    const { ui, apply, store, answerApproval } = setup();
-    apply(started());
-    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
-    apply({ type: 'approval_requested', step: '1', attempt: 1, prompt: 'Approve the research?', context: '### Research\nfindings', default_response: 'approved' });
-    const ask = () => store.getState().askApproval({ step: '1', prompt: 'Approve the research?', context: '### Research\nfindings', defaultResponse: 'approved' });
+  /** A view whose step 2 (an approval step) asks this person `prompt` over `context`; `ask` asks it again once answered. */
+  function asking(prompt: string, context: string) {
+    const view = setup();
+    view.apply(started());
+    view.apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    view.apply({ type: 'approval_requested', step: '1', attempt: 1, prompt, context, default_response: 'approved' });
+    const ask = () => view.store.getState().askApproval({ step: '1', prompt, context, defaultResponse: 'approved' });
     ask();
+    return { ...view, ask };
+  }
+
+  it('asks for an approval: a approves, r rejects once confirmed, e takes a typed response', async () => {
+    const { ui, answerApproval, ask } = asking('Approve the research?', '### Research\nfindings');
     const frame = await ui.waitForFrame((f) => f.includes('approval needed · step 2'));
     expect(frame).toContain('Approve the research?');
     expect(frame).toContain('findings');
@@ -158,12 +164,7 @@ describe('the run view', () => {
   });
 
   it('takes keys that arrive in one chunk one at a time: e and text edit, r and a ask before anything', async () => {
-    const { ui, apply, store, answerApproval } = setup();
-    apply(started());
-    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
-    apply({ type: 'approval_requested', step: '1', attempt: 1, prompt: 'Approve?', context: '', default_response: 'approved' });
-    const ask = () => store.getState().askApproval({ step: '1', prompt: 'Approve?', context: '', defaultResponse: 'approved' });
-    ask();
+    const { ui, answerApproval, ask } = asking('Approve?', '');
     await ui.waitForFrame((f) => f.includes('a approve (records "approved")'));
     // Typed fast, or while the app was busy: the edit key and the response's start in one read. It approved with the default.
     ui.stdin.write('efocus');

@@ -101,7 +101,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
       ))}
       {counted ? (
         <Text dimColor wrap="truncate-end">
-          … {contextLines > 0 ? `${lines.length - contextLines} more lines` : `${lines.length} lines of context: the terminal is too short to show them`}
+          … {contextLines > 0 ? `${lines.length - contextLines} more lines` : `${lines.length} lines of context not shown`}
         </Text>
       ) : null}
       {editing ? (

@@ -1,10 +1,10 @@
 import { Box, Text } from 'ink';
 import type { Line } from './browser-lines.js';
 
-/** One line of the browser, cut at the terminal's edge. */
-export function LineText({ line }: { line: Line }) {
+/** One line of segments, cut at the terminal's edge (the browser's), or wrapped as words (`wrap`: the run view's lines under its steps). */
+export function LineText({ line, wrap = 'truncate-end' }: { line: Line; wrap?: 'truncate-end' | 'wrap' }) {
   return (
-    <Text wrap="truncate-end">
+    <Text wrap={wrap}>
       {line.map((segment, i) => (
         <Text key={i} color={segment.color} dimColor={segment.dim} bold={segment.bold} underline={segment.underline} inverse={segment.inverse}>
           {segment.text}

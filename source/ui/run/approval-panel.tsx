@@ -12,8 +12,8 @@ import { approvalPanelText, editKeys, rejectQuestion, responseLabel } from './ap
 
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
-  const approval = useStore(store, (s) => s.approval);
   const asked = useStore(store, useShallow((s) => ({ approval: s.approval, approvalInput: s.approvalInput, steps: s.steps })));
+  const { approval } = asked;
   const text = useMemo(() => approvalPanelText(asked), [asked]);
   const [editing, showEditor] = useState(false);
   // Read by the key handler like `rejecting`: 'e' then 'a' typed at once must edit, never approve.

@@ -1,5 +1,4 @@
 import { useMemo } from 'react';
-import wrapAnsi from 'wrap-ansi';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { formatCount, formatDuration } from '../../human-units.js';
@@ -8,26 +7,20 @@ import { runSpendText } from '../../state/step-cost.js';
 import { runBindings } from '../keys/bindings.js';
 import { approvalHint } from '../../state/approval-hint.js';
 import { headline, statusWords } from '../../session/status-words.js';
+import type { Line } from '../browser/browser-lines.js';
+import { wrapText } from '../ink-text-caches.js';
 
 /**
  * The lines under the steps while a run is live — the totals, the spend, a retry's countdown, the
- * pause hint — as the pieces they are drawn with, and how many rows they take at a width: the
+ * outcome — as the segments they are drawn with (LineText), and how many rows they take at a width: the
  * live area's budget (live-rows.ts) counts them as drawn, wrapped at a narrow terminal's width.
  */
 
-/** A run of text in one style. */
-export interface Piece {
-  text: string;
-  bold?: boolean;
-  dim?: boolean;
-  color?: string;
-}
-
 /** "2/5 done · 1 skipped (completed earlier) · 3 remaining · tokens 1.2k in / 300 out · 4.1s". */
-export function summaryPieces(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern'>, elapsedMs: number): Piece[] {
+export function summaryLine(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern'>, elapsedMs: number): Line {
   const done = s.steps.filter((step) => step.status === 'done' || step.status === 'skipped').length;
   const running = s.steps.filter((step) => step.status === 'running').length;
-  const dot: Piece = { text: ' · ', dim: true };
+  const dot = { text: ' · ', dim: true };
   return [
     { text: `${done}/${s.steps.length} done`, bold: true },
     dot,
@@ -46,7 +39,7 @@ export function summaryPieces(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' |
  * "rate limited (HTTP 429) — retry 2/5 in 41 s; r retry now · a abort". It counts retries, not
  * attempts: the step's first try is not one, so its 6th attempt is "retry 5/5".
  */
-export function countdownPieces(retry: RetryCountdown, seconds: number): Piece[] {
+export function countdownLine(retry: RetryCountdown, seconds: number): Line {
   return [
     { text: retry.reason, color: 'yellow' },
     { text: ` — retry ${retry.attempt}/${retry.maxAttempts} in ` },
@@ -57,7 +50,7 @@ export function countdownPieces(retry: RetryCountdown, seconds: number): Piece[]
 }
 
 /** The run's outcome under the totals, line by line: the pause hint while it runs, what a stop waits for, how it ended. */
-export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>): Piece[][] {
+export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>): Line[] {
   const ended = (status: 'paused' | 'failed' | 'cancelled') => ({ text: `${headline(status)}: ${s.message ?? ''}`, color: statusWords[status].hue });
   switch (s.phase) {
     case 'starting':
@@ -79,12 +72,12 @@ export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId'
   }
 }
 
-/** Rows `text` takes in a terminal `columns` wide, wrapped as Ink wraps a Text (words whole where they fit, a longer one cut). */
+/** Rows `text` takes in a terminal `columns` wide, wrapped by Ink's own wrapping of a Text (words whole where they fit, a longer one cut). */
 export function wrappedRows(text: string, columns: number): number {
-  return text.split('\n').reduce((rows, line) => rows + (line === '' ? 1 : wrapAnsi(line, Math.max(1, columns), { trim: false, hard: true }).split('\n').length), 0);
+  return wrapText(text, Math.max(1, columns), 'wrap').split('\n').length;
 }
 
-const plain = (pieces: readonly Piece[]) => pieces.map((piece) => piece.text).join('');
+const plain = (line: Line) => line.map((segment) => segment.text).join('');
 
 /** The widest the elapsed time reads in a run's first 16 hours ("999m59s"): the totals are counted at it, not at each tick's. */
 const widestElapsed = 999 * 60_000 + 59_000;
@@ -101,10 +94,10 @@ export function rowsBelow(s: BelowState, columns: number): number {
   const spend = runSpendText(s.dollars, s.saving);
   return (
     1 +
-    wrappedRows(plain(summaryPieces(s, widestElapsed)), columns) +
+    wrappedRows(plain(summaryLine(s, widestElapsed)), columns) +
     (spend ? wrappedRows(spend, columns) : 0) +
     // The countdown only shrinks: counted at the wait it began with.
-    (s.retry ? wrappedRows(plain(countdownPieces(s.retry, Math.max(0, Math.ceil((s.retry.at - s.retry.since) / 1000)))), columns) : 0) +
+    (s.retry ? wrappedRows(plain(countdownLine(s.retry, Math.max(0, Math.ceil((s.retry.at - s.retry.since) / 1000)))), columns) : 0) +
     outcomeLines(s).reduce((rows, line) => rows + wrappedRows(plain(line), columns), 0)
   );
 }

@@ -1,21 +1,8 @@
-import { Text } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore } from '../../state/run-store.js';
-import { countdownPieces, type Piece } from './below-lines.js';
+import { LineText } from '../browser/line-text.js';
+import { countdownLine } from './below-lines.js';
 import { useTick } from './run-tick.js';
-
-/** One line of pieces, each in its style. */
-export function Pieces({ pieces }: { pieces: readonly Piece[] }) {
-  return (
-    <Text>
-      {pieces.map((piece, i) => (
-        <Text key={i} bold={piece.bold} dimColor={piece.dim} color={piece.color}>
-          {piece.text}
-        </Text>
-      ))}
-    </Text>
-  );
-}
 
 /** The countdown of a wait before an automatic retry, ticking each second (below-lines.ts says it). */
 export function RetryCountdown({ store }: { store: RunStore }) {
@@ -25,5 +12,5 @@ export function RetryCountdown({ store }: { store: RunStore }) {
   const { wall } = useTick();
   if (!retry) return null;
   const seconds = Math.max(0, Math.ceil((retry.at - Math.max(wall, retry.since)) / 1000));
-  return <Pieces pieces={countdownPieces(retry, seconds)} />;
+  return <LineText line={countdownLine(retry, seconds)} wrap="wrap" />;
 }

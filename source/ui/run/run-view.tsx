@@ -4,8 +4,9 @@ import { useShallow } from 'zustand/react/shallow';
 import type { RunStore } from '../../state/run-store.js';
 import { matches, runBindings } from '../keys/bindings.js';
 import { ApprovalPanel } from './approval-panel.js';
-import { Pieces, RetryCountdown } from './retry-countdown.js';
-import { outcomeLines, summaryPieces } from './below-lines.js';
+import { RetryCountdown } from './retry-countdown.js';
+import { outcomeLines, summaryLine } from './below-lines.js';
+import { LineText } from '../browser/line-text.js';
 import { RunSpend } from './run-spend.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
@@ -19,7 +20,7 @@ function Summary({ store }: { store: RunStore }) {
   const startedAt = useStore(store, (s) => s.startedAt);
   const finishedAt = useStore(store, (s) => s.finishedAt);
   const { now } = useTick();
-  return <Pieces pieces={summaryPieces({ steps, skipped, tokens, pattern }, (finishedAt ?? now) - startedAt)} />;
+  return <LineText line={summaryLine({ steps, skipped, tokens, pattern }, (finishedAt ?? now) - startedAt)} wrap="wrap" />;
 }
 
 function Outcome({ store }: { store: RunStore }) {
@@ -27,7 +28,7 @@ function Outcome({ store }: { store: RunStore }) {
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
-        <Pieces key={i} pieces={line} />
+        <LineText key={i} line={line} wrap="wrap" />
       ))}
     </Box>
   );

@@ -1,8 +1,8 @@
 import { didYouMean } from './closest-name.js';
-import { cliFlags, longFlags, shortFlags, typedFlag, type FlagName } from './command-table.js';
+import { cliFlags, longFlags, shortFlags, typedFlag, valueFlags, type FlagName } from './command-table.js';
 import { ageHelp } from './config/retention-settings.js';
 
-const takesValue = new Set(Object.entries(cliFlags).filter(([, flag]) => flag.type === 'string').map(([name]) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+const takesValue = new Set(valueFlags);
 
 /**
  * Each flag of argv, up to `--`: a long one as typed before any `=` (with the word after it, `next`,

@@ -86,6 +86,9 @@ export function typedFlag(name: FlagName): string[] {
   return cliFlags[name].type === 'boolean' && name !== 'help' && name !== 'version' ? [long, `--no-${kebab(name)}`] : [long];
 }
 
+/** The long flags followed by a value (`--status done`, `--status=done`): that word is the flag's, not a flag nor a command's. */
+export const valueFlags: readonly string[] = (Object.keys(cliFlags) as FlagName[]).filter((name) => cliFlags[name].type === 'string').flatMap(typedFlag);
+
 /** Every long flag as typed (`--dry-run`, and `--no-…` for booleans). */
 export function longFlags(): string[] {
   return (Object.keys(cliFlags) as FlagName[]).flatMap(typedFlag);

@@ -1,14 +1,15 @@
-import { cliFlags, commandFlags, commandNames, completionShells, flagsOf, initProviders, sessionsCommandNames, typedFlag, type FlagName } from '../command-table.js';
+import { cliFlags, commandFlags, commandNames, completionShells, flagsOf, initProviders, sessionsCommandNames, typedFlag, valueFlags, type FlagName } from '../command-table.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { CommandContext } from './command-context.js';
 
 type Shell = (typeof completionShells)[number];
 
-const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
 /** The values a flag takes, when they are a fixed list: `--strategy rollback|retry|prompt`. */
 function flagValues(): [flag: string, values: readonly string[]][] {
-  const fixed: [string, readonly string[]][] = Object.entries(cliFlags).flatMap(([name, flag]) => ('choices' in flag ? [[`--${kebab(name)}`, flag.choices] as [string, readonly string[]]] : []));
+  const fixed = (Object.keys(cliFlags) as FlagName[]).flatMap((name): [string, readonly string[]][] => {
+    const flag = cliFlags[name];
+    return 'choices' in flag ? [[typedFlag(name)[0]!, flag.choices]] : [];
+  });
   return [...fixed, ['--provider', initProviders]];
 }
 
@@ -32,8 +33,6 @@ function flagCases(indent: string, line: (command: string, flags: string) => str
 /** Commands whose argument is a file. */
 const fileCommands = ['run', 'validate', 'init'];
 
-/** Flags followed by a value (`--status done`, `--status=done`): the value is not one of the command's words. */
-const valueFlags = (Object.keys(cliFlags) as FlagName[]).filter((name) => cliFlags[name].type === 'string').map((name) => `--${kebab(name)}`);
 /** Value flags whose value is a file. */
 const fileValueFlags = ['--out'];
 

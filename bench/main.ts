@@ -37,8 +37,9 @@ if (process.argv[2] === 'sse') {
   process.exit(0);
 }
 
-// `node dist/bench.js frames`: the run view alone, in this process (no server, no disk): what a second of a running step costs it, quiet and streaming.
+// `node dist/bench.js frames [quiet|streaming]`: the run view alone, in this process (no server, no disk): what a second of a running step costs it, quiet and streaming (or one of them, to profile it).
 if (process.argv[2] === 'frames') {
+  const kinds = process.argv[3] === 'quiet' ? [false] : process.argv[3] === 'streaming' ? [true] : [false, true];
   const { runViewFrames } = await import('./run-view-frames.js');
   const seconds = 3;
   const rounds = 9;
@@ -46,14 +47,14 @@ if (process.argv[2] === 'frames') {
   const figures = { quiet: [] as number[], streaming: [] as number[] };
   let bytes = { quiet: 0, streaming: 0 };
   for (let round = 0; round <= rounds; round++) {
-    for (const streaming of [false, true]) {
+    for (const streaming of kinds) {
       const f = await runViewFrames(seconds, streaming);
       if (round === 0) continue;
       figures[streaming ? 'streaming' : 'quiet'].push(f.cpuMsPerS);
       bytes = { ...bytes, [streaming ? 'streaming' : 'quiet']: f.bytesPerS };
     }
   }
-  for (const kind of ['quiet', 'streaming'] as const) {
+  for (const kind of kinds.map((streaming): 'quiet' | 'streaming' => (streaming ? 'streaming' : 'quiet'))) {
     const how = kind === 'quiet' ? 'nothing streaming                 ' : 'streaming (20 pieces a read, 5/s) ';
     console.log(`   ${how}: CPU median ${median(figures[kind]).toFixed(1)} ms per second (${Math.min(...figures[kind]).toFixed(1)}–${Math.max(...figures[kind]).toFixed(1)}), ${(bytes[kind] / 1024).toFixed(1)} KiB a second to the terminal`);
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { formatProblem, type SpecProblem } from '../spec/spec-problem.js';
-import { parsePositioned } from '../spec/yaml-positions.js';
+import { parsePositioned, yamlValue } from '../spec/yaml-positions.js';
 import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import { z } from '../validation/z.js';
 import { configFiles, defaultLockTimeoutSeconds } from './resume-defaults.js';
@@ -50,15 +50,10 @@ function readConfigFile(file: string): ConfigFile {
     throw new AcodeError(`cannot read config ${file}: ${(error as Error).message}`, ExitCode.usage);
   }
   const yaml = parsePositioned(text);
-  const problems: SpecProblem[] = yaml.doc.errors.map((error) => ({
-    severity: 'error',
-    file,
-    line: error.linePos?.[0]?.line ?? 1,
-    column: error.linePos?.[0]?.col ?? 1,
-    message: `YAML: ${error.message.split('\n')[0]}`,
-  }));
-  if (problems.length === 0) {
-    const result = configSchema.safeParse(yaml.doc.toJS() ?? {});
+  const parsed = yamlValue(yaml, file);
+  const problems: SpecProblem[] = parsed.problems ?? [];
+  if (!parsed.problems) {
+    const result = configSchema.safeParse(parsed.value ?? {});
     if (result.success) return result.data;
     for (const issue of result.error.issues) {
       const path = issue.path as (string | number)[];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SpecProblem } from './spec-problem.js';
-import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
+import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 
 const refKeys = ['$ref', 'ref'] as const;
 
@@ -17,17 +17,9 @@ function readAtomicAgent(path: string, ref: string): { agent: Record<string, unk
     return { reason: `cannot read ${ref} (${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}; it resolves to ${path})` };
   }
   const yaml = parsePositioned(text);
-  if (yaml.doc.errors.length) {
-    return { problems: yaml.doc.errors.map((error) => ({ severity: 'error', file: path, ...yaml.position(error.pos[0]), message: `YAML: ${error.message.split('\n')[0]}` })) };
-  }
-  let raw: unknown;
-  try {
-    raw = yaml.doc.toJS();
-  } catch (error) {
-    if (!(error instanceof ReferenceError)) throw error;
-    const { message, ...pos } = yaml.aliasAt(error);
-    return { problems: [{ severity: 'error', file: path, ...pos, message }] };
-  }
+  const parsed = yamlValue(yaml, path);
+  if (parsed.problems) return { problems: parsed.problems };
+  const raw = parsed.value;
   const agents = isRecord(raw) && isRecord(raw.agents) ? Object.values(raw.agents) : [];
   if (agents.length !== 1 || !isRecord(agents[0])) {
     return { reason: `${ref} is not an atomic agent: its 'agents' mapping must hold exactly one agent (it holds ${agents.length})` };

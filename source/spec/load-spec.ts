@@ -7,7 +7,7 @@ import { checkTemplate, TemplateError } from './template.js';
 import { scanTemplate } from './template-scan.js';
 import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
-import { parsePositioned, type PositionedYaml } from './yaml-positions.js';
+import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
 import { checkPattern } from './pattern-checks.js';
 import { resolveAgentRefs } from './agent-refs.js';
@@ -151,18 +151,9 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   const push = (severity: SpecProblem['severity'], pos: { line: number; column: number }, message: string) =>
     problems.push({ severity, file, ...pos, message });
 
-  for (const error of yaml.doc.errors) push('error', yaml.position(error.pos[0]), `YAML: ${error.message.split('\n')[0]}`);
-  if (problems.length) return { problems };
-  let raw: unknown;
-  try {
-    raw = yaml.doc.toJS();
-  } catch (error) {
-    // The yaml library refuses an undefined alias or an alias bomb only when it expands them.
-    if (!(error instanceof ReferenceError)) throw error;
-    const { message, ...pos } = yaml.aliasAt(error);
-    push('error', pos, message);
-    return { problems };
-  }
+  const parsed = yamlValue(yaml, file);
+  if (parsed.problems) return { problems: parsed.problems };
+  const raw = parsed.value;
   if (!raw || typeof raw !== 'object') {
     push('error', { line: 1, column: 1 }, 'a spec is a YAML mapping with version, name, runtime, agents and pattern');
     return { problems };

@@ -1,4 +1,5 @@
 import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
+import type { SpecProblem } from './spec-problem.js';
 
 type PathKey = string | number;
 
@@ -71,4 +72,23 @@ export function parsePositioned(text: string): PositionedYaml {
       return at(map?.range?.[0]);
     },
   };
+}
+
+/**
+ * What a parsed document holds, or why it holds nothing, placed in `file`: its YAML errors, or the
+ * alias that makes expanding it throw (one naming no anchor, or a bomb of aliases of aliases) —
+ * every reader of a YAML file the user wrote (a spec, an agent file, a config) answers these alike.
+ */
+export function yamlValue(yaml: PositionedYaml, file: string): { value: unknown; problems?: undefined } | { problems: SpecProblem[] } {
+  if (yaml.doc.errors.length) {
+    return { problems: yaml.doc.errors.map((error) => ({ severity: 'error', file, ...yaml.position(error.pos[0]), message: `YAML: ${error.message.split('\n')[0]}` })) };
+  }
+  try {
+    return { value: yaml.doc.toJS() };
+  } catch (error) {
+    // The yaml library refuses an undefined alias or an alias bomb only when it expands them.
+    if (!(error instanceof ReferenceError)) throw error;
+    const { message, ...pos } = yaml.aliasAt(error);
+    return { problems: [{ severity: 'error', file, ...pos, message }] };
+  }
 }

@@ -32,4 +32,13 @@ describe('resume config', () => {
     writeFileSync(join(home, 'config.yml'), 'resume: [\n');
     expect(() => loadResumeConfig(home, tempDir())).toThrowError(/config\.yml:\d+:\d+: error: YAML/);
   });
+
+  it('names an alias to no anchor, and an alias bomb, as an error of the file (the yaml library throws them only as it expands them)', () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yml'), 'resume:\n  lock_timeout_seconds: *nope\n');
+    expect(() => loadResumeConfig(home, tempDir())).toThrowError(/config\.yml:2:25: error: YAML: alias \*nope refers to no anchor/);
+    const levels = ['a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]', ...'bcdefg'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdef'[i]}`).join(', ')}]`)];
+    writeFileSync(join(home, 'config.yml'), `${levels.join('\n')}\n`);
+    expect(() => loadResumeConfig(home, tempDir())).toThrowError(/config\.yml:\d+:\d+: error: YAML: aliases expand into too many nodes/);
+  });
 });

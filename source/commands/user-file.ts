@@ -8,7 +8,9 @@ function refusal(error: unknown, shown: string, path: string): AcodeError {
   const why =
     code === 'EEXIST' ? 'it exists; choose another file, or add --force to replace it'
     : code === 'EISDIR' ? 'it is a folder; give the name of a file (inside it, or beside it)'
-    : code === 'ENOENT' || code === 'ENOTDIR' ? `the folder ${dirname(path)} does not exist; create it first (mkdir -p) or choose another path`
+    : code === 'ENOENT' ? `the folder ${dirname(path)} does not exist; create it first (mkdir -p) or choose another path`
+    : code === 'ENOTDIR' ? `${dirname(path)} passes through a file, not a folder; choose another path`
+    : code === 'ENOSPC' || code === 'EDQUOT' ? `no space left there (${code}); free some space or choose another place`
     : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `no permission to write there (${code}); choose a path you can write`
     : `${(error as Error).message}`;
   return new AcodeError(`cannot write ${shown}: ${why}`, ExitCode.usage);
@@ -38,6 +40,12 @@ export function writeUserFile(path: string, shown: string, text: string, { repla
   } catch (error) {
     throw refusal(error, shown, path);
   } finally {
-    rmSync(temp, { force: true });
+    // The temporary file may not exist, or not be reachable (a path through a file): the refusal
+    // above says why, and nothing was written.
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // nothing to remove
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -115,6 +115,20 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(result.stderr).not.toContain('at initCommand');
     expect(result.stderr).toContain('nowhere');
     expect(result.code).toBe(2);
+  });
+
+  // FIXED: source/commands/user-file.ts: a path through a file (afile/x.yaml) was refused, then removing the temporary file
+  // threw ENOTDIR from the finally block: a Node stack trace, exit 1, in place of the refusal.
+  it('acode init and schema --out through a file exit 2 naming it, no stack trace, nothing written', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'afile'), 'kept\n');
+    for (const args of [['init', 'afile/x.yaml'], ['schema', '--out', 'afile/s.json']]) {
+      const result = await runCli(args, ws);
+      expect(result.stderr, args.join(' ')).toContain('afile passes through a file');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.code).toBe(2);
+    }
+    expect(readFileSync(join(ws.cwd, 'afile'), 'utf8')).toBe('kept\n');
   });
 
   // FIXED: source/argument-typos.ts: a negative age read as an unknown flag ('Unknown flag\n-5d', naming neither --older-than nor

@@ -2,6 +2,7 @@
 // (--version, sessions list) never parse React or Ink.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -47,6 +48,21 @@ const textWidth = {
     });
   },
 };
+// NO_COLOR (no-color.org) is honoured by the screens as by the plain lines (cli.tsx): chalk, which
+// Ink colours with, reads FORCE_COLOR and --no-color but not NO_COLOR. Ink's colorize (the colour
+// of a Text, a background, a border) leaves the text as it is under NO_COLOR; bold, dim, underline
+// and inverse are styles, not colours, and stay (the browser's selected row is drawn inverse).
+const inkNoColor = {
+  name: 'ink-no-color',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]colorize\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const guarded = source.replace('if (!color) {', "if (!color || noColor) {");
+      if (guarded === source) throw new Error(`${args.path} has no 'if (!color) {' to honour NO_COLOR at: port the guard to this Ink`);
+      return { contents: `const noColor = 'NO_COLOR' in process.env;\n${guarded}`, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
 // Fixes of Ink 6.8 carried by patches/, applied by patch-package on install (npm's prepare); Ink 7,
 // which has the first and the last, needs Node 22. Its line-at-a-time renderer (incrementalRendering, used by
 // the run view) moved the cursor up one row too few after a frame ending in a newline — every frame
@@ -84,7 +100,7 @@ await build({
   // nunjucks' file watcher is never used (templates are strings); keep its optional deps out.
   external: ['chokidar', 'fsevents'],
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [inkOutput, inkTextCaches, textWidth],
+  plugins: [inkOutput, inkTextCaches, textWidth, inkNoColor],
   banner: {
     // Bundled CommonJS dependencies (nunjucks, signal-exit) still call require().
     js: "import { createRequire as __acodeCreateRequire } from 'node:module'; const require = __acodeCreateRequire(import.meta.url);",

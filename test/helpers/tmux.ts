@@ -37,6 +37,11 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-t', 'main');
   }
 
+  /** The screen with its styles, as SGR escape sequences (capture-pane -e). */
+  styledScreen(): string {
+    return this.tmux('capture-pane', '-e', '-p', '-t', 'main');
+  }
+
   /** Resolves with the screen once it satisfies `predicate`; fails with the last screen after `timeoutMs`. */
   async waitFor(predicate: (screen: string) => boolean, timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;

@@ -3,11 +3,14 @@ import cliTruncate from 'cli-truncate';
 import { unloadedRows, type BrowserState } from '../../state/browser-store.js';
 import { detailsLines, footerLine, headerLines, tableLines, topLines, type Line, type Segment } from './browser-lines.js';
 
+/** NO_COLOR: colours go, styles stay — as Ink's colorize has it in the bundle (scripts/build.mjs). */
+const noColor = 'NO_COLOR' in process.env;
+
 /** Styles a segment as Ink's <Text> does (the same chalk, in the same order). */
 function styled(segment: Segment): string {
   let text = segment.text;
   if (segment.dim) text = chalk.dim(text);
-  if (segment.color) text = (chalk as unknown as Record<string, (s: string) => string>)[segment.color]!(text);
+  if (segment.color && !noColor) text = (chalk as unknown as Record<string, (s: string) => string>)[segment.color]!(text);
   if (segment.bold) text = chalk.bold(text);
   if (segment.underline) text = chalk.underline(text);
   if (segment.inverse) text = chalk.inverse(text);

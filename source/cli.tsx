@@ -11,7 +11,7 @@ function hardExit(code: ExitCode): never {
 let outputFailed = false;
 endQuietlyOnClosedPipe(process.stdout, (error) => {
   outputFailed = true;
-  process.stderr.write(`acode: cannot write the output (${error.code ?? error.message})\n`);
+  process.stderr.write(`acode: cannot write the output (${error.code === 'ENOSPC' ? 'no space left on the device, ENOSPC' : (error.code ?? error.message)}); what was written is incomplete\n`);
 });
 endQuietlyOnClosedPipe(process.stderr, () => {});
 
@@ -56,4 +56,8 @@ try {
 // what is still queued), but no later: idle keep-alive sockets of the HTTP client would otherwise
 // hold the process open.
 await Promise.all([drained(process.stdout), drained(process.stderr)]);
+// A write that failed (a full disk, /dev/full) says so in an 'error' event a tick later — a file is
+// written synchronously, so nothing waits to drain: exit comes after it, or it would exit 0 with
+// the output cut short and nothing said.
+await new Promise((resolve) => setImmediate(resolve));
 process.exit(outputFailed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode);

@@ -100,4 +100,15 @@ describe('output through a pipe', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   }, 30_000);
+
+  // FIXED: source/cli.tsx: output onto a full disk (a file is written synchronously: nothing to drain) failed in an 'error'
+  // event a tick after acode exited 0 — the schema cut at the disk's end, --json invalid, nothing said.
+  it.each(['schema', 'sessions list --json', '--version'])('says so and exits 1 when the output cannot be written (acode %s > /dev/full)', async (command) => {
+    const child = spawn('bash', ['-c', `"$0" "$1" ${command} > /dev/full`, process.execPath, cliPath], { cwd, env: { ...process.env, ACODE_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toContain('acode: cannot write the output (no space left on the device, ENOSPC); what was written is incomplete');
+    expect(code).toBe(1);
+  }, 30_000);
 });

@@ -145,6 +145,10 @@ function streamOrJson(cli: ReturnType<typeof parseArguments>): void {
 
 function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   streamOrJson(cli);
+  // --yes goes on past changed files: with --on-change abort (or prompt) one of the two would be ignored.
+  if (cli.flags.yes && cli.flags.onChange !== undefined && cli.flags.onChange !== 'continue') {
+    usage(`--yes goes on past changed files, and --on-change ${cli.flags.onChange} says otherwise: give one of them (--yes also goes on past a model the provider does not offer)`);
+  }
   const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
   return { json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };

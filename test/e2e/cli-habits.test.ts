@@ -56,6 +56,9 @@ describe('did you mean', () => {
     // `acode` alone opened the browser (or printed the help) whatever flags came with it.
     [['--json'], '--json is an option of acode run, acode resume, acode fork, acode sessions list, acode sessions show and acode sessions history, not of acode alone (the session browser takes no options)'],
     [['--resume', 'base'], '--resume is an option of acode run, not of acode alone'],
+    // --yes won: the resume went on over the changed file, and --dry-run said it would ask.
+    [['resume', 'base', '--yes', '--on-change', 'abort'], '--yes goes on past changed files, and --on-change abort says otherwise: give one of them'],
+    [['run', '--resume', 'base', '--yes', '--on-change=prompt'], '--yes goes on past changed files, and --on-change prompt says otherwise'],
   ])('acode %j refuses what its command does not take (a flag, a second argument), before running anything', async (args, message) => {
     const ws = workspace();
     writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(examples, 'chain-3-step-resume-demo.yaml'), 'utf8'));

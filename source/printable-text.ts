@@ -8,3 +8,14 @@ const controls = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001
 export function printable(text: string): string {
   return text.replace(controls, '');
 }
+
+/**
+ * The same, but line breaks and tabs stay; and the bidirectional overrides and isolates
+ * (U+202A–U+202E, U+2066–U+2069), which make a line read otherwise than it is, go too.
+ */
+const controlsButLines = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-_])|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from elsewhere shown as lines in a terminal — a model's response, a file's contents, a spec's names — by `sessions show`, the browser, a diff. */
+export function terminalText(text: string): string {
+  return text.replace(controlsButLines, '');
+}

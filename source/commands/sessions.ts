@@ -17,6 +17,7 @@ import { callsDollars, formatDollars, pricerFor, totalDollars, type StepPricer }
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
+import { terminalText } from '../printable-text.js';
 
 const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 
@@ -24,7 +25,7 @@ const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
 function table(ctx: CommandContext, rows: ListedSession[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
-  const cells = rows.map((r) => [r.session_id, sessionTitle(r), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const cells = rows.map((r) => [r.session_id, terminalText(sessionTitle(r)), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[], status?: SessionStatus) =>
     c.map((cell, i) => (i === 2 && status ? paint(ctx, statusWords[status].hue, cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
@@ -61,7 +62,7 @@ function stepDollars(price: StepPricer | undefined, step: SessionStep, result: S
  */
 function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[], results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined): string[] {
   // A chain's steps by number; any other step by its id, as --step and --from-step take it.
-  const names = steps.map((step) => (pattern === 'chain' ? nameInLane(step) : step.id));
+  const names = steps.map((step) => terminalText(pattern === 'chain' ? nameInLane(step) : step.id));
   // Names, agents and states line up down the whole list (a step outside every lane is indented less).
   const width = Math.max(0, ...names.map((name) => name.length));
   const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
@@ -77,7 +78,7 @@ function stepLines(ctx: CommandContext, pattern: string, steps: readonly Session
     const style = stepStateStyle[step.status];
     const { state, facts } = rows[i]!;
     const name = pattern === 'chain' ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
-    const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${step.agent.padEnd(agentWidth)}  ${paint(ctx, style.color, state)}${facts.length ? `${' '.repeat(stateWidth - state.length)}  ${facts.join('  ')}` : ''}`;
+    const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${terminalText(step.agent).padEnd(agentWidth)}  ${paint(ctx, style.color, state)}${facts.length ? `${' '.repeat(stateWidth - state.length)}  ${facts.join('  ')}` : ''}`;
     lines.push(`${step.group === null ? '  ' : '    '}${row}`);
   }
   return lines;
@@ -117,21 +118,22 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: dollars ?? null, steps: shown }, null, 2)}\n`);
     return ExitCode.ok;
   }
+  // What came from the spec, a model or a server (names, paths, the message) is shown without terminal controls.
   const lines = [
     `session   ${record.session_id}${record.name === undefined ? '' : ` (${record.name})`}`,
-    `workflow  ${record.workflow_name} (${record.pattern_type})`,
+    terminalText(`workflow  ${record.workflow_name} (${record.pattern_type})`),
     `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
-    `lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`,
-    `progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${titleOf(step.step)} in progress (attempt ${step.attempt})`).join('')}`,
+    terminalText(`lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`),
+    terminalText(`progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${titleOf(step.step)} in progress (attempt ${step.attempt})`).join('')}`),
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`,
-    `spec      ${record.spec_path}`,
-    `cwd       ${record.cwd}`,
-    `provider  ${record.runtime.provider}${record.runtime.model_id ? ` · ${record.runtime.model_id}` : ''}`,
+    terminalText(`spec      ${record.spec_path}`),
+    terminalText(`cwd       ${record.cwd}`),
+    terminalText(`provider  ${record.runtime.provider}${record.runtime.model_id ? ` · ${record.runtime.model_id}` : ''}`),
     `created   ${record.created_at}`,
     `updated   ${record.updated_at} (${relativeTime(record.updated_at)})`,
-    ...(Object.keys(record.variables).length ? [`variables ${Object.entries(record.variables).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`] : []),
-    ...(cp.error ? [`message   ${cp.error}`] : []),
-    ...cp.artifacts.map((path) => `artifact  ${path}`),
+    ...(Object.keys(record.variables).length ? [terminalText(`variables ${Object.entries(record.variables).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`)] : []),
+    ...(cp.error ? [terminalText(`message   ${cp.error}`)] : []),
+    ...cp.artifacts.map((path) => terminalText(`artifact  ${path}`)),
     'steps',
     ...stepLines(ctx, pattern.type, steps, results, price),
   ];
@@ -192,7 +194,7 @@ export async function sessionHistory(ctx: CommandContext, id: string, flags: { j
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;
   }
-  for (const event of events) ctx.stdout.write(`${String(event.event_id).padStart(5)}  ${event.ts}  ${event.type.padEnd(20)} ${describeEvent(event)}\n`);
+  for (const event of events) ctx.stdout.write(`${String(event.event_id).padStart(5)}  ${event.ts}  ${event.type.padEnd(20)} ${terminalText(describeEvent(event))}\n`);
   return ExitCode.ok;
 }
 

@@ -5,6 +5,7 @@ import { firstLine, type StepResult, type StepToolCall } from './step-results.js
 import type { SessionStep } from './session-steps.js';
 import { stepStateStyle } from './session-steps.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
+import { terminalText } from '../printable-text.js';
 
 /** "148 in / 41 out", with "≈ $0.0004" when the model is priced. */
 export function spendText(tokens: TokenUsage, dollars: number | undefined): string {
@@ -17,9 +18,9 @@ export function spendText(tokens: TokenUsage, dollars: number | undefined): stri
  */
 export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result: StepResult | undefined, dollars: number | undefined): { state: string; facts: string[] } {
   const state = stepStateStyle[step.status].word;
-  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', firstLine(result.response)] : step.attempt ? [`attempt ${step.attempt}`] : [] };
+  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', terminalText(firstLine(result.response))] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
-  const first = firstLine(result.response);
+  const first = terminalText(firstLine(result.response));
   return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(first ? [first] : [])] };
 }
 
@@ -37,7 +38,7 @@ function toolLines(call: StepToolCall, attempts: boolean): string[] {
   return lines;
 }
 
-/** `sessions show <id> --step S`: the step's facts, its whole response, then its tool calls. */
+/** `sessions show <id> --step S`: the step's facts, its whole response, then its tool calls — what came from a model or a tool, terminal controls taken out. */
 export function stepDetailLines(step: SessionStep, ref: string, result: StepResult | undefined, dollars: number | undefined): string[] {
   const style = stepStateStyle[step.status];
   // A chain step's title is its number again ("step 2"); a task's or branch step's says more.
@@ -48,11 +49,12 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   }
   const tools = result?.tools ?? [];
   const attempts = new Set(tools.map((call) => call.attempt)).size > 1;
-  return [
+  const lines = [
     ...header,
     'response',
     ...(result?.response === null || result?.response === undefined ? ['  (none yet: the step has not completed)'] : result.response.split('\n').map((line) => `  ${line}`)),
     `tool calls (${tools.length})`,
     ...tools.flatMap((call) => toolLines(call, attempts)),
   ];
+  return lines.map(terminalText);
 }

@@ -37,6 +37,11 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-t', 'main');
   }
 
+  /** The pane's title, as the programs in it set it (OSC 0/2). */
+  title(): string {
+    return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();
+  }
+
   /** The screen with its styles, as SGR escape sequences (capture-pane -e). */
   styledScreen(): string {
     return this.tmux('capture-pane', '-e', '-p', '-t', 'main');

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { terminalText } from '../../printable-text.js';
 import cliTruncate from 'cli-truncate';
 import { unloadedRows, type BrowserState } from '../../state/browser-store.js';
 import { detailsLines, footerLine, headerLines, tableLines, topLines, type Line, type Segment } from './browser-lines.js';
@@ -8,7 +9,7 @@ const noColor = 'NO_COLOR' in process.env;
 
 /** Styles a segment as Ink's <Text> does (the same chalk, in the same order). */
 function styled(segment: Segment): string {
-  let text = segment.text;
+  let text = terminalText(segment.text);
   if (segment.dim) text = chalk.dim(text);
   if (segment.color && !noColor) text = (chalk as unknown as Record<string, (s: string) => string>)[segment.color]!(text);
   if (segment.bold) text = chalk.bold(text);

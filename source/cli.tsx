@@ -3,10 +3,26 @@ import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from './commands/command-context.js';
 import { isAcodeError, ExitCode } from './errors/acode-error.js';
 import { drained, endQuietlyOnClosedPipe } from './output-streams.js';
+import { redact } from './secrets/redactor.js';
 
 function hardExit(code: ExitCode): never {
   process.exit(code);
 }
+
+/**
+ * A bug's stack goes to stderr as Node would print it, but through the redactor: an error's message
+ * may quote what it read — a damaged file holding a key, a server's answer echoing one.
+ */
+function reportBug(error: unknown): void {
+  const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  process.stderr.write(redact(`acode: internal error (a bug in acode; please report it with what follows)\n${text}\n`));
+}
+const crashed = (error: unknown) => {
+  reportBug(error);
+  process.exit(ExitCode.failure);
+};
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
 
 let outputFailed = false;
 endQuietlyOnClosedPipe(process.stdout, (error) => {
@@ -48,9 +64,13 @@ let exitCode: ExitCode;
 try {
   exitCode = await main();
 } catch (error) {
-  if (!isAcodeError(error)) throw error;
-  process.stderr.write((await import('./secrets/redactor.js')).redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
-  exitCode = error.exitCode;
+  if (isAcodeError(error)) {
+    process.stderr.write(redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
+    exitCode = error.exitCode;
+  } else {
+    reportBug(error);
+    exitCode = ExitCode.failure;
+  }
 }
 // Exit once the output has reached its reader (a pipe is written asynchronously, and exit drops
 // what is still queued), but no later: idle keep-alive sockets of the HTTP client would otherwise

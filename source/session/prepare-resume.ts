@@ -61,9 +61,9 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
 /**
  * Engine-shape: every snapshot the resume will read — the before/after content of writes under
  * way (to tell an applied write from a torn one and roll it back), the unfinished step's saved
- * conversation, the last-seen content of changed files (to show their diff) — must be there before
- * the resume takes the lock or writes an event: found missing halfway, the resume would stop with
- * the log changed.
+ * conversation, the last-seen content of changed files (to show their diff) — must be there, and
+ * whole, before the resume takes the lock or writes an event: found missing or damaged halfway, the
+ * resume would stop with the log changed (and a damaged conversation would be replayed to the model).
  */
 function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress: SessionProgress, changes: readonly FileChange[], pattern: Pattern): void {
   const stepTitle = (id: string) => titleOf(pattern, progress, id);
@@ -76,14 +76,17 @@ function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress:
     if (!progress.completed[step]) needed.push([blob, `the saved conversation of ${stepTitle(step)}`]);
   }
   for (const change of changes) if (change.seen.blob) needed.push([change.seen.blob, `the content of ${change.path} when the session last saw it`]);
-  const missing = needed.find(([hash]) => !blobs.has(hash));
-  if (!missing) return;
-  const id = session.record.session_id;
-  throw new AcodeError(
-    `session ${id} cannot be resumed: its snapshot of ${missing[1]} (${blobs.pathOf(missing[0])}) is missing; nothing was changed. Restore ${blobs.location} from a backup, or start a new session from its completed steps with 'acode fork ${id}'`,
-    ExitCode.failure,
-    'ACODE-RESUME-005',
-  );
+  for (const [hash, what] of needed) {
+    const state = blobs.state(hash);
+    if (state === 'intact') continue;
+    const id = session.record.session_id;
+    const why = state === 'missing' ? 'is missing' : 'is damaged (its content no longer matches the sha256 it is named by)';
+    throw new AcodeError(
+      `session ${id} cannot be resumed: its snapshot of ${what} (${blobs.pathOf(hash)}) ${why}; nothing was changed. Restore ${blobs.location} from a backup, or start a new session from its completed steps with 'acode fork ${id}'`,
+      ExitCode.failure,
+      'ACODE-RESUME-005',
+    );
+  }
 }
 
 /**

@@ -66,7 +66,8 @@ export interface StoredSession {
 
 /** The engine's blob port, plus what a resume checks before it starts. */
 export interface SessionBlobs extends BlobStore {
-  has(hash: string): boolean;
+  /** Whether the snapshot is there as written (its bytes hash to its name), missing, or damaged. */
+  state(hash: string): 'intact' | 'missing' | 'damaged';
   /** Where the snapshot `hash` is kept, for messages. */
   pathOf(hash: string): string;
   /** Where all of them are kept, for messages. */

@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256, type BlobStore } from '../engine/blob-store.js';
+import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { writeFileDurable } from './durable-file.js';
+
+/** A snapshot whose bytes no longer hash to its name. */
+export class DamagedBlobError extends AcodeError {
+  constructor(readonly path: string) {
+    super(`the snapshot ${path} is damaged: its content no longer matches the sha256 it is named by; restore it from a backup, or start a new session from the completed steps with 'acode fork'`, ExitCode.failure, 'ACODE-RESUME-005');
+  }
+}
 
 /** `sessions/<id>/blobs/<sha256>`: written once, crash-atomically, before any event names them. */
 export class FileBlobStore implements BlobStore {
@@ -22,9 +30,19 @@ export class FileBlobStore implements BlobStore {
     return hash;
   }
 
-  /** Whether the snapshot `hash` is on disk. */
-  has(hash: string): boolean {
-    return existsSync(this.pathOf(hash));
+  /**
+   * Whether the snapshot `hash` is on disk as it was written: its name is the sha256 of its bytes,
+   * so bytes that no longer hash to it (a truncated file, a flipped bit, a hand edit) are damaged.
+   */
+  state(hash: string): 'intact' | 'missing' | 'damaged' {
+    let content: Buffer;
+    try {
+      content = readFileSync(this.pathOf(hash));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+      throw error;
+    }
+    return sha256(content) === hash ? 'intact' : 'damaged';
   }
 
   /** Where the snapshot `hash` is (or would be) kept. */
@@ -32,7 +50,10 @@ export class FileBlobStore implements BlobStore {
     return join(this.dir, hash);
   }
 
+  /** The snapshot's bytes, checked against its name: damaged ones are never replayed to a model or rolled back onto a file. */
   get(hash: string): Buffer {
-    return readFileSync(join(this.dir, hash));
+    const content = readFileSync(this.pathOf(hash));
+    if (sha256(content) !== hash) throw new DamagedBlobError(this.pathOf(hash));
+    return content;
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -60,6 +60,37 @@ describe('resume with the session\'s blobs/ deleted', () => {
       expect(resumed.stderr).not.toMatch(/^\s+at /m);
       // Not one event appended, the crashed run's lock left as it was, nothing else touched.
       expect(readFileSync(join(home, 'sessions', id!, 'events.jsonl')).equals(log)).toBe(true);
+      expect(snapshotFolder(home)).toEqual(before);
+    }
+  });
+
+  // FIXED: source/store/file-blob-store.ts, source/session/prepare-resume.ts: a blob was read as it lay — a truncated saved
+  // conversation crashed the resume (JSON.parse's stack trace printing the conversation, a key it had read in it too) after
+  // the lock takeover was journaled; one edited but still JSON was replayed to the model as if it were what it had seen.
+  it.each([
+    ['truncated', (text: string) => text.slice(0, -3)],
+    ['edited, still JSON', (text: string) => text.replace('one', 'onE')],
+  ] as const)('refuses before writing anything when the saved conversation is damaged (%s), never printing it', async (_how, damage) => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const secret = 'sk-proj-LEAKME0123456789abcdefghijklmnop';
+    const env = { ACODE_HOME: home, OPENAI_API_KEY: secret };
+    writeFileSync(join(cwd, 'spec.yaml'), writingSpec('{ step: 0, kind: crash, round: 2 }').replace('input: "one"', `input: "one ${secret}"`));
+    expect((await runCli(['run', 'spec.yaml'], { cwd, env })).signal).toBe('SIGKILL');
+    const id = (JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[])[0]!.session_id;
+    const blobs = join(home, 'sessions', id, 'blobs');
+    // Every saved conversation (one a round): the one the resume replays is the last.
+    const conversations = readdirSync(blobs).filter((name) => readFileSync(join(blobs, name), 'utf8').includes('"role"'));
+    expect(conversations.length).toBeGreaterThan(0);
+    for (const name of conversations) writeFileSync(join(blobs, name), damage(readFileSync(join(blobs, name), 'utf8')));
+    const before = snapshotFolder(home);
+    for (const args of [['resume', id, '--dry-run'], ['resume', id, '--yes']]) {
+      const resumed = await runCli(args, { cwd, env });
+      expect(resumed.code, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain(`ACODE-RESUME-005: session ${id} cannot be resumed: its snapshot of the saved conversation of step 1 (${blobs}/`);
+      expect(resumed.stderr).toContain(') is damaged (its content no longer matches the sha256 it is named by); nothing was changed');
+      expect(resumed.stderr).not.toContain(secret);
+      expect(resumed.stderr).not.toMatch(/^\s+at /m);
       expect(snapshotFolder(home)).toEqual(before);
     }
   });

@@ -4,6 +4,7 @@ import { basename, dirname } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent } from '../engine/events.js';
 import { upgradeEvent } from '../engine/event-upgrade.js';
+import { eventShapeProblem } from '../engine/event-shape.js';
 import { redactEvent } from '../secrets/event-redaction.js';
 import { namingFile } from './durable-file.js';
 
@@ -62,11 +63,15 @@ export function readEventLog(path: string): EngineEvent[] {
   for (let i = 0; i < lines.length - 1; i++) {
     const line = lines[i]!;
     if (line.length === 0) continue;
+    let event: EngineEvent;
     try {
-      events.push(upgradeEvent(JSON.parse(line) as EngineEvent));
+      event = upgradeEvent(JSON.parse(line) as EngineEvent);
     } catch {
       throw damagedLog(path, `${path}: line ${i + 1} is not valid JSON (the event log is damaged)`);
     }
+    const problem = eventShapeProblem(event);
+    if (problem) throw damagedLog(path, `${path}: line ${i + 1} is not a whole event: ${problem} (the event log is damaged)`);
+    events.push(event);
   }
   return events;
 }

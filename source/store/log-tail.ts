@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { epochOf, fenceEvents } from '../engine/epoch-fence.js';
 import type { EngineEvent } from '../engine/events.js';
 import { upgradeEvent } from '../engine/event-upgrade.js';
+import { eventShapeProblem } from '../engine/event-shape.js';
 import { applyEvent, compareEvents, initialProgress, toCheckpoint, type Checkpoint } from '../engine/session-progress.js';
 
 /** How far back from the log's end a listing looks for the snapshot's last event before it gives up and shows the snapshot. */
@@ -34,6 +35,8 @@ function eventsAfter(log: string, checkpoint: Pick<Checkpoint, 'last_event_id' |
       for (let i = lines.length - 1; i >= 0; i--) {
         if (lines[i]!.length === 0) continue;
         const event = upgradeEvent(JSON.parse(lines[i]!) as EngineEvent);
+        // A line that is not a whole event: the snapshot is shown as it is (reading the whole log names the line).
+        if (eventShapeProblem(event)) return undefined;
         // A lower id of a lower epoch is a superseded holder's stray, appended late: passed over, not the snapshot's event.
         if (event.event_id <= checkpoint.last_event_id && epochOf(event) >= checkpoint.epoch) return after.reverse();
         if (event.event_id > checkpoint.last_event_id) after.push(event);

@@ -43,6 +43,27 @@ describe('a damaged session store gets a clear answer, and nothing is written', 
     expect(snapshotFolder(s.home)).toEqual(before);
   });
 
+  // FIXED: source/engine/event-shape.ts: a line that parsed was taken as the event it named — a step_completed without its
+  // response crashed show and resume (a TypeError's stack); one whose type was changed was passed over, and the resume paid
+  // for that finished step's model call again.
+  it.each([
+    ['without its response', (event: Record<string, unknown>) => ({ ...event, response: undefined }), 'step_completed has no response'],
+    ['with usage of the wrong shape', (event: Record<string, unknown>) => ({ ...event, usage: { input: 'many' } }), "step_completed's usage is not token usage ({input, output})"],
+    ['renamed to a type acode does not know', (event: Record<string, unknown>) => ({ ...event, type: 'step_finished' }), 'its type "step_finished" is not one acode knows'],
+  ] as const)('names the line of a step_completed %s, for show, history and resume', async (_how, damage, what) => {
+    const type = 'step_completed';
+    const s = await crashedSession();
+    const lines = readFileSync(s.log, 'utf8').split('\n');
+    const at = lines.findIndex((line) => line.includes(`"type":"${type}"`));
+    lines[at] = JSON.stringify(damage(JSON.parse(lines[at]!) as Record<string, unknown>));
+    writeFileSync(s.log, lines.join('\n'));
+    const before = snapshotFolder(s.home);
+    for (const args of [['sessions', 'show', s.id], ['sessions', 'history', s.id], ['resume', s.id, '--dry-run'], ['resume', s.id]]) {
+      expectRefusal(await runCli(args, { cwd: s.cwd, env: s.env }), `${s.log}: line ${at + 1} is not a whole event: ${what}`, /Restore .* from a backup/);
+    }
+    expect(snapshotFolder(s.home)).toEqual(before);
+  });
+
   it('names the line of an event with invalid UTF-8 (history)', async () => {
     const s = await crashedSession();
     const lines = readFileSync(s.log).toString('latin1').split('\n');

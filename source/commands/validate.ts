@@ -1,19 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { checkSpecText } from '../spec/load-spec.js';
+import { ExitCode } from '../errors/acode-error.js';
+import { checkSpecText, readSpecText } from '../spec/load-spec.js';
 import { describePattern } from '../spec/pattern-summary.js';
 import { formatProblem } from '../spec/spec-problem.js';
 import type { CommandContext } from './command-context.js';
 
 /** `acode validate <spec>`: every problem with file:line:column; exit 2 when any is an error. */
 export function validateCommand(ctx: CommandContext, file: string): ExitCode {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new AcodeError(`cannot read ${file}: ${(error as Error).message}`, ExitCode.usage);
-  }
-  const { spec, problems } = checkSpecText(text, file);
+  const { spec, problems } = checkSpecText(readSpecText(file), file);
   for (const problem of problems) ctx.stderr.write(`${formatProblem(problem)}\n`);
   if (!spec) {
     const errors = problems.filter((p) => p.severity === 'error').length;

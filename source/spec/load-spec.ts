@@ -196,16 +196,24 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 
+/** A spec file's text; one that cannot be read is an AcodeError (exit 2) saying why in words. */
+export function readSpecText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT' ? 'no such file; check the path'
+      : code === 'EISDIR' ? 'it is a folder; give the spec file in it'
+      : code === 'EACCES' || code === 'EPERM' ? `no permission to read it (${code})`
+      : (error as Error).message;
+    throw new AcodeError(`cannot read spec ${file}: ${reason}`, ExitCode.usage);
+  }
+}
+
 /** Reads and validates a spec file; a bad spec is an AcodeError (exit 2) listing every problem. */
 export function loadSpecFile(file: string, context: CheckContext = {}): LoadedSpec {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new AcodeError(`cannot read spec ${file}: ${reason}. Check the path, or run 'acode validate <spec.yaml>'.`, ExitCode.usage);
-  }
-  return loadSpecText(text, file, context);
+  return loadSpecText(readSpecText(file), file, context);
 }
 
 export function loadSpecText(text: string, file: string, context: CheckContext = {}): LoadedSpec {

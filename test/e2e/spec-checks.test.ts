@@ -239,3 +239,21 @@ describe('artifacts by strands-cli rules', () => {
     expect(readFileSync(join(ws.cwd, 'artifacts', 'out', 'report.md'), 'utf8')).toContain('final: done');
   });
 });
+
+describe('a spec path that is no file', () => {
+  // FIXED: source/spec/load-spec.ts (readSpecText): validate printed Node's text ("ENOENT: no such file or directory, open
+  // 'nope.yaml'", "EISDIR: illegal operation on a directory, read"), and run sent the user to validate for a path it could not read.
+  it.each([
+    ['missing', 'nope.yaml', 'cannot read spec nope.yaml: no such file; check the path'],
+    ['a folder', 'folder.yaml', 'cannot read spec folder.yaml: it is a folder; give the spec file in it'],
+  ])('validate and run say why (%s), exit 2, nothing written', async (_what, path, message) => {
+    const ws = workspace('version: 0\n');
+    mkdirSync(join(ws.cwd, 'folder.yaml'));
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, path], ws);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(`acode: ${message}`);
+    }
+    expect(existsSync(ws.home)).toBe(false);
+  });
+});

@@ -1,16 +1,15 @@
-import type { Key } from 'ink';
 import type { BrowserStore } from '../../state/browser-store.js';
 import { browserBindings as b, confirmBindings, matches } from '../keys/bindings.js';
+import { keysOfChunk, type KeyEvent } from '../keys/chunk-keys.js';
+import { withoutLastGrapheme } from '../keys/graphemes.js';
 import { handleStepViewKey } from './step-view-keys.js';
-
-type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
 
 /** Keys while typing a search: text edits the query, Enter keeps it, Esc clears it. */
 function handleSearchKey(store: BrowserStore, input: string, key: KeyEvent): void {
   const s = store.getState();
   if (key.return) s.endSearch(true);
   else if (key.escape) s.endSearch(false);
-  else if (key.backspace || key.delete) s.typeSearch(s.query.slice(0, -1));
+  else if (key.backspace || key.delete) s.typeSearch(withoutLastGrapheme(s.query));
   else if (key.upArrow) s.move(-1);
   else if (key.downArrow) s.move(1);
   else if (input && !key.ctrl && !key.meta) s.typeSearch(s.query + input);
@@ -53,18 +52,6 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   } else if (matches(b['browser.quit'], input, key)) s.exit();
 }
 
-/** One character of a chunk as the key Ink would report for it alone. */
-function keyOf(char: string): [string, KeyEvent] {
-  if (char === '\r' || char === '\n') return ['', { ctrl: false, return: true }];
-  if (char === '\t') return ['', { ctrl: false, tab: true }];
-  if (char === '\u007f' || char === '\b') return ['', { ctrl: false, backspace: true }];
-  const code = char.charCodeAt(0);
-  if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ctrl: true }];
-  return [char, { ctrl: false }];
-}
-
-const isControl = (char: string) => char < ' ' || char === '\u007f';
-
 /**
  * Keys typed while the browser was loading or busy arrive as one chunk ("jj", "/kube\r", pasted
  * text): they act one at a time, as typed — except text typed into a search, which goes in at
@@ -78,17 +65,8 @@ export function handleTyped(store: BrowserStore, input: string, key: KeyEvent): 
     handleKey(store, input, key);
     return;
   }
-  const typed = [...input];
-  for (let i = 0; i < typed.length; ) {
+  for (const [char, charKey] of keysOfChunk(input, () => store.getState().searching)) {
     const before = store.getState();
-    if (before.searching && !isControl(typed[i]!)) {
-      let end = i;
-      while (end < typed.length && !isControl(typed[end]!)) end++;
-      before.typeSearch(before.query + typed.slice(i, end).join(''));
-      i = end;
-      continue;
-    }
-    const [char, charKey] = keyOf(typed[i++]!);
     handleKey(store, char, charKey);
     const after = store.getState();
     if ((after.overlay && after.overlay !== before.overlay) || after.quit || after.resumeId) return;

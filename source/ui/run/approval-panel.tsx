@@ -1,5 +1,4 @@
-import { Box, Text, useInput, type Key } from 'ink';
-import TextInput from 'ink-text-input';
+import { Box, Text, useInput } from 'ink';
 import { useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
@@ -8,7 +7,9 @@ import { approvalPanelRows } from './live-rows.js';
 import { useRowsBelow } from './below-lines.js';
 import type { RunStore } from '../../state/run-store.js';
 import { approvalBindings as b, hints, matches, rejectBindings } from '../keys/bindings.js';
+import { keysOfChunk, type KeyEvent } from '../keys/chunk-keys.js';
 import { approvalPanelText, editKeys, rejectQuestion, responseLabel } from './approval-text.js';
+import { draftParts, editDraft, emptyDraft, type ResponseDraft } from './response-draft.js';
 
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
@@ -22,7 +23,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     editingNow.current = value;
     showEditor(value);
     // The live area counts the editor's rows from the store (chain-steps, lane-steps).
-    store.getState().typeResponse(value ? latest.current : null);
+    store.getState().typeResponse(value ? latest.current.text : null);
   };
   const [confirmingReject, showRejectQuestion] = useState(false);
   // Read by the key handler, which may still be the last render's when the next key arrives.
@@ -31,26 +32,29 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     rejecting.current = value;
     showRejectQuestion(value);
   };
-  const [draft, setDraft] = useState('');
+  const [draft, setDraft] = useState(emptyDraft);
   // Text and Enter typed fast are handled in one tick: Enter must see the text, not the last render's.
-  const latest = useRef('');
-  const edit = (value: string) => {
+  const latest = useRef(emptyDraft);
+  const edit = (value: ResponseDraft) => {
     latest.current = value;
     setDraft(value);
-    if (editingNow.current) store.getState().typeResponse(value);
+    if (editingNow.current) store.getState().typeResponse(value.text);
   };
-  const submit = (text = latest.current) => {
+  const submit = () => {
+    const { text } = latest.current;
     if (!text.trim()) return;
     setEditing(false);
     store.getState().answerApproval({ decision: 'edited', response: text.trim() });
   };
   /** One key: the editor's while it is open, else approve, edit, reject and the reject question's. */
-  const onKey = (input: string, key: Key) => {
+  const onKey = (input: string, key: KeyEvent) => {
     if (editingNow.current) {
       if (key.escape) setEditing(false);
-      // Typed before the editor showed (this handler is an older render's): the text is the response's start.
-      else if (!editing && key.return) submit();
-      else if (!editing && input && !key.ctrl && !key.meta) edit(latest.current + input);
+      else if (key.return) submit();
+      else {
+        const next = editDraft(latest.current, input, key);
+        if (next !== latest.current) edit(next);
+      }
       return;
     }
     const s = store.getState();
@@ -64,19 +68,17 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
     if (matches(b['approval.approve'], input, key)) s.answerApproval({ decision: 'approved' });
     else if (matches(b['approval.reject'], input, key)) setConfirmingReject(true);
     else if (matches(b['approval.edit'], input, key)) {
-      edit('');
+      edit(emptyDraft);
       setEditing(true);
     }
   };
   useInput(
     (input, key) => {
-      // Keys typed fast, or pasted, or while the app was busy arrive as one chunk ("ef", "ra", "e" and a
-      // response and Enter): each is taken in turn — 'e' then text edits, never approves nor drops the text.
-      if (input.length > 1 && !key.ctrl && !key.meta && !(editingNow.current && editing)) {
-        for (const char of input) onKey(char, { ...key, return: char === '\r' || char === '\n' });
-        return;
-      }
-      onKey(input, key);
+      // Keys typed fast, pasted, repeated or typed while the app was busy arrive as one chunk ("ef", "ra",
+      // "e" and a response and Enter, two Backspaces): each is taken in turn — 'e' then text edits, never
+      // approves nor drops the text, and a Backspace deletes, never goes into the response as 0x7f.
+      if (input.length < 2 || key.ctrl || key.meta) return onKey(input, key);
+      for (const [char, charKey] of keysOfChunk(input, () => editingNow.current)) onKey(char, charKey);
     },
     { isActive: approval !== null },
   );
@@ -113,16 +115,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
               <Box flexShrink={0}>
                 <Text color="cyan">{responseLabel}</Text>
               </Box>
-              <TextInput
-                value={draft}
-                onChange={(value) => {
-                  // Typed while the app was busy, the text and its Enter arrive as one chunk.
-                  const enter = value.search(/[\r\n]/);
-                  if (enter >= 0) submit(value.slice(0, enter));
-                  else edit(value);
-                }}
-                onSubmit={() => submit()}
-              />
+              <DraftText draft={draft} />
             </Box>
           </Box>
           <Text dimColor>{editKeys}</Text>
@@ -136,5 +129,17 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
         <Text dimColor>{text.keys[0]}</Text>
       )}
     </Box>
+  );
+}
+
+/** The response being typed, its cursor drawn as an inverted grapheme (a space at the end), as a text field's. */
+function DraftText({ draft }: { draft: ResponseDraft }) {
+  const { before, under, after } = draftParts(draft);
+  return (
+    <Text>
+      {before}
+      <Text inverse>{under}</Text>
+      {after}
+    </Text>
   );
 }

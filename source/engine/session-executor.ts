@@ -122,7 +122,7 @@ export class SessionExecutor {
     for (const listener of this.noticeListeners) listener(notice);
   };
 
-  /** Asks the run to stop: running steps are abandoned and the session is paused (user_exit). */
+  /** Asks the run to stop: running steps are abandoned and the session is paused (user_exit); one where only approvals were waiting stays awaiting_approval. */
   cancel(): void {
     this.abort.abort();
   }
@@ -170,8 +170,10 @@ export class SessionExecutor {
     await this.runReadySteps();
     try {
       if (this.stop) throw this.stop.error;
-      // Stopped between steps: nothing was under way, so nothing stopped on its own.
-      if (this.cancelled && !this.pattern.finished(this.progress)) throw new StopRun('paused', 'user_exit', 'stopped by the user');
+      // Stopped between steps: nothing was under way, so nothing stopped on its own. Stopped while only
+      // questions were open (Ctrl+C at an approval): nothing ran, and the session keeps waiting for their
+      // answers, as a run with nobody to ask leaves it.
+      if (this.cancelled && this.waiting.size === 0 && !this.pattern.finished(this.progress)) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       if (this.waiting.size === 0 && this.pattern.finished(this.progress)) {
         this.finishArtifacts();
         this.emit({ type: 'session_completed', tokens: this.progress.tokens });

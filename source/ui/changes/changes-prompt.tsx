@@ -13,6 +13,8 @@ export function ChangesPrompt({ store }: { store: ChangesStore }) {
   useInput((input, key) => {
     const s = store.getState();
     if (s.decision) return;
+    // Ctrl+C stops from the diff too, as the torn-write prompt's does; a and A stay list keys, where they are shown.
+    if (key.ctrl && matches(c['changes.abort'], input, key)) return s.decide('abort');
     if (s.mode === 'list') {
       if (matches(c['changes.continue'], input, key)) s.decide('continue');
       else if (matches(c['changes.abort'], input, key)) s.decide('abort');

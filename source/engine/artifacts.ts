@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { brokenArtifactPathRule, defaultArtifactDir } from '../spec/artifact-path-rules.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { scanTemplate } from '../spec/template-scan.js';
@@ -21,8 +22,7 @@ export interface ArtifactTarget {
   inherited?: readonly string[];
 }
 
-/** strands-cli's `--out` default. */
-export const defaultArtifactDir = './artifacts';
+export { defaultArtifactDir };
 
 /**
  * An artifact path acode refuses. `brokenRule`: the rendered path itself breaks a rule (absolute,
@@ -62,10 +62,9 @@ function errno(error: unknown): string | undefined {
  */
 export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefore: (path: string) => boolean): string {
   const shown = rendered.trim();
-  if (!shown) throw new ArtifactPathError('artifact path renders to an empty string; give it a relative file name such as report.md', true);
-  if (isAbsolute(shown)) throw new ArtifactPathError(`absolute paths are not allowed in artifacts: ${shown}; use a path relative to the output folder (--out, default ${defaultArtifactDir})`, true);
+  const broken = brokenArtifactPathRule(shown);
+  if (broken) throw new ArtifactPathError(broken, true);
   const parts = shown.split('/').filter((part) => part !== '' && part !== '.');
-  if (parts.includes('..')) throw new ArtifactPathError(`path traversal is not allowed in artifacts: ${shown}; a path cannot contain '..' components`, true);
   const safe = parts.map((part) => sanitizeComponent(part));
   const file = resolve(target.dir, ...safe);
   const inside = relative(target.dir, file);

@@ -7,6 +7,7 @@ import { checkTemplate, TemplateError } from './template.js';
 import { scanTemplate } from './template-scan.js';
 import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
+import { brokenArtifactPathRule } from './artifact-path-rules.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
 import { checkPattern } from './pattern-checks.js';
@@ -119,6 +120,11 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     }
   }
   checkPattern(spec, (path, message) => report(at(path), message), (path, message) => warn(at(path), message));
+  for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
+    // A path with no template in it is the path: its rules are checked now, not when the run ends.
+    const broken = /\{[{%#]/.test(artifact.path) ? undefined : brokenArtifactPathRule(artifact.path);
+    if (broken) report(at(['outputs', 'artifacts', i, 'path']), broken);
+  }
   for (const [path, source] of templateFields(spec)) {
     try {
       checkTemplate(source);
@@ -136,7 +142,8 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
         seen.add(key);
         const position = templatePosition(yaml, path as (string | number)[], finding);
         if (!atValidation || finding.kind === 'unsafe') report(position, message);
-        else if (finding.kind === 'undefined' && !declares) continue; // its variables come from --var: run checks them
+        // Its variables may come from --var: said here, refused by a run that is not given them.
+        else if (finding.kind === 'undefined' && !declares) warn(position, `${message} (acode run refuses this without it)`);
         else if (path[0] === 'agents') warn(position, `${message} (acode renders agent prompts as templates, strands-cli sends them as written; acode run refuses this)`);
         else report(position, message);
       }

@@ -92,6 +92,25 @@ describe('mistakes found before the first step', () => {
     nothingWritten(ws);
   });
 
+  // FIXED: source/spec/load-spec.ts: in a spec with no inputs block, validate passed over an undefined variable ("valid", not a
+  // word) that run then refused, pointing back at validate; an absolute or '..' artifact path was found only by run.
+  it('says at validate what run will refuse: a variable from nowhere (a warning: --var may give it), a broken artifact path (an error)', async () => {
+    const bare = spec.replace('inputs:\n  values:\n    topic: durability\n', '');
+    expect(bare).not.toContain('inputs:');
+    let ws = workspace(bare);
+    const validated = await runCli(['validate', 'spec.yaml'], ws);
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stderr).toMatch(/^spec\.yaml:\d+:\d+: warning: template .*undefined variable 'topic'; declare it under inputs .* or pass --var topic=… \(acode run refuses this without it\)/m);
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(2);
+    expect((await runCli(['run', 'spec.yaml', '--var', 'topic=x', '--no-save-session'], ws)).code).toBe(0);
+    for (const [path, message] of [['/abs.md', 'absolute paths are not allowed in artifacts: /abs.md'], ['../escape.md', "path traversal is not allowed in artifacts: ../escape.md; a path cannot contain '..' components"]] as const) {
+      ws = workspace(spec.replace(/outputs:[\s\S]*$/, `outputs:\n  artifacts:\n    - { path: "${path}", from: "{{ last_response }}" }\n`));
+      const refused = await runCli(['validate', 'spec.yaml'], ws);
+      expect(refused.code, path).toBe(2);
+      expect(refused.stderr).toMatch(new RegExp(`^spec\\.yaml:\\d+:\\d+: error: ${message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`, 'm'));
+    }
+  });
+
   it('refuses steps[n] beyond the steps before it, at validate and at run', async () => {
     for (const ref of ['steps[5]', 'steps[1]']) {
       const ws = workspace(spec.replace('continue from {{ steps[0].response }}', `continue from {{ ${ref}.response }}`));

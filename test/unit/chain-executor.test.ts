@@ -165,8 +165,8 @@ describe('the chain executor', () => {
   });
 
   it('fails, saying no resume can change it, on an artifact path that breaks a rule (a rendered ..)', async () => {
-    // run refuses such a path before the first step; one rendered from a response is found only here.
-    const text = spec(1).replace('./out/report.md', '../escape.md');
+    // validate and run refuse such a path before the first step; one rendered (from a response) is found only here.
+    const text = spec(1).replace('./out/report.md', `"{{ '..' }}/escape.md"`);
     const { executor, journal } = executorFor(text, { cwd: tempDir() });
     const summary = await executor.run();
     expect(summary.status).toBe('failed');

@@ -17,6 +17,8 @@ pattern:
     steps:
       - agent: writer
         input: "Write about {{ topic }}"
+inputs:
+  values: { topic: durability }
 `;
 
 function problems(text: string) {

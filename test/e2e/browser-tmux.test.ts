@@ -161,4 +161,22 @@ describe('the session browser in a real terminal', () => {
     expect(screen).toContain('CTRLC=0');
     expect(screen).not.toContain('51 sessions');
   });
+
+  // FIXED: source/ui/browser/full-screen.ts (keepingScrollback): the browser's frame fills the terminal, so Ink cleared it with
+  // ESC[2J ESC[3J on every change — and ESC[3J erases the main screen's history even from the alternate screen.
+  it("leaves the terminal's scrollback as it was, however often its frame changes", async () => {
+    const { cwd, home } = await storeWithACrashedSession();
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 120, rows: 30 });
+    terminal.run('seq 1 300');
+    await terminal.waitFor((s) => s.includes('300'));
+    const history = terminal.historySize();
+    expect(history).toBeGreaterThan(250);
+    terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes('51 sessions'));
+    terminal.press('j', 'j', 's'); // frames that change, scope flipped
+    await terminal.waitFor((s) => s.includes('scope all'));
+    terminal.press('q');
+    await terminal.waitFor((s) => /EXIT=0/.test(s));
+    expect(terminal.historySize()).toBeGreaterThanOrEqual(history);
+  });
 });

@@ -37,6 +37,11 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-t', 'main');
   }
 
+  /** Lines in the pane's scrollback (history above the screen). */
+  historySize(): number {
+    return Number(this.tmux('display-message', '-p', '-t', 'main', '#{history_size}').trim());
+  }
+
   /** The pane's title, as the programs in it set it (OSC 0/2). */
   title(): string {
     return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();

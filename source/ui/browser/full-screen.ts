@@ -17,6 +17,27 @@ export interface FullScreen {
 
 const closingSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
+/** Erase the scrollback (ED 3): the main screen's, even when written on the alternate screen. */
+const eraseScrollback = '\u001B[3J';
+
+/**
+ * `stdout` for Ink on the alternate screen: what it writes, without erasing the scrollback. A
+ * frame as tall as the terminal (the browser's always is) makes Ink clear the terminal with
+ * ESC[2J ESC[3J ESC[H; the 3J erased the user's history on the main screen behind the browser,
+ * every time the browser's frame changed. The alternate screen has no scrollback of its own.
+ */
+export function keepingScrollback(stdout: NodeJS.WriteStream): NodeJS.WriteStream {
+  const write = (chunk: unknown, ...rest: unknown[]) =>
+    (stdout.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' ? chunk.replaceAll(eraseScrollback, '') : chunk, ...rest);
+  return new Proxy(stdout, {
+    get(target, property) {
+      if (property === 'write') return write;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 
 /**
  * Enters the alternate screen and paints the browser's first frame at once — before React and Ink

@@ -6,6 +6,7 @@ import { OpenAiProvider } from './openai-provider.js';
 import type { HttpModelSettings } from './post-json.js';
 import { registerProviderSecrets, registerSpecSecrets } from '../secrets/spec-secrets.js';
 import { ScriptedProvider } from './scripted-provider.js';
+import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 
 const ollamaDefaultHost = 'http://localhost:11434/v1';
 const anthropicDefaultHost = 'https://api.anthropic.com';
@@ -84,6 +85,11 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
   const endpoint = modelEndpoint(spec, env);
   if (!endpoint) return new ScriptedProvider(spec.runtime.scripted);
   const { api, baseUrl, source, apiKey } = endpoint;
+  // Before any session exists: its copy of the spec would keep the password, and every call send it.
+  const shown = urlWithoutCredentials(baseUrl);
+  if (shown !== undefined) {
+    throw new AcodeError(`${source === 'default' ? 'the model server URL' : source} holds a user name or password (${shown} with them removed); acode sends keys only from the environment (${api === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'}): take them out of ${source === 'default' ? 'the URL' : source}`, ExitCode.usage);
+  }
   if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, 'gpt-4o-mini'));
   // A local proxy or test server may need no key; the real API always does, so say so before the first step.
   if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {

@@ -6,6 +6,7 @@ import { printable } from '../printable-text.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
 import { classifyHttpFailure, type HttpFailure } from './failure-classifier.js';
 import { classifyNetworkFailure, silentAnswerCode } from './network-failure.js';
+import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 
 /** What an HTTP model provider is configured with; keys come from the environment, never from disk. */
 export interface HttpModelSettings {
@@ -91,16 +92,9 @@ export async function openResponse(post: JsonPost): Promise<ModelResponse> {
  * named in messages: refused (fetch refused it too), naming the URL without them.
  */
 function refuseCredentials(url: string): void {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return; // the request fails on it as network trouble, as before
-  }
-  if (!target.username && !target.password) return;
-  target.username = '';
-  target.password = '';
-  throw new ProviderError(`the model server's URL holds a user name or password (${target.href} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out of runtime.host`, false, { detail: 'credentials in URL' });
+  const shown = urlWithoutCredentials(url);
+  if (shown === undefined) return;
+  throw new ProviderError(`the model server's URL holds a user name or password (${shown} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out of the URL`, false, { detail: 'credentials in URL' });
 }
 
 /**

@@ -8,6 +8,7 @@ import { scanTemplate } from './template-scan.js';
 import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { brokenArtifactPathRule } from './artifact-path-rules.js';
+import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
 import { checkPattern } from './pattern-checks.js';
@@ -120,6 +121,9 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     }
   }
   checkPattern(spec, (path, message) => report(at(path), message), (path, message) => warn(at(path), message));
+  if (spec.runtime.host !== undefined && urlWithoutCredentials(spec.runtime.host) !== undefined) {
+    report(at(['runtime', 'host']), `runtime.host holds a user name or password (${urlWithoutCredentials(spec.runtime.host)} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out`);
+  }
   for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     // A path with no template in it is the path: its rules are checked now, not when the run ends.
     const broken = /\{[{%#]/.test(artifact.path) ? undefined : brokenArtifactPathRule(artifact.path);

@@ -133,3 +133,31 @@ describe('a server that echoes the API key in its errors', () => {
     expect(leaks(ws.cwd, [run, resumed], canaries.openai)).toEqual({});
   });
 });
+
+describe('a password in the model server URL', () => {
+  // FIXED: source/providers/create-provider.ts, source/spec/load-spec.ts (urlWithoutCredentials): validate passed it; run created
+  // a session — its copy of the spec keeping the password — and paused on the first call; from OPENAI_BASE_URL the refusal said
+  // to take it out of runtime.host.
+  it('is refused by validate and run from runtime.host, and by run from OPENAI_BASE_URL, before anything is written, never shown', async () => {
+    const password = 'DbPassw0rdXYZ';
+    const withCredentials = baseUrls.openai.replace('http://', `http://admin:${password}@`);
+    const ws = workspace('openai');
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'openai', host: withCredentials }));
+    const outputs: CliResult[] = [];
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, 'spec.yaml'], ws);
+      outputs.push(result);
+      expect(result.code, command).toBe(2);
+      expect(result.stderr).toMatch(/spec\.yaml:\d+:\d+: error: runtime\.host holds a user name or password \(http:\/\/127\.0\.0\.1:\d+\/v1 with them removed\)/);
+    }
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'openai' }));
+    const fromEnv = await runCli(['run', 'spec.yaml'], { ...ws, env: { ...ws.env, OPENAI_BASE_URL: withCredentials } });
+    outputs.push(fromEnv);
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('OPENAI_BASE_URL holds a user name or password');
+    expect(fromEnv.stderr).toContain('take them out of OPENAI_BASE_URL');
+    expect(servers.openai.requests).toHaveLength(0);
+    expect(filesUnder(ws.cwd).filter((file) => !file.endsWith('spec.yaml'))).toEqual([]);
+    expect(outputs.map((output) => output.stdout + output.stderr).join('')).not.toContain(password);
+  });
+});

@@ -8,6 +8,7 @@ import { scanTemplate } from './template-scan.js';
 import { declaredInputs, templateScopes } from './template-scopes.js';
 import { builtinTools, isBuiltinTool, toolId } from '../engine/tools/tool-specs.js';
 import { brokenArtifactPathRule } from './artifact-path-rules.js';
+import { misspeltKey } from './schema-keys.js';
 import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { isApprovalStep } from './chain-steps.js';
@@ -187,7 +188,9 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
       for (const key of issue.keys) {
         const where = [...issue.path.map(String), key].join('.');
         const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1])) : undefined;
-        push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not supported by acode yet and is ignored`);
+        const meant = misspeltKey(issue.path, key);
+        if (meant !== undefined) push('error', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not a key acode or strands-cli has here — did you mean '${meant}'?`);
+        else push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not supported by acode yet and is ignored`);
       }
     }
     for (const issue of errors) {

@@ -122,6 +122,9 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
     }
   }
   checkPattern(spec, (path, message) => report(at(path), message), (path, message) => warn(at(path), message));
+  for (const path of approvalTimeouts(spec.pattern, ['pattern'])) {
+    warn(at(path), 'timeout_seconds is not acted on: acode waits for the answer as long as it takes (strands-cli records the default response once it passes); answer later with acode resume <id> --approve');
+  }
   if (spec.runtime.host !== undefined && urlWithoutCredentials(spec.runtime.host) !== undefined) {
     report(at(['runtime', 'host']), `runtime.host holds a user name or password (${urlWithoutCredentials(spec.runtime.host)} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out`);
   }
@@ -154,6 +157,15 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
       }
     }
   }
+}
+
+/** Where an approval (hitl) step sets timeout_seconds, anywhere in the pattern. */
+function approvalTimeouts(node: unknown, path: (string | number)[]): (string | number)[][] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => approvalTimeouts(item, [...path, i]));
+  if (node === null || typeof node !== 'object') return [];
+  const record = node as Record<string, unknown>;
+  const own = (record.type === 'hitl' || record.type === 'approval') && record.timeout_seconds !== undefined ? [[...path, 'timeout_seconds']] : [];
+  return [...own, ...Object.entries(record).flatMap(([key, value]) => approvalTimeouts(value, [...path, key]))];
 }
 
 /** Parses and validates spec text; never throws for bad input, returns every problem found. */

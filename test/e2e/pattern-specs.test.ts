@@ -33,8 +33,9 @@ describe('workflow and parallel specs at the command line', () => {
     const ws = workspace('parallel-hitl-branch-demo.yaml');
     const result = await runCli(['validate', 'parallel-hitl-branch-demo.yaml'], ws);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('parallel-hitl-branch-demo.yaml: valid (parallel, 2 branches (web_research 3 steps, docs_research 1 step), then reduce (aggregator), max_parallel 5 (default), provider openai), 2 warnings\n');
-    // It takes its topic from --var (no inputs block): validate warns where it is used, run refuses without it.
+    expect(result.stdout).toBe('parallel-hitl-branch-demo.yaml: valid (parallel, 2 branches (web_research 3 steps, docs_research 1 step), then reduce (aggregator), max_parallel 5 (default), provider openai), 3 warnings\n');
+    // It takes its topic from --var (no inputs block): validate warns where it is used, run refuses without it; and its
+    // hitl step's timeout_seconds, which acode does not act on.
     expect(result.stderr).toMatch(/warning: template .*undefined variable '.*'.*\(acode run refuses this without it\)/);
   });
 

@@ -121,3 +121,11 @@ describe('keys acode does not know', () => {
     ]);
   });
 });
+
+describe('an approval step with timeout_seconds', () => {
+  // FIXED: source/spec/load-spec.ts: strands-cli records the default response once it passes; acode accepted it and said nothing.
+  it('is warned about where it is set: acode waits as long as it takes', () => {
+    const gated = valid.replace('        input: "Write about {{ topic }}"\n', '        input: "Write about {{ topic }}"\n      - type: hitl\n        prompt: "Go on?"\n        timeout_seconds: 60\n');
+    expect(problems(gated)).toEqual(['spec.yaml:16:26: warning: timeout_seconds is not acted on: acode waits for the answer as long as it takes (strands-cli records the default response once it passes); answer later with acode resume <id> --approve']);
+  });
+});

@@ -296,7 +296,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
         );
       },
       setPageSize(rows) {
-        const pageSize = Math.max(3, rows);
+        const pageSize = Math.max(1, rows);
         const s = get();
         if (pageSize !== s.pageSize) set({ pageSize, ...select(s.visible, s.selected, s.top, pageSize) });
       },

@@ -179,4 +179,23 @@ describe('the session browser in a real terminal', () => {
     await terminal.waitFor((s) => /EXIT=0/.test(s));
     expect(terminal.historySize()).toBeGreaterThanOrEqual(history);
   });
+
+  // FIXED: source/ui/browser/browser-lines.ts (showsDetails, tableRowsFor): below 15 rows the frame was taller than the terminal
+  // (12 rows of chrome, 3 table rows at least): Ink scrolled it, the header went off and, after j, the selected row too.
+  it.each([10, 12])('fits a terminal %i rows tall: the header on top, the selected row shown as it moves', async (rows) => {
+    const { cwd, home } = await storeWithACrashedSession();
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 80, rows });
+    terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+    let screen = await terminal.waitFor((s) => s.includes('51 sessions'));
+    for (let press = 0; press < 4; press++) {
+      terminal.press('j');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      screen = terminal.screen();
+      expect(screen.split('\n')[0], screen).toContain('51 sessions');
+      expect(screen).toMatch(/^❯ [0-9a-f]{8}/m);
+      expect(screen.split('\n').filter((line) => line.includes('51 sessions'))).toHaveLength(1);
+    }
+    terminal.press('q');
+    expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=0');
+  });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionSource } from '../../source/commands/browser-source.js';
 import { createBrowserStore, type BrowserStart, type BrowserStore } from '../../source/state/browser-store.js';
 import { BrowserApp } from '../../source/ui/browser/browser-app.js';
-import { chrome } from '../../source/ui/browser/browser-lines.js';
+import { tableRowsFor } from '../../source/ui/browser/browser-lines.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
 import { fakeTerminal } from '../helpers/fake-terminal.js';
 import { keys, renderInk } from '../helpers/ink.js';
@@ -28,7 +28,7 @@ async function open(fixture: ReturnType<typeof generatedStore>, start?: BrowserS
 
 /** The screen Ink draws for the store at a terminal size: rows of text, and of text with each cell's style. */
 async function screenAt(store: BrowserStore, columns: number, rows: number) {
-  store.getState().setPageSize(rows - chrome);
+  store.getState().setPageSize(tableRowsFor(rows));
   const { stdout, stdin } = fakeTerminal(columns, rows);
   const instance = render(<BrowserApp store={store} now={now} />, { stdout: stdout as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
   const frame = stdout.writes.at(-1)!;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionSource } from '../../source/commands/browser-source.js';
 import { createBrowserStore, type BrowserStore } from '../../source/state/browser-store.js';
 import { BrowserApp } from '../../source/ui/browser/browser-app.js';
-import { chrome } from '../../source/ui/browser/browser-lines.js';
+import { tableRowsFor } from '../../source/ui/browser/browser-lines.js';
 import { paintFirstFrame } from '../../source/ui/browser/first-paint.js';
 import { generatedStore } from '../helpers/browser-fixture.js';
 import { fakeTerminal } from '../helpers/fake-terminal.js';
@@ -27,7 +27,7 @@ function inkFrame(store: BrowserStore, columns: number, rows: number): string {
 /** The browser as `acode` opens it, before Ink: the store from the first rows, sized for the terminal. */
 async function firstStore(fixture: ReturnType<typeof generatedStore>, rows: number) {
   const store = createBrowserStore(await createSessionSource(fixture.ctx), fixture.cwd);
-  store.getState().setPageSize(rows - chrome);
+  store.getState().setPageSize(tableRowsFor(rows));
   return store;
 }
 
@@ -98,8 +98,12 @@ describe('the first frame painted before Ink loads', () => {
     await expectSameScreen(generatedStore(0), 100, 24);
   });
 
+  it('is the same in a short terminal, which goes without the details pane', async () => {
+    await expectSameScreen(generatedStore(10), 100, 10);
+  });
+
   it('is left to Ink when the layout does not fit the screen', async () => {
-    const store = await firstStore(generatedStore(10), 10);
-    expect(paintFirstFrame(store.getState(), { columns: 100, rows: 10 }, now)).toBeNull();
+    const store = await firstStore(generatedStore(10), 7);
+    expect(paintFirstFrame(store.getState(), { columns: 100, rows: 7 }, now)).toBeNull();
   });
 });

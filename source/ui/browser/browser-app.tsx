@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
 import { handleTyped } from './browser-keys.js';
-import { chrome, footerLine, headerLines, topLines } from './browser-lines.js';
+import { footerLine, headerLines, showsDetails, tableRowsFor, topLines } from './browser-lines.js';
 import { BrowserOverlay } from './browser-overlays.js';
 import { DetailsPane } from './details-pane.js';
 import { LineText, Lines } from './line-text.js';
@@ -37,7 +37,7 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   const quit = useStore(store, (s) => s.quit);
   const resumeId = useStore(store, (s) => s.resumeId);
   const overlay = useStore(store, (s) => s.overlay);
-  useEffect(() => store.getState().setPageSize(rows - chrome), [store, rows]);
+  useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {
     if (quit || resumeId) exit();
   }, [quit, resumeId, exit]);
@@ -55,7 +55,7 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
       {overlay ? <BrowserOverlay store={store} /> : <SessionTable store={store} width={columns} now={now} />}
       <Box flexGrow={1} />
       {/* The help lists every key: it takes the details pane's lines too. */}
-      {overlay?.kind === 'help' ? null : (
+      {overlay?.kind === 'help' || !showsDetails(rows) ? null : (
         <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderDimColor>
           <DetailsPane store={store} width={columns} />
         </Box>

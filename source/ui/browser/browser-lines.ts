@@ -26,6 +26,26 @@ export type Line = Segment[];
 /** Header, search line, table head and markers, border, details and footer: the lines that are not table rows. */
 export const chrome = 12;
 
+/** The details pane's rows: its border and its three lines. */
+const detailsRows = 4;
+
+/** The fewest table rows shown: below them, a short terminal goes without the details pane. */
+const fewestTableRows = 3;
+
+/**
+ * Whether a terminal `rows` tall shows the details pane: only with room for the table's fewest rows
+ * beside it. Without it a frame of 10 rows still fits (taller than the terminal, Ink scrolled it:
+ * the header went off, the selected row with it).
+ */
+export function showsDetails(rows: number): boolean {
+  return rows >= chrome + fewestTableRows;
+}
+
+/** Table rows a terminal `rows` tall has room for, at least one. */
+export function tableRowsFor(rows: number): number {
+  return Math.max(1, rows - chrome + (showsDetails(rows) ? 0 : detailsRows));
+}
+
 /** A step as its glyph, in its state's colour. */
 const glyph = (step: SessionStep): Segment => ({ text: stepStateStyle[step.status].glyph, color: stepStateStyle[step.status].color });
 

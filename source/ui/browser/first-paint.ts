@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import { terminalText } from '../../printable-text.js';
 import cliTruncate from 'cli-truncate';
 import { unloadedRows, type BrowserState } from '../../state/browser-store.js';
-import { detailsLines, footerLine, headerLines, tableLines, topLines, type Line, type Segment } from './browser-lines.js';
+import { detailsLines, footerLine, headerLines, showsDetails, tableLines, topLines, type Line, type Segment } from './browser-lines.js';
 
 /** NO_COLOR: colours go, styles stay — as Ink's colorize has it in the bundle (scripts/build.mjs). */
 const noColor = 'NO_COLOR' in process.env;
@@ -35,7 +35,8 @@ export function paintFirstFrame(state: BrowserState, size: { columns: number; ro
     ...between,
     ...tableLines({ ...state, unloaded, taken: between.length - 1 }, size.columns, now),
   ];
-  const bottom: Line[] = [[{ text: '─'.repeat(size.columns), dim: true }], ...detailsLines(state.details), footerLine()];
+  const details: Line[] = showsDetails(size.rows) ? [[{ text: '─'.repeat(size.columns), dim: true }], ...detailsLines(state.details)] : [];
+  const bottom: Line[] = [...details, footerLine()];
   const gap = size.rows - top.length - bottom.length;
   if (gap < 0) return null;
   const lines = [...top, ...Array.from({ length: gap }, (): Line => []), ...bottom];

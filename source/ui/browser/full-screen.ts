@@ -1,5 +1,5 @@
 import type { BrowserStore } from '../../state/browser-store.js';
-import { chrome } from './browser-lines.js';
+import { tableRowsFor } from './browser-lines.js';
 import { paintFirstFrame } from './first-paint.js';
 import { terminalSize } from './terminal-size.js';
 
@@ -61,7 +61,7 @@ export function enterFullScreen(store: BrowserStore, stdout = process.stdout, st
   for (const signal of closingSignals) process.on(signal, onSignal);
 
   const painted = terminalSize(stdout);
-  store.getState().setPageSize(painted.rows - chrome);
+  store.getState().setPageSize(tableRowsFor(painted.rows));
   const frame = paintFirstFrame(store.getState(), painted, Date.now());
   stdout.write(enterAlternateScreen + (frame === null ? '' : `${frame}\u001B[H`));
   if (stdin.isTTY) stdin.setRawMode(true);

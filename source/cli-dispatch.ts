@@ -62,6 +62,8 @@ function parseArguments() {
       // --help and --version are answered by dispatch, after any command, without running it.
       autoHelp: false,
       autoVersion: false,
+      // The help text opens with its own description: meow's, from package.json, said it twice.
+      description: false,
       // An absent --auto-resume/--no-auto-resume leaves the choice to resume.auto_resume.
       booleanDefault: undefined,
       flags: cliFlags,

@@ -32,6 +32,11 @@ export function initCommand(ctx: CommandContext, file: string | undefined, flags
   const schema = packagedSchema();
   writeUserFile(path, target, starterSpec(provider as StarterProvider, schema && relative(dirname(path), schema)), { replace: flags.force });
   const setup = provider === 'openai' ? '; set OPENAI_API_KEY first' : provider === 'ollama' ? '; start Ollama with llama3.2 pulled first' : ' (offline)';
-  ctx.stderr.write(`wrote ${target}: a 2-step chain on the ${provider} provider\nrun it: acode run ${target} --var topic="durable agents"${setup}\n`);
+  ctx.stderr.write(`wrote ${target}: a 2-step chain on the ${provider} provider\nrun it: acode run ${shellWord(target)} --var topic="durable agents"${setup}\n`);
   return ExitCode.ok;
+}
+
+/** A path as a shell reads it back as one word: as it is when plain, else in single quotes ("my spec.yaml" printed bare was two words). */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

@@ -78,6 +78,8 @@ describe('acode <command> --help', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('$ acode resume [<id>]');
       expect(result.stdout).toContain('Exit codes');
+      // Once: meow printed package.json's description above the help's own.
+      expect(result.stdout.match(/Durable multi-step AI-agent workflows/g)).toHaveLength(1);
     }
   });
 

@@ -117,6 +117,14 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     expect(result.code).toBe(2);
   });
 
+  // FIXED: source/commands/init.ts: the printed command named 'my spec.yaml' bare: two words to a shell.
+  it('acode init prints a run command that works as printed for a name with a space', async () => {
+    const ws = workspace();
+    const result = await runCli(['init', 'my spec.yaml'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`run it: acode run 'my spec.yaml' --var topic="durable agents"`);
+  });
+
   // FIXED: source/commands/user-file.ts: a path through a file (afile/x.yaml) was refused, then removing the temporary file
   // threw ENOTDIR from the finally block: a Node stack trace, exit 1, in place of the refusal.
   it('acode init and schema --out through a file exit 2 naming it, no stack trace, nothing written', async () => {

@@ -79,3 +79,16 @@ describe("the approval editor's Backspace", () => {
     expect(answerApproval).toHaveBeenCalledWith({ decision: 'edited', response: 'focus on costs' });
   });
 });
+
+describe('a chunk that answers the approval', () => {
+  // FIXED: source/ui/run/approval-panel.tsx: the keys after the Enter of a paste went on to the next approval, shown in the same
+  // tick — "fix the intro\rand more" recorded the edit, then approved the next one with the "a" of "and".
+  it('ends there: the next approval waits, unanswered, for keys typed after it shows', async () => {
+    const { ui, store, answerApproval } = await editing();
+    answerApproval.mockImplementation(() => store.getState().askApproval({ step: '2', prompt: 'Ship it?', context: '', defaultResponse: 'approved' }));
+    ui.stdin.write('fix the intro\rand also, yes, reject it');
+    await ui.waitForFrame((f) => f.includes('Ship it?'));
+    expect(answerApproval.mock.calls).toEqual([[{ decision: 'edited', response: 'fix the intro' }]]);
+    expect(store.getState().approval).toMatchObject({ step: '2' });
+  });
+});

@@ -78,7 +78,13 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
       // "e" and a response and Enter, two Backspaces): each is taken in turn — 'e' then text edits, never
       // approves nor drops the text, and a Backspace deletes, never goes into the response as 0x7f.
       if (input.length < 2 || key.ctrl || key.meta) return onKey(input, key);
-      for (const [char, charKey] of keysOfChunk(input, () => editingNow.current)) onKey(char, charKey);
+      // Once the chunk has answered the question, the rest of it is dropped: the next approval shows at
+      // once (in this very tick), and a pasted "fix it\rand more" would have approved it with its "a".
+      const asked = store.getState().approval;
+      for (const [char, charKey] of keysOfChunk(input, () => editingNow.current)) {
+        onKey(char, charKey);
+        if (store.getState().approval !== asked) break;
+      }
     },
     { isActive: approval !== null },
   );

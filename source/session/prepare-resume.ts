@@ -61,7 +61,7 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
 /**
  * Engine-shape: every snapshot the resume will read — the before/after content of writes under
  * way (to tell an applied write from a torn one and roll it back), the unfinished step's saved
- * conversation, the last-seen content of changed files (to show their diff) — must be there, and
+ * conversation and its tools' long answers, the last-seen content of changed files (to show their diff) — must be there, and
  * whole, before the resume takes the lock or writes an event: found missing or damaged halfway, the
  * resume would stop with the log changed (and a damaged conversation would be replayed to the model).
  */
@@ -74,6 +74,10 @@ function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress:
   }
   for (const [step, blob] of Object.entries(progress.conversations)) {
     if (!progress.completed[step]) needed.push([blob, `the saved conversation of ${stepTitle(step)}`]);
+  }
+  for (const [step, outcomes] of Object.entries(progress.tool_outcomes)) {
+    // A tool's whole answer, replayed to the model when the unfinished step's round runs again.
+    for (const outcome of Object.values(outcomes)) if (outcome.kind === 'result' && outcome.output_blob) needed.push([outcome.output_blob, `a tool's answer in ${stepTitle(step)}`]);
   }
   for (const change of changes) if (change.seen.blob) needed.push([change.seen.blob, `the content of ${change.path} when the session last saw it`]);
   for (const [hash, what] of needed) {

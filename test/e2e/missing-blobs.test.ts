@@ -94,4 +94,31 @@ describe('resume with the session\'s blobs/ deleted', () => {
       expect(snapshotFolder(home)).toEqual(before);
     }
   });
+
+  // FIXED: source/session/prepare-resume.ts: a long tool answer's snapshot (tool_result.output_blob), replayed to the model when
+  // the unfinished round runs again, was not among those checked first: damaged, --dry-run said all was well, and the resume
+  // took the lock and journaled five events before it failed (missing: a stack trace).
+  it.each(['damaged', 'missing'] as const)("refuses before writing anything when a tool's long answer is %s", async (how) => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const env = { ACODE_HOME: home };
+    const long = `${'a long file the tool read, '.repeat(400)}\n`;
+    writeFileSync(join(cwd, 'big.txt'), long);
+    writeFileSync(join(cwd, 'spec.yaml'), writingSpec('{ step: 0, kind: crash, during: file_write, after_bytes: 5 }').replace('tool_calls: [ {', 'tool_calls: [ { name: file_read, args: { path: big.txt } }, {'));
+    expect((await runCli(['run', 'spec.yaml'], { cwd, env })).signal).toBe('SIGKILL');
+    const id = (JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string }[])[0]!.session_id;
+    const blobs = join(home, 'sessions', id, 'blobs');
+    const answer = createHash('sha256').update(JSON.stringify(long)).digest('hex');
+    expect(readdirSync(blobs)).toContain(answer);
+    if (how === 'missing') rmSync(join(blobs, answer));
+    else writeFileSync(join(blobs, answer), readFileSync(join(blobs, answer), 'utf8').replace('long', 'lonG'));
+    const before = snapshotFolder(home);
+    for (const args of [['resume', id, '--dry-run'], ['resume', id, '--yes']]) {
+      const resumed = await runCli(args, { cwd, env });
+      expect(resumed.code, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain(`ACODE-RESUME-005: session ${id} cannot be resumed: its snapshot of a tool's answer in step 1 (${blobs}/${answer}) is ${how}`);
+      expect(resumed.stderr).not.toMatch(/^\s+at /m);
+      expect(snapshotFolder(home)).toEqual(before);
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { changeLines, decideOnChanges, viewChanges, type OnChange } from './chan
 import { openRepository, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { runSession } from './run-session.js';
+import { terminalText } from '../printable-text.js';
 
 export interface ResumeFlags {
   json: boolean;
@@ -67,7 +68,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
     ...modelLines(models),
     ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
   ];
-  ctx.stdout.write(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+  ctx.stdout.write(terminalText(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`));
 }
 
 /** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */

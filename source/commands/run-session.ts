@@ -14,6 +14,7 @@ import { plainLine } from './plain-progress.js';
 import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 import { StreamPrinter } from './stream-printer.js';
 import { plural } from '../human-units.js';
+import { terminalText } from '../printable-text.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -71,7 +72,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
   };
 
   if (!ctx.interactive || options.json) {
-    ctx.stderr.write(`acode: session ${prepared.sessionId} · ${prepared.spec.name} · pid ${process.pid}\n`);
+    ctx.stderr.write(`acode: session ${prepared.sessionId} · ${terminalText(prepared.spec.name)} · pid ${process.pid}\n`);
     tally.saving = noSaving(total, price);
     tally.dollars = price ? 0 : undefined;
     const agents = new Map<string, string>();
@@ -84,7 +85,8 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       const call = modelCall(event);
       if (call) tally.dollars = dollarsWith(tally.dollars, price, agents.get(call.step) ?? '', call.usage);
       const line = plainLine(event, total, name, (id) => progress.spent[id]);
-      if (line) ctx.stderr.write(`${redact(line)}\n`);
+      // The line quotes a model or a tool (an approval's context, a failed tool's answer): no terminal controls of theirs.
+      if (line) ctx.stderr.write(`${terminalText(redact(line))}\n`);
     });
     return {
       close: async () => {
@@ -97,7 +99,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.
     for (const event of prepared.preamble) {
       const line = plainLine(event, total, name);
-      if (line) ctx.stderr.write(`acode: ${redact(line)}\n`);
+      if (line) ctx.stderr.write(`acode: ${terminalText(redact(line))}\n`);
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);

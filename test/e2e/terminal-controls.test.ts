@@ -65,10 +65,47 @@ describe('text from a model shown in a terminal', () => {
     expect(screen).not.toContain('MARKER-BEFORE'); // still on the browser's own screen
     expect(terminal.title()).toBe('KEPT-TITLE');
     terminal.press('Enter'); // its steps, then the step's whole response
-    await terminal.waitFor((s) => s.includes('resumable') || s.includes('completed'));
+    await terminal.waitFor((s) => /✓ 1 +worker/.test(s));
     terminal.press('Enter');
     await terminal.waitFor((s) => s.includes('second line'));
     expect(terminal.title()).toBe('KEPT-TITLE');
     expect(terminal.styledScreen()).not.toMatch(/\u001b\][0-9]/);
+  });
+
+  // FIXED: source/commands/run-session.ts, resume.ts, source/ui/run/approval-text.ts, run-header.tsx: the plain lines (an
+  // approval's context holds the model's answer), resume --dry-run's header, the run view's approval panel and header wrote
+  // them raw — the title changed while the panel asked.
+  it('the plain lines, resume --dry-run and the run view show it without terminal controls', async () => {
+    const { server, baseUrl } = openai.current();
+    server.handler = () => ({ kind: 'answer', text: hostile });
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const gated = `version: 0
+name: "gate \\e]0;NAME-TITLE\\a"
+runtime: { provider: openai, host: "${baseUrl}", model_id: m }
+agents:
+  worker: { prompt: "You work." }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: worker, input: "Step 0" }
+      - { type: hitl, prompt: "Ship it?", context_display: "{{ steps[0].response }}" }
+`;
+    writeFileSync(join(cwd, 'spec.yaml'), gated);
+    const ws = { cwd, env: { ACODE_HOME: home, OPENAI_API_KEY: 'sk-test' } };
+    const plain = await runCli(['run', 'spec.yaml'], ws);
+    expect(plain.stderr).toContain('second line');
+    expect(plain.stderr, plain.stderr).not.toMatch(controlCharacters);
+    const id = /session ([0-9a-f]{16})/.exec(plain.stderr)![1]!;
+    const dry = await runCli(['resume', id, '--dry-run'], ws);
+    expect(dry.stdout).toContain('gate');
+    expect(dry.stdout).not.toMatch(controlCharacters);
+
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: join(cwd, 'home2'), PATH: process.env.PATH ?? '', OPENAI_API_KEY: 'sk-test' }, { columns: 140, rows: 30 });
+    terminal.run(`printf '\\033]0;KEPT-TITLE\\007'; node ${cliPath} run spec.yaml`);
+    await terminal.waitFor((s) => s.includes('Ship it?') && s.includes('second line'));
+    expect(terminal.title()).toBe('KEPT-TITLE');
+    terminal.press('C-c');
   });
 });

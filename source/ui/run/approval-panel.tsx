@@ -92,7 +92,7 @@ export function ApprovalPanel({ store }: { store: RunStore }) {
   const lanes = useStore(store, (s) => s.pattern !== 'chain');
   const below = useRowsBelow(store, columns);
   if (!approval || !text) return null;
-  const lines = approval.context ? approval.context.split('\n') : [];
+  const lines = text.context ? text.context.split('\n') : [];
   // What the person decides on, as much as fits: a panel taller than the terminal cleared it every frame.
   const { context: contextLines, counted, border, input } = approvalPanelRows(rows, columns, text, lanes, below);
   return (

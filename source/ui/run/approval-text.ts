@@ -1,6 +1,7 @@
 import { stepTitle } from '../../engine/step-id.js';
 import { typedResponse, type RunState } from '../../state/run-store.js';
 import { approvalBindings as b, approvalEditBindings, hints, rejectBindings } from '../keys/bindings.js';
+import { terminalText } from '../../printable-text.js';
 
 /**
  * What the approval panel says, worked out from the run's state: the panel draws it, and the live
@@ -32,9 +33,9 @@ export function approvalPanelText(s: Pick<RunState, 'approval' | 'approvalInput'
   const title = s.steps.find((step) => step.id === approval.step)?.title ?? stepTitle(approval.step);
   return {
     title: `approval needed · ${title}`,
-    prompt: approval.prompt,
-    context: approval.context,
-    keys: [approvalKeys(approval.defaultResponse), rejectQuestion + hints(rejectBindings)],
+    prompt: terminalText(approval.prompt),
+    context: terminalText(approval.context),
+    keys: [approvalKeys(terminalText(approval.defaultResponse)), rejectQuestion + hints(rejectBindings)],
     input: typedResponse(s),
   };
 }

@@ -2,6 +2,7 @@ import { Text } from 'ink';
 import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { plural } from '../../human-units.js';
+import { terminalText } from '../../printable-text.js';
 
 /** "3 steps", "4 tasks in 3 levels", "5 steps in 2 branches, then reduce": the shape in a few words. */
 export function shapeWords(steps: readonly Pick<StepView, 'group'>[], pattern: string): string {
@@ -27,7 +28,7 @@ export function Header({ store }: { store: RunStore }) {
       <Text bold color="cyan">
         acode
       </Text>{' '}
-      <Text bold>{workflowName}</Text>
+      <Text bold>{terminalText(workflowName)}</Text>
       <Text dimColor> · {shape} · session </Text>
       <Text color="magenta">{sessionId}</Text>
       {/* The pid the README's "kill -9 <pid>" names: this run, not every acode on the machine. */}

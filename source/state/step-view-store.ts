@@ -72,8 +72,13 @@ export function wrapLines(lines: readonly string[], width: number): string[] {
   });
 }
 
-/** A step's response and tool calls, as lines that fit `columns`. */
-const detailLines = (viewed: ViewedStep, columns: number) => wrapLines(stepDetailLines(viewed.step, viewed.ref, viewed.result, viewed.dollars), columns);
+/**
+ * A step's response and tool calls, as lines that fit `columns`. A tab is two spaces, as in the run
+ * view's tail: Ink counts it no columns where the terminal jumps to the next stop, so a line of tabs
+ * overflowed the width and the frame scrolled.
+ */
+const detailLines = (viewed: ViewedStep, columns: number) =>
+  wrapLines(stepDetailLines(viewed.step, viewed.ref, viewed.result, viewed.dollars).map((line) => line.replaceAll('\t', '  ')), columns);
 
 /** The step view's state: which session, which step, how far its response is scrolled. */
 export function createStepViewStore(read: ReadSteps): StepViewStore {

@@ -40,6 +40,23 @@ describe('the step view state', () => {
     expect(store.getState()).toMatchObject({ detail: null, selected: 1 });
   });
 
+  // FIXED: source/state/step-view-store.ts: a response's tabs were kept; Ink counts a tab no columns where the terminal jumps to
+  // the next stop, so a line of them overflowed the width and the frame scrolled.
+  it('shows a tab as two spaces, and wraps the line as it is then drawn', async () => {
+    const tabbed = (id: string) => {
+      const view = session(id, 1);
+      view.steps[0]!.result!.response = 'a\tb\tc\td\te\tf';
+      return view;
+    };
+    const store = createStepViewStore(async (id) => tabbed(id));
+    store.getState().setSize(10, 10);
+    await store.getState().open('abcd', false);
+    store.getState().openStep();
+    const lines = store.getState().detail!.lines;
+    expect(lines.join('\n')).not.toContain('\t');
+    expect(lines).toEqual(expect.arrayContaining(['  a  b  c ', ' d  e  f']));
+  });
+
   it('shows only the session of the latest Enter when reads finish out of order', async () => {
     const reads: ((view: SessionStepsView) => void)[] = [];
     const store = createStepViewStore((id) => new Promise((resolve) => reads.push(() => resolve(session(id, 1)))));

@@ -187,10 +187,12 @@ describe('the session browser in a real terminal', () => {
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 80, rows });
     terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
     let screen = await terminal.waitFor((s) => s.includes('51 sessions'));
+    const selected = (s: string) => /^❯ ([0-9a-f]{8})/m.exec(s)?.[1];
     for (let press = 0; press < 4; press++) {
+      const before = selected(screen);
       terminal.press('j');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      screen = terminal.screen();
+      // The selection moved on, or the frame shows no selected row at all (as it did, scrolled off).
+      screen = await terminal.waitFor((s) => selected(s) !== before && s.includes('↑↓ move'));
       expect(screen.split('\n')[0], screen).toContain('51 sessions');
       expect(screen).toMatch(/^❯ [0-9a-f]{8}/m);
       expect(screen.split('\n').filter((line) => line.includes('51 sessions'))).toHaveLength(1);

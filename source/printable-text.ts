@@ -1,8 +1,11 @@
+/** ESC sequences: CSI, OSC (ended by BEL or ST, or by nothing), and two-character escapes. */
+const escapeSequence = String.raw`\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-_])`;
+
 /**
- * ESC sequences (CSI, OSC, and two-character escapes) and every other C0/C1 control character.
- * A server's text printed as sent could retitle the window, clear the screen or move the cursor.
+ * ESC sequences and every other C0/C1 control character. A server's text printed as sent could
+ * retitle the window, clear the screen or move the cursor.
  */
-const controls = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-_])|[\u0000-\u001f\u007f-\u009f]/g;
+const controls = new RegExp(String.raw`${escapeSequence}|[\u0000-\u001f\u007f-\u009f]`, 'g');
 
 /** Text from elsewhere (a server's model ids, its error messages) made safe to print on one line. */
 export function printable(text: string): string {
@@ -13,7 +16,7 @@ export function printable(text: string): string {
  * The same, but line breaks and tabs stay; and the bidirectional overrides and isolates
  * (U+202A–U+202E, U+2066–U+2069), which make a line read otherwise than it is, go too.
  */
-const controlsButLines = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-_])|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const controlsButLines = new RegExp(String.raw`${escapeSequence}|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]`, 'g');
 
 /** Text from elsewhere shown as lines in a terminal — a model's response, a file's contents, a spec's names — by `sessions show`, the browser, a diff. */
 export function terminalText(text: string): string {

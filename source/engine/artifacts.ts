@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { brokenArtifactPathRule, defaultArtifactDir } from '../spec/artifact-path-rules.js';
+import { brokenArtifactPathRule } from '../spec/artifact-path-rules.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { scanTemplate } from '../spec/template-scan.js';
@@ -21,8 +21,6 @@ export interface ArtifactTarget {
   /** A fork's: files its source session wrote, which count as the fork's own. */
   inherited?: readonly string[];
 }
-
-export { defaultArtifactDir };
 
 /**
  * An artifact path acode refuses. `brokenRule`: the rendered path itself breaks a rule (absolute,

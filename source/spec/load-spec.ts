@@ -125,8 +125,9 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
   for (const path of approvalTimeouts(spec.pattern, ['pattern'])) {
     warn(at(path), 'timeout_seconds is not acted on: acode waits for the answer as long as it takes (strands-cli records the default response once it passes); answer later with acode resume <id> --approve');
   }
-  if (spec.runtime.host !== undefined && urlWithoutCredentials(spec.runtime.host) !== undefined) {
-    report(at(['runtime', 'host']), `runtime.host holds a user name or password (${urlWithoutCredentials(spec.runtime.host)} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out`);
+  const hostShown = spec.runtime.host === undefined ? undefined : urlWithoutCredentials(spec.runtime.host);
+  if (hostShown !== undefined) {
+    report(at(['runtime', 'host']), `runtime.host holds a user name or password (${hostShown} with them removed); acode sends keys only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY): take them out`);
   }
   for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     // A path with no template in it is the path: its rules are checked now, not when the run ends.

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { BrowserStore } from '../../state/browser-store.js';
-import { browserBindings } from '../keys/bindings.js';
+import { browserBindings, screenBindings } from '../keys/bindings.js';
 
 function describeKeys(keys: readonly string[]): string {
   return keys.map((k) => (k === 'return' ? 'Enter' : k === 'escape' ? 'Esc' : k === 'pageup' ? 'PgUp' : k === 'pagedown' ? 'PgDn' : k === 'tab' ? 'Tab' : k === 'shift+tab' ? 'Shift+Tab' : k.replace(/^ctrl\+(.)$/, (_, c: string) => `Ctrl+${c.toUpperCase()}`).replace(/^up$/, '↑').replace(/^down$/, '↓'))).join(' ');
@@ -15,7 +15,7 @@ export function BrowserOverlay({ store }: { store: BrowserStore }) {
     return (
       <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
         <Text bold>Keys</Text>
-        {Object.values(browserBindings).map((b) => (
+        {[...Object.values(browserBindings), ...Object.values(screenBindings)].map((b) => (
           <Text key={b.description}>
             <Text color="cyan">{describeKeys(b.keys).padEnd(16)}</Text> {b.description}
           </Text>

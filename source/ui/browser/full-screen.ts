@@ -3,8 +3,8 @@ import { tableRowsFor } from './browser-lines.js';
 import { paintFirstFrame } from './first-paint.js';
 import { terminalSize } from './terminal-size.js';
 
-const enterAlternateScreen = '\u001B[?1049h\u001B[?25l\u001B[H';
-const leaveAlternateScreen = '\u001B[?1049l\u001B[?25h';
+export const enterAlternateScreen = '\u001B[?1049h\u001B[?25l\u001B[H';
+export const leaveAlternateScreen = '\u001B[?1049l\u001B[?25h';
 const clearScreen = '\u001B[2J\u001B[H';
 
 /** The browser's hold on the terminal, from its first frame until it closes. */

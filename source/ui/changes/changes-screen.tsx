@@ -1,4 +1,4 @@
-import { render } from 'ink';
+import { renderScreen } from '../screen-render.js';
 import type { ChangeView } from '../../state/changes-store.js';
 import { createChangesStore } from '../../state/changes-store.js';
 import { ChangesPrompt } from './changes-prompt.js';
@@ -22,6 +22,6 @@ export function askAboutChanges(question: ChangesQuestion): Promise<'continue' |
         });
       },
     });
-    const instance = render(<ChangesPrompt store={store} />, { exitOnCtrlC: false, patchConsole: false });
+    const instance = renderScreen(<ChangesPrompt store={store} />, { exitOnCtrlC: false, patchConsole: false, fullScreen: false });
   });
 }

@@ -9,6 +9,11 @@ export interface KeyBinding {
   description: string;
 }
 
+/** Keys of every screen (the run view, the prompts, the browser), handled where each is rendered (ui/screen-render.tsx). */
+export const screenBindings = {
+  'screen.suspend': { keys: ['ctrl+z'], label: '', description: 'suspend to the shell, as in any terminal program (fg brings it back; a run stops meanwhile)' },
+} as const satisfies Record<string, KeyBinding>;
+
 export const runBindings = {
   'run.pause': { keys: ['ctrl+c'], label: 'Ctrl+C pause', description: 'pause: flush the checkpoint and stop; a second Ctrl+C quits at once' },
   'run.retryNow': { keys: ['r', 'R'], label: 'r retry now', description: 'while waiting to retry: retry now' },

@@ -1,4 +1,5 @@
-import { render, type Instance, type RenderOptions } from 'ink';
+import type { Instance, RenderOptions } from 'ink';
+import { renderScreen } from '../screen-render.js';
 import { TerminalSizeContext } from '../browser/use-terminal-size.js';
 import { terminalSize } from '../browser/terminal-size.js';
 import type { RunStore } from '../../state/run-store.js';
@@ -32,7 +33,7 @@ export function mountRunView(store: RunStore, onForceQuit: () => void, options: 
       <RunView store={store} onForceQuit={onForceQuit} />
     </TerminalSizeContext.Provider>
   );
-  const instance = render(tree(), { ...runScreenOptions, ...options });
+  const instance = renderScreen(tree(), { ...runScreenOptions, ...options, fullScreen: false });
   const onResize = () => instance.rerender(tree());
   stdout.prependListener('resize', onResize);
   const off = () => stdout.off('resize', onResize);

@@ -1,4 +1,4 @@
-import { render } from 'ink';
+import { renderScreen } from '../screen-render.js';
 import { createChangesStore, type ChangeView } from '../../state/changes-store.js';
 import { createTornWriteStore, type TornDecision } from '../../state/torn-write-store.js';
 import { TornWritePrompt } from './torn-write-prompt.js';
@@ -25,6 +25,6 @@ export function askAboutTornWrites(question: TornWriteQuestion): Promise<TornDec
         });
       },
     });
-    const instance = render(<TornWritePrompt store={store} files={files} />, { exitOnCtrlC: false, patchConsole: false });
+    const instance = renderScreen(<TornWritePrompt store={store} files={files} />, { exitOnCtrlC: false, patchConsole: false, fullScreen: false });
   });
 }

@@ -1,0 +1,64 @@
+import { render, useInput, useStdin, type Instance, type RenderOptions } from 'ink';
+import type { ReactNode } from 'react';
+import { enterAlternateScreen, leaveAlternateScreen } from './browser/full-screen.js';
+import { matches, screenBindings } from './keys/bindings.js';
+
+const showCursor = '\u001B[?25h';
+
+/** How a screen holds the terminal: inline (the run view, the prompts) or on the alternate screen (the browser). */
+export interface ScreenKind {
+  fullScreen: boolean;
+}
+
+/**
+ * Ctrl+Z: gives the terminal back and stops the process group, as the terminal itself would
+ * without raw mode (which turns Ctrl+Z into a key) — the shell's job control then owns it (`fg`,
+ * `bg`). Everything in the group stops: a run's model call, its tools, `npx` above it; the run
+ * holds its lock meanwhile and, stopped past the lock's timeout, finds on `fg` that another process
+ * may have taken the session over (the epoch fence: it writes nothing more). On `fg` the terminal
+ * is taken again and the whole frame is drawn anew below what the shell wrote.
+ */
+export function suspendScreen(instance: Instance, kind: ScreenKind, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): void {
+  if (stdin.isTTY) stdin.setRawMode(false);
+  stdout.write(kind.fullScreen ? leaveAlternateScreen : showCursor);
+  // Stops here until SIGCONT. An orphaned process group (no shell to continue it) is not stopped:
+  // the kernel drops the signal, and the screen is simply taken back.
+  process.kill(0, 'SIGTSTP');
+  if (stdin.isTTY) stdin.setRawMode(true);
+  if (kind.fullScreen) stdout.write(enterAlternateScreen);
+  instance.redraw();
+}
+
+function SuspendKey({ onSuspend }: { onSuspend: () => void }) {
+  const { isRawModeSupported } = useStdin();
+  useInput(
+    (input, key) => {
+      if (matches(screenBindings['screen.suspend'], input, key)) onSuspend();
+    },
+    { isActive: isRawModeSupported === true },
+  );
+  return null;
+}
+
+/**
+ * Ink's render, with Ctrl+Z suspending the screen (suspendScreen) whatever the screen's own keys
+ * are. `rerender` keeps the key.
+ */
+export function renderScreen(node: ReactNode, options: RenderOptions & ScreenKind): Instance {
+  const { fullScreen, ...inkOptions } = options;
+  const stdin = inkOptions.stdin ?? process.stdin;
+  const stdout = inkOptions.stdout ?? process.stdout;
+  let instance: Instance | undefined;
+  const onSuspend = () => {
+    if (instance) suspendScreen(instance, { fullScreen }, stdin, stdout);
+  };
+  const tree = (child: ReactNode) => (
+    <>
+      <SuspendKey onSuspend={onSuspend} />
+      {child}
+    </>
+  );
+  const rendered = render(tree(node), inkOptions);
+  instance = { ...rendered, rerender: (next: ReactNode) => rendered.rerender(tree(next)) };
+  return instance;
+}

@@ -48,10 +48,8 @@ export function renderScreen(node: ReactNode, options: RenderOptions & ScreenKin
   const { fullScreen, ...inkOptions } = options;
   const stdin = inkOptions.stdin ?? process.stdin;
   const stdout = inkOptions.stdout ?? process.stdout;
-  let instance: Instance | undefined;
-  const onSuspend = () => {
-    if (instance) suspendScreen(instance, { fullScreen }, stdin, stdout);
-  };
+  // Called on a key, so after `instance` below is set.
+  const onSuspend = () => suspendScreen(instance, { fullScreen }, stdin, stdout);
   const tree = (child: ReactNode) => (
     <>
       <SuspendKey onSuspend={onSuspend} />
@@ -59,6 +57,6 @@ export function renderScreen(node: ReactNode, options: RenderOptions & ScreenKin
     </>
   );
   const rendered = render(tree(node), inkOptions);
-  instance = { ...rendered, rerender: (next: ReactNode) => rendered.rerender(tree(next)) };
+  const instance: Instance = { ...rendered, rerender: (next: ReactNode) => rendered.rerender(tree(next)) };
   return instance;
 }

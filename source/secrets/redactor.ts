@@ -94,6 +94,8 @@ export class Redactor {
   /** A bit per hash bucket: most windows of a text are ruled out by one array read instead of a Set lookup. */
   private readonly buckets = new Uint32Array(bucketCount / 32);
   private readonly registered = new Set<string>();
+  /** Text of this machine's that looks like a credential (a folder `sk-learn-experiments-2024`): see allow(). */
+  private readonly allowed = new Set<string>();
 
   /** Adds a secret value; undefined, empty and too-short values are ignored (see minSecretLength). */
   register(value: string | undefined): void {
@@ -114,11 +116,34 @@ export class Redactor {
     }
   }
 
+  /**
+   * Marks `text` — a path of the person's own, from this machine, never from a model or a server —
+   * as no credential: a credential shape wholly inside it is left alone wherever it is printed or
+   * stored ("wrote …/sk-learn-experiments-2024/report.md"). Registered secrets in it still go.
+   */
+  allow(text: string | undefined): void {
+    if (text !== undefined && shapeHint.test(text)) this.allowed.add(text);
+  }
+
   /** `text` with every registered secret (whole or any 8+ character piece) and every credential-shaped value replaced by [REDACTED]. */
   redact(text: string): string {
     if (text.length < fragmentLength) return text;
-    const shaped = shapeHint.test(text) ? text.replace(shapes, replaceShape) : text;
+    const shaped = shapeHint.test(text) ? this.replaceShapes(text) : text;
     return this.redactKnown(shaped);
+  }
+
+  /** The credential shapes of `text` replaced, but those wholly inside an allowed text. */
+  private replaceShapes(text: string): string {
+    const spans: [number, number][] = [];
+    for (const own of this.allowed) {
+      for (let at = text.indexOf(own); at >= 0; at = text.indexOf(own, at + 1)) spans.push([at, at + own.length]);
+    }
+    if (spans.length === 0) return text.replace(shapes, replaceShape);
+    return text.replace(shapes, (match: string, ...groups: unknown[]) => {
+      // After the 9 groups: the match's offset.
+      const at = groups[9] as number;
+      return spans.some(([start, end]) => at >= start && at + match.length <= end) ? match : replaceShape(match, ...(groups.slice(0, 9) as (string | undefined)[]));
+    });
   }
 
   /**

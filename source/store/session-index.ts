@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { secrets } from '../secrets/redactor.js';
+import { redactKeepingOwnPaths } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { mtimeOf } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
@@ -119,7 +119,7 @@ export class SessionIndex {
       if (plausibleRow(row, id) && mtimes[id] === mtime) continue;
       const fresh = this.loadSummary(id);
       if (!fresh) continue;
-      rows[id] = secrets.redactDeep(fresh);
+      rows[id] = redactKeepingOwnPaths(fresh);
       mtimes[id] = mtime;
       changed = true;
     }
@@ -141,7 +141,7 @@ export class SessionIndex {
    * without reading every row. A created row is always a new session.
    */
   upsert(summary: SessionSummary, previous?: SessionSummary | null): void {
-    const row = secrets.redactDeep(summary);
+    const row = redactKeepingOwnPaths(summary);
     this.append({ op: 'put', id: row.session_id, row, mtime: this.sessionMtime(row.session_id), ...this.prior(previous === undefined && row.status === 'created' ? null : previous) });
   }
 
@@ -152,7 +152,7 @@ export class SessionIndex {
 
   private prior(previous: SessionSummary | null | undefined): { prior?: PriorRow | null } {
     if (previous === undefined) return {};
-    return { prior: previous && priorOf(secrets.redactDeep(previous)) };
+    return { prior: previous && priorOf(redactKeepingOwnPaths(previous)) };
   }
 
   private append(entry: IndexEntry): void {

@@ -7,7 +7,7 @@ import { specSchema, type WorkflowSpec } from '../spec/schema.js';
 import { diskFull } from '../engine/disk-full.js';
 import type { EngineEvent } from '../engine/events.js';
 import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
-import { redactSessionRecord } from '../secrets/event-redaction.js';
+import { allowOwnPaths, redactSessionRecord } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { processAlive } from './process-liveness.js';
 import { writeFileDurable, fsyncDirectory } from './durable-file.js';
@@ -120,7 +120,7 @@ const idPattern = /^[0-9a-f]{16}$/;
 
 /** The session.json of the session folder `dir`: validated when read, redacted when written. */
 function sessionFileIn(dir: string, id: string): DurableJsonFileSync<SessionRecord> {
-  return new DurableJsonFileSync(join(dir, 'session.json'), (raw) => sessionRecordSchema.parse(raw), id, (record) => JSON.stringify(redactSessionRecord(record)));
+  return new DurableJsonFileSync(join(dir, 'session.json'), (raw) => allowOwnPaths(sessionRecordSchema.parse(raw)), id, (record) => JSON.stringify(redactSessionRecord(record)));
 }
 
 /** ACODE_HOME and its sessions folder, where they exist, must be folders: checked before any command reads or writes. */

@@ -17,11 +17,11 @@ const help = `
     $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
                  [--stream | --json]
     $ acode run --resume <id>            same as acode resume <id>
-    $ acode resume [<id>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
+    $ acode resume [<id>] [--var k=v]… [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step S] [--name <name>] [--json]   new session reusing <id>'s completed steps not depending on S
+    $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]   new session reusing <id>'s completed steps not depending on S
     $ acode sessions list [--status S] [--resumable] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
@@ -93,7 +93,6 @@ const flagHints: Partial<Record<FlagName, string>> = {
 /** Why a resume refuses a flag a new run takes: the session chose it when it started. */
 const chosenAtStart: Partial<Record<FlagName, string>> = {
   out: `a resume writes to the session's own output folder`,
-  var: `a resume runs with the session's own variables`,
   saveSession: `a resume saves the session it resumes`,
 };
 
@@ -153,7 +152,7 @@ function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   }
   const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
-  return { json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  return { vars: cli.flags.var, json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */
@@ -198,7 +197,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     case 'fork': {
       atMostOne('fork', args, 'session');
       const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name });
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name, vars: flags.var });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');

@@ -7,7 +7,9 @@
 import { sessionStatuses } from './session/status-words.js';
 
 const flagHelp = {
-  var: `    --var k=v            set a template variable (repeatable); overrides inputs.values`,
+  var: `    --var k=v            run: set a template variable (repeatable); overrides inputs.values.
+                         resume, fork: give back a variable the session stored without its value
+                         (it held a key, or text shaped like one, which acode keeps out of its files)`,
   out: `    --out <dir>          where artifacts are written (default ./artifacts); kept for resume`,
   force: `    --force              run, resume: artifacts may overwrite a file this session did not write;
                          delete, unlock: without asking`,
@@ -42,7 +44,7 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
   return names.map((name) => flagHelp[name]).join('\n');
 }
 
-const resumeOptions = `\n${flagLines('dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json')}`;
+const resumeOptions = `\n${flagLines('var', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json')}`;
 
 const idNote = `  <id> may be any unique prefix of at least 4 characters, or the session's --name (see 'acode sessions list').`;
 
@@ -87,7 +89,7 @@ ${idNote}
   that do not depend on step S and running the rest again.
 
   Usage
-    $ acode fork <id> [--from-step S] [--name <name>] [--json]
+    $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]
 
   Options
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
@@ -96,6 +98,8 @@ ${idNote}
                          and the steps before it in its branch reused. 'acode sessions show <id>'
                          lists the ids (default: the first unfinished step)
     --name <name>        a name for the new session (unique in $ACODE_HOME)
+    --var k=v            give back a variable <id> stored without its value (it held a key, or text
+                         shaped like one, which acode keeps out of its files)
     --json               print one JSON object on stdout
 
 ${idNote}

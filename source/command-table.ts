@@ -40,7 +40,7 @@ export const cliFlags = {
 
 export type FlagName = keyof typeof cliFlags;
 
-const resumeFlagNames = ['dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
+const resumeFlagNames = ['var', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
 
 /**
  * The flags each command takes (`sessions <sub>` for the sessions commands; --help and --version go
@@ -50,7 +50,7 @@ const resumeFlagNames = ['dryRun', 'yes', 'onChange', 'strategy', 'force', 'auto
 export const commandFlags: Record<string, readonly FlagName[]> = {
   run: ['var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
   resume: resumeFlagNames,
-  fork: ['fromStep', 'name', 'json'],
+  fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],
   'sessions list': ['status', 'resumable', 'json'],
   'sessions show': ['step', 'json'],

@@ -2,6 +2,7 @@ import type { ExitCode } from '../errors/acode-error.js';
 import { forkSession } from '../session/fork.js';
 import { checkSessionName } from '../session/session-name.js';
 import { openRepository, type CommandContext } from './command-context.js';
+import { parseVars } from './parse-vars.js';
 import { runSession } from './run-session.js';
 
 export interface ForkFlags {
@@ -10,6 +11,8 @@ export interface ForkFlags {
   json: boolean;
   /** `--name`: the new session's unique name. */
   name?: string;
+  /** `--var k=v`: variables the source session stored without their value, given back. */
+  vars?: readonly string[];
 }
 
 /**
@@ -17,7 +20,7 @@ export interface ForkFlags {
  * directory, reusing the source's completed steps before N — the way out of a terminal state.
  */
 export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFlags): Promise<ExitCode> {
-  const prepared = await forkSession(openRepository(ctx), { id, fromStep: flags.fromStep, name: flags.name === undefined ? undefined : checkSessionName(flags.name), cwd: ctx.cwd, env: ctx.env });
+  const prepared = await forkSession(openRepository(ctx), { id, fromStep: flags.fromStep, name: flags.name === undefined ? undefined : checkSessionName(flags.name), cwd: ctx.cwd, env: ctx.env, vars: parseVars(flags.vars ?? []) });
   const announce = () => {
     const { from, reused } = prepared.intro;
     ctx.stderr.write(`acode: forked session ${from} → ${prepared.sessionId}, reusing ${reused} step${reused === 1 ? '' : 's'}\n`);

@@ -13,8 +13,12 @@ import { openRepository, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { runSession } from './run-session.js';
 import { terminalText } from '../printable-text.js';
+import { missingVariablesError, restoreVariables } from '../session/withheld-variables.js';
+import { parseVars } from './parse-vars.js';
 
 export interface ResumeFlags {
+  /** `--var k=v`: variables the session stored without their value, given back. */
+  vars?: readonly string[];
   json: boolean;
   /** `--stream`: without a terminal, each step's answer on stdout as it arrives. */
   stream?: boolean;
@@ -42,7 +46,7 @@ function modelLines(models: readonly ModelCheck[]): string[] {
   return models.map((check) => `model:           ${modelLine(check)}`);
 }
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[]): void {
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[], missingVariables: readonly string[]): void {
   const { session, plan, environment, specChange } = candidate;
   const record = session.record;
   const views = viewChanges(environment.changes, record.cwd, titles(candidate));
@@ -55,6 +59,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
         spec_changed: Boolean(specChange),
+        missing_variables: missingVariables,
         models: models.map((c) => ({ model: c.model, host: c.host, status: c.availability.kind, ...('detail' in c.availability ? { detail: c.availability.detail } : {}) })),
       })}\n`,
     );
@@ -66,6 +71,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
     views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
     ...changeLines(views),
     ...modelLines(models),
+    ...(missingVariables.length ? [`variables:       ${missingVariables.join(', ')} stored without ${missingVariables.length === 1 ? 'its value' : 'their values'} (it held a key, or text shaped like one): resume with ${missingVariables.map((name) => `--var ${name}=…`).join(' ')}`] : []),
     ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
   ];
   ctx.stdout.write(terminalText(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`));
@@ -120,13 +126,15 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const approvals = approvalsFrom(flags.approval ?? {}, candidate.progress.awaiting[0]);
   const { session, config, environment, specChange } = candidate;
   const record = session.record;
+  const { variables, missing } = restoreVariables(record.variables, parseVars(flags.vars ?? []), record.session_id, 'resume');
   requireEnvironmentChecked(candidate);
   const models = await checkResumeModels(candidate, ctx.env);
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models);
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing);
     return ExitCode.ok;
   }
+  if (missing.length) throw missingVariablesError(missing, record.session_id, 'resume');
   const problem = flags.yes ? undefined : modelProblem(models, record.session_id, candidate.spec.runtime.provider === 'ollama');
   if (problem) {
     const unavailable = models.filter((c) => c.availability.kind === 'missing' || c.availability.kind === 'unreachable');
@@ -141,7 +149,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(candidate) });
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
-  const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume });
+  const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];

@@ -1,3 +1,5 @@
+import type { Variables } from '../engine/template-context.js';
+import { missingVariablesError, restoreVariables } from './withheld-variables.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
@@ -20,6 +22,8 @@ export interface ForkRequest {
   fromStep?: string;
   /** `--name`: the fork's own name (a name belongs to one session: the source's is not carried over). */
   name?: string;
+  /** `--var`: variables the source stored without their value, given back (withheld-variables.ts). */
+  vars?: Variables;
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
@@ -53,6 +57,8 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const config = loadResumeConfig(repository.home, request.cwd);
   const source = await repository.open(request.id);
   const from = source.record.session_id;
+  const { variables, missing } = restoreVariables(source.record.variables, request.vars ?? {}, from, 'fork');
+  if (missing.length) throw missingVariablesError(missing, from, 'fork');
   await repository.requireWritable(`fork session ${from}`);
   const spec = await source.spec();
   const pattern = patternFor(spec);
@@ -77,7 +83,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         sessionId: record.session_id,
         spec,
         pattern,
-        variables: record.variables,
+        variables,
         provider,
         blobs: session.blobs(),
         progress: initialProgress(steps),

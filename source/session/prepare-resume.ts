@@ -1,3 +1,4 @@
+import type { Variables } from '../engine/template-context.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
@@ -258,6 +259,8 @@ export interface ResumeChoices {
   force?: boolean;
   /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
   autoResume?: boolean;
+  /** The variables to run with, withheld ones given back (withheld-variables.ts); the stored ones by default. */
+  variables?: Variables;
 }
 
 /**
@@ -285,7 +288,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         sessionId: record.session_id,
         spec,
         pattern,
-        variables: record.variables,
+        variables: choices.variables ?? record.variables,
         provider,
         blobs,
         progress,

@@ -40,8 +40,8 @@ describe('did you mean', () => {
     [['run', 'spec.yaml', '--on-change', 'abort'], "--on-change answers a resume's questions"],
     [['fork', 'base', '--dry-run'], '--dry-run is an option of acode run --resume, acode resume and acode sessions cleanup, not of acode fork'],
     [['fork', 'base', '--stream'], '--stream is an option of acode run and acode resume, not of acode fork'],
-    [['validate', 'spec.yaml', '--var', 'topic=x'], '--var is an option of acode run, not of acode validate'],
-    [['run', '--resume', 'base', '--var', 'topic=x'], "--var is chosen when a session starts (acode run); a resume runs with the session's own variables"],
+    [['validate', 'spec.yaml', '--var', 'topic=x'], '--var is an option of acode run, acode resume and acode fork, not of acode validate'],
+    [['run', '--resume', 'base', '--no-save-session'], '--no-save-session is chosen when a session starts (acode run); a resume saves the session it resumes'],
     [['resume', 'base', '--out', 'elsewhere'], "--out is chosen when a session starts (acode run); a resume writes to the session's own output folder"],
     [['run', 'spec.yaml', '--resume', 'base'], 'acode run --resume takes no spec file, got spec.yaml: the session runs the spec it started with'],
     [['run', 'spec.yaml', '--resume='], "--resume needs the session to resume: 'acode run --resume <id or name>'"],
@@ -169,7 +169,8 @@ describe('acode completion', () => {
     expect(complete('acode run --resume abcd --d')).toEqual(['--dry-run']);
     // bash splits --resume=abcd at the '='.
     expect(complete('acode run --resume=abcd --y')).toEqual(['--yes']);
-    expect(complete('acode run --resume abcd --va')).toEqual([]);
+    // --var gives back a variable the session stored without its value (withheld-variables.ts).
+    expect(complete('acode run --resume abcd --va')).toEqual(['--var']);
   });
 
   it('reads the command from the words that are not flags, in bash: flags may come first', () => {
@@ -228,7 +229,7 @@ describe('acode completion', () => {
     expect(offered(['acode', 'run', 'spec.yaml', '--'])).not.toContain('--dry-run');
     expect(offered(['acode', 'run', 'spec.yaml', '--'])).toContain('--var');
     expect(offered(['acode', 'run', '--resume=abcd', '--'])).toContain('--dry-run');
-    expect(offered(['acode', 'run', '--resume=abcd', '--'])).not.toContain('--var');
+    expect(offered(['acode', 'run', '--resume=abcd', '--'])).not.toContain('--out');
     expect(offered(['acode', 'sessions', '--'])).toContain('--status');
     expect(offered(['acode', 'resume', '--strategy', ''])).toEqual(['rollback', 'retry', 'prompt']);
     expect(offered(['acode', 'resume', '--on-change='])).toEqual(['prompt', 'continue', 'abort']);

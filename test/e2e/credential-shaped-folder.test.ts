@@ -6,6 +6,7 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const demo = fileURLToPath(new URL('../../examples/agent-files-demo.yaml', import.meta.url));
+const chainDemo = fileURLToPath(new URL('../../examples/chain-3-step-resume-demo.yaml', import.meta.url));
 
 /** Resolves once `file` holds `text` (polled: the run writes it as it goes). */
 async function waitForText(file: string, text: string, timeoutMs = 20_000): Promise<void> {
@@ -46,5 +47,49 @@ describe('a run in a folder named like a credential', () => {
     expect(resumed.stderr).not.toContain('REDACTED');
     expect(readFileSync(join(cwd, 'summary.md'), 'utf8')).toContain('# Summary');
     expect(readFileSync(join(cwd, 'artifacts', 'files-demo-report.md'), 'utf8')).toMatch(/1\. drafter[\s\S]*3\. editor/);
+  });
+
+  // FIXED: source/session/withheld-variables.ts: a variable shaped like a key is stored [REDACTED]; the resume ran its
+  // remaining steps with "[REDACTED]" for it (the report came out as redacted_-report.md). Now it asks for it back.
+  it('a variable stored without its value is asked back by resume and fork, and the resume then runs with it', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const ws = { cwd, env: { ACODE_HOME: home } };
+    const topic = 'sk-learn-experiments-2024';
+    const run = startCli(['run', chainDemo, '--var', `topic=${topic}`, '--json'], ws);
+    const sessions = join(home, 'sessions');
+    for (let i = 0; i < 400 && !(existsSync(sessions) && readdirSync(sessions).length); i++) await new Promise((r) => setTimeout(r, 25));
+    const id = readdirSync(sessions)[0]!;
+    const log = join(sessions, id, 'events.jsonl');
+    await waitForText(log, '"step_completed"');
+    run.child.kill('SIGKILL');
+    await run.done;
+    // Stored as everything shaped like a key is (an answer quoting it is content, and keeps it).
+    expect((JSON.parse(readFileSync(join(sessions, id, 'session.json'), 'utf8')) as { variables: Record<string, string> }).variables).toEqual({ topic: '[REDACTED]' });
+    const before = readFileSync(log, 'utf8');
+
+    const dry = await runCli(['resume', id, '--dry-run', '--json'], ws);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { missing_variables: string[] }).missing_variables).toEqual(['topic']);
+    const refused = await runCli(['resume', id], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`stored variable 'topic' without its value`);
+    expect(refused.stderr).toContain(`acode resume ${id} --var topic=…`);
+    const stray = await runCli(['resume', id, '--var', 'other=x'], ws);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain(`has no variable 'other'; it needs --var topic=…`);
+    const fork = await runCli(['fork', id], ws);
+    expect(fork.code).toBe(2);
+    expect(fork.stderr).toContain(`acode fork ${id} --var topic=…`);
+    // Refused before anything changed: no event, no new session.
+    expect(readFileSync(log, 'utf8')).toBe(before);
+    expect(readdirSync(sessions)).toEqual([id]);
+
+    const resumed = await runCli(['resume', id, '--var', `topic=${topic}`, '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = readFileSync(join(cwd, 'artifacts', `${topic}-report.md`), 'utf8');
+    expect(report).toContain(`Findings on ${topic}`);
+    expect(report).not.toContain('REDACTED');
+    expect(readdirSync(join(cwd, 'artifacts'))).toEqual([`${topic}-report.md`]);
   });
 });

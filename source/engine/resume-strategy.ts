@@ -37,6 +37,20 @@ export interface AutoResumePolicy {
 
 export const defaultAutoResume: AutoResumePolicy = { enabled: true, maxAttempts: 5, onUnknown: 'retry' };
 
+/**
+ * The longest a run waits for a limit to reset before retrying on its own: a day (a usage limit
+ * "resets at 3pm" is waited for). A later reset pauses the session at once, saying when — a
+ * `retry-after: 1e15` crashed the run (no date that far), and one past Node's longest timer
+ * (24.8 days) fired at once: six paid calls in 45 ms.
+ */
+export const longestRetryWaitMs = 86_400_000;
+
+/** When a wait of `ms` from `now` ends, as a person reads it; "a time too far to name" past the calendar's end. */
+function resetTime(ms: number, now: number): string {
+  const at = now + ms;
+  return Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? new Date(at).toISOString().replace(/\.\d+Z$/, 'Z') : 'a time too far to name';
+}
+
 export type Strategy =
   /** Wait, then retry the step in the same conversation. */
   | { kind: 'same_session'; delayMs: number }
@@ -63,5 +77,7 @@ export function selectStrategy(stop: Stop, policy: AutoResumePolicy, attempt: nu
     return { kind: 'pause', why: `${stop.message}; gave up after ${stop.retryLimit} quick ${stop.retryLimit === 1 ? 'retry' : 'retries'}: fix the cause, then resume` };
   }
   if (stop.reason === 'context_exhausted') return { kind: 'new_session' };
-  return { kind: 'same_session', delayMs: stop.retryAfterMs ?? backoffMs(attempt, random) };
+  const delayMs = stop.retryAfterMs ?? backoffMs(attempt, random);
+  if (!(delayMs <= longestRetryWaitMs)) return { kind: 'pause', why: `${stop.message}; the limit resets at ${resetTime(delayMs, Date.now())}, later than acode waits on its own (a day): resume then` };
+  return { kind: 'same_session', delayMs };
 }

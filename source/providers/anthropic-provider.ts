@@ -1,6 +1,7 @@
 import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from '../engine/provider.js';
 import { ProviderError } from '../engine/stop-errors.js';
 import { redactKnown } from '../secrets/redactor.js';
+import { declined } from './declined.js';
 import { AnthropicStream } from './anthropic-stream.js';
 import { readEventStream, watchedDeltas } from './event-stream.js';
 import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
@@ -109,11 +110,12 @@ export class AnthropicProvider implements Provider {
     if (isEventStream(response)) {
       const deltas = watchedDeltas(request.onDelta);
       const stream = new AnthropicStream(url, deltas.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event), deltas);
+      await readEventStream(response, post, stream, deltas);
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
       parsed = secretsOut(stream.result());
     } else parsed = (await readJson(response, post)) as MessagesResponse;
     if (!Array.isArray(parsed.content)) throw new ProviderError(`${url} answered without a content array`, true);
+    if (parsed.stop_reason === 'refusal') throw declined(url, 'refusal', parsed.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(''));
     const u = parsed.usage;
     // Cached prompt tokens are still prompt tokens: budgets count what the model read.
     const usage = { input: (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0), output: u?.output_tokens ?? 0 };

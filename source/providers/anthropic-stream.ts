@@ -22,6 +22,7 @@ interface StreamEvent {
 export interface StreamedMessage {
   content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
   usage: Usage;
+  stop_reason?: string;
 }
 
 /**
@@ -35,6 +36,7 @@ export class AnthropicStream {
   private readonly blocks: Block[] = [];
   private usage: Usage = {};
   private stopped = false;
+  private stopReason: string | undefined;
 
   constructor(
     private readonly url: string,
@@ -62,6 +64,7 @@ export class AnthropicStream {
       case 'message_delta':
         // Counts in message_delta are cumulative: the latest is the whole.
         this.usage = { ...this.usage, ...event.usage };
+        if (event.delta?.stop_reason) this.stopReason = event.delta.stop_reason;
         return;
       case 'message_stop':
         this.stopped = true;
@@ -88,6 +91,11 @@ export class AnthropicStream {
     } else if (block?.type === 'tool_use' && delta.type === 'input_json_delta' && delta.partial_json) block.json += delta.partial_json;
   }
 
+  /** message_stop came: nothing after it is part of the answer. */
+  over(): boolean {
+    return this.stopped;
+  }
+
   /** The whole answer, once the stream has ended. */
   result(): StreamedMessage {
     if (!this.stopped) throw truncatedStream(this.url, 'message_stop');
@@ -102,6 +110,6 @@ export class AnthropicStream {
       }
       return [{ type: 'tool_use', id: block.id, name: block.name, input }];
     });
-    return { content, usage: this.usage };
+    return { content, usage: this.usage, ...(this.stopReason ? { stop_reason: this.stopReason } : {}) };
   }
 }

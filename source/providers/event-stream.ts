@@ -5,7 +5,7 @@ import type { CompletionDelta } from '../engine/provider.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact } from '../secrets/redactor.js';
 import { networkCauseText, silentAnswerCode } from './network-failure.js';
-import type { JsonPost, ModelResponse } from './post-json.js';
+import { answerTooLong, maxAnswerBytes, type JsonPost, type ModelResponse } from './post-json.js';
 
 /** An event or a line this long without an end is no model answer: the stream is refused, not buffered on. */
 const maxEventChars = 16 * 1024 * 1024;
@@ -28,6 +28,20 @@ export const readRestMs = readRestBeats * beatMs;
  * would cap a stream at one socket read (64 KiB) per rest.
  */
 const burstBytes = 16 * 1024;
+
+/**
+ * How long a stream that has said its last event (`[DONE]`, `message_stop`) may take to end: the
+ * HTTP chunk that ends the body normally comes with it, or in the next read (a rest later). Past
+ * this, the answer is taken as whole and the connection dropped — a server that kept it open held
+ * a finished answer for minutes, unjournaled: a crash meanwhile paid for it again.
+ */
+const endGraceMs = readRestMs + 100;
+
+/** What a stream's events go to: each event, and whether the last one came (the answer is whole). */
+export interface StreamSink {
+  event(event: EventSourceMessage): void;
+  over(): boolean;
+}
 
 /** The libuv stream under a response's socket (TCP, or TLS over it): where Node itself starts and stops reading. */
 interface ReadHandle {
@@ -90,11 +104,15 @@ function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): voi
  * After each read's events, `watch.flush` hands on what they said; once `watch.spoke` (the
  * answer has begun to show), reading rests `readRestMs` after each read.
  */
-export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, onEvent: (event: EventSourceMessage) => void, watch: ReadWatch = unwatched): Promise<void> {
+export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, to: StreamSink | ((event: EventSourceMessage) => void), watch: ReadWatch = unwatched): Promise<void> {
+  // A function alone: a stream with no last event of its own, read to the body's end.
+  const sink: StreamSink = typeof to === 'function' ? { event: to, over: () => false } : to;
   let refused: Error | undefined;
   const parser = createParser({
     onEvent: (event) => {
-      onEvent(event);
+      // What a server sends after its last event is no part of the answer.
+      if (sink.over()) return;
+      sink.event(event);
       // A stop made while a read's events are handed on (by onEvent itself): the events after it are
       // not, and the read ends as stopped before the response's end — which would hand the socket back
       // to the pool without its error listener, the stop's AbortError then an uncaught exception.
@@ -106,7 +124,16 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     maxBufferSize: maxEventChars,
   });
   const body = response.body;
+  const encoding = response.header('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    // A proxy compressing a stream acode asked to get as sent: read as text it ended "before [DONE]",
+    // retried five times — six whole answers paid for and dropped.
+    body.destroy();
+    return Promise.reject(new ProviderError(`${post.url} streamed its answer ${encoding}-encoded although acode asks for none; a proxy in between may be compressing it: turn that off for this server`, false, { detail: 'bad encoding' }));
+  }
   const decoder = new StringDecoder('utf8');
+  /** Bytes of the body read so far: an answer that never ends is refused at maxAnswerBytes. */
+  let received = 0;
   return new Promise((resolve, reject) => {
     let settled = false;
     // Chunks taken off the parser (tapBody) are read once it has parsed a socket read: its 'data'
@@ -115,6 +142,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const tap = tapBody(body, taken);
     /** Set while the socket rests: cancels the beat that would read it again. */
     let resting: (() => void) | undefined;
+    /** Set once the last event came: ends the answer if the body does not end first. */
+    let endTimer: NodeJS.Timeout | undefined;
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
     const socket = body.socket;
     // Bytes off the socket when reading last (re)started: a read that brought a burst rests not.
@@ -140,6 +169,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(endTimer);
       if (resting) {
         resting();
         resting = undefined;
@@ -158,6 +188,11 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     let first = true;
     /** Decodes and parses one read's bytes; false once the stream was refused (and settled). */
     const feed = (chunk: Buffer): boolean => {
+      received += chunk.length;
+      if (received > maxAnswerBytes) {
+        settle(answerTooLong(post.url));
+        return false;
+      }
       let text = decoder.write(chunk);
       // A byte order mark may open a stream (the SSE spec allows one); fetch's TextDecoder dropped
       // it, and the parser would read the first line as a field named "\uFEFFdata", losing its event.
@@ -171,7 +206,23 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     };
     const read = () => {
       watch.flush?.();
-      if (!settled && watch.spoke()) restAfterRead();
+      if (settled) return;
+      if (sink.over()) return awaitEnd();
+      if (watch.spoke()) restAfterRead();
+    };
+    /** The last event came: the body's end is read at once (no rest), and waited for endGraceMs at most. */
+    const awaitEnd = () => {
+      if (endTimer) return;
+      if (resting) {
+        resting();
+        resting = undefined;
+        readHandle(socket)?.readStart();
+      }
+      endTimer = setTimeout(() => {
+        settle();
+        // The response never ended: its connection cannot carry another one.
+        body.destroy();
+      }, endGraceMs);
     };
     /**
      * A socket read is many HTTP chunks (a piece each, as servers send them). Paused, the response

@@ -3,6 +3,7 @@ import { ProviderError } from '../engine/stop-errors.js';
 import { redactKnown } from '../secrets/redactor.js';
 import { readEventStream, watchedDeltas } from './event-stream.js';
 import { OpenAiStream } from './openai-stream.js';
+import { declined } from './declined.js';
 import { isEventStream, openResponse, readJson, type HttpModelSettings, type JsonPost } from './post-json.js';
 
 /** `baseUrl` ends before /chat/completions, e.g. http://127.0.0.1:8080/v1. */
@@ -15,7 +16,7 @@ interface WireToolCall {
 }
 
 interface ChatCompletion {
-  choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] } }[];
+  choices?: { message?: { content?: string | null; refusal?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
@@ -78,13 +79,17 @@ export class OpenAiProvider implements Provider {
     if (isEventStream(response)) {
       const deltas = watchedDeltas(request.onDelta);
       const stream = new OpenAiStream(url, deltas.onDelta);
-      await readEventStream(response, post, (event) => stream.event(event), deltas);
+      await readEventStream(response, post, stream, deltas);
       const whole = stream.result();
-      // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is whole.
-      const toolCalls = whole.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: redactKnown(call.function.arguments) } }));
-      parsed = { choices: [{ message: { content: redactKnown(whole.content), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } }], usage: whole.usage };
+      // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is
+      // whole — every string of it, a call's id and name too (a server echoing the key in an id put it in the conversation's blob).
+      const toolCalls = whole.tool_calls.map((call) => ({ ...call, id: redactKnown(call.id), function: { name: redactKnown(call.function.name), arguments: redactKnown(call.function.arguments) } }));
+      parsed = { choices: [{ message: { content: redactKnown(whole.content), refusal: whole.refusal === undefined ? null : redactKnown(whole.refusal), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: whole.finish_reason ?? null }], usage: whole.usage };
     } else parsed = (await readJson(response, post)) as ChatCompletion;
-    const message = parsed.choices?.[0]?.message;
+    const choice = parsed.choices?.[0];
+    const message = choice?.message;
+    if (message?.refusal) throw declined(url, 'refusal', message.refusal);
+    if (choice?.finish_reason === 'content_filter') throw declined(url, 'content_filter', message?.content ?? '');
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
     if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage };
     if (typeof message?.content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);

@@ -13,7 +13,7 @@ interface CallParts {
 
 interface ChunkChoice {
   index?: number;
-  delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] };
+  delta?: { content?: string | null; refusal?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] };
   finish_reason?: string | null;
 }
 
@@ -33,6 +33,9 @@ function firstChoice(choices: ChunkChoice[] | undefined): ChunkChoice | undefine
 /** What an OpenAI chat-completions stream said once whole: as a non-streamed answer's message and usage. */
 export interface StreamedCompletion {
   content: string;
+  /** What the model said instead of answering (OpenAI's `refusal`), and why it stopped. */
+  refusal?: string;
+  finish_reason?: string;
   tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
@@ -46,6 +49,8 @@ export interface StreamedCompletion {
  */
 export class OpenAiStream {
   private text = '';
+  private refusal = '';
+  private finishReason: string | undefined;
   private readonly calls: CallParts[] = [];
   private usage: StreamedCompletion['usage'];
   private finished = false;
@@ -76,9 +81,14 @@ export class OpenAiStream {
       this.text += content;
       this.onDelta?.({ kind: 'text', text: content });
     }
+    const refusal = choice.delta?.refusal;
+    if (typeof refusal === 'string') this.refusal += refusal;
     const fragments = choice.delta?.tool_calls;
     if (fragments) this.addCalls(fragments);
-    if (choice.finish_reason) this.finished = true;
+    if (choice.finish_reason) {
+      this.finished = true;
+      this.finishReason = choice.finish_reason;
+    }
   }
 
   private addCalls(fragments: NonNullable<NonNullable<ChunkChoice['delta']>['tool_calls']>): void {
@@ -90,19 +100,25 @@ export class OpenAiStream {
         this.calls[at] = call;
       }
       if (fragment.id) call.id = fragment.id;
-      if (fragment.function?.name) {
-        const named = call.name !== '';
-        call.name += fragment.function.name;
-        if (!named) this.onDelta?.({ kind: 'tool_call', name: call.name });
+      // A call's name comes whole in its first fragment; servers that repeat it in every fragment
+      // (MiniMax via NIM, Fireworks) made file_writefile_write… of it: later ones are the same name.
+      if (fragment.function?.name && call.name === '') {
+        call.name = fragment.function.name;
+        this.onDelta?.({ kind: 'tool_call', name: call.name });
       }
       if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
     }
+  }
+
+  /** `data: [DONE]` came: nothing after it is part of the answer. */
+  over(): boolean {
+    return this.done;
   }
 
   /** The whole answer, once the stream has ended. */
   result(): StreamedCompletion {
     if (!this.done && !this.finished) throw truncatedStream(this.url, 'its end (data: [DONE])');
     const tool_calls = this.calls.filter(Boolean).map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
-    return { content: this.text, tool_calls, usage: this.usage };
+    return { content: this.text, tool_calls, usage: this.usage, ...(this.refusal ? { refusal: this.refusal } : {}), ...(this.finishReason ? { finish_reason: this.finishReason } : {}) };
   }
 }

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { printable } from '../printable-text.js';
 import { redact, redactKnown } from '../secrets/redactor.js';
@@ -182,18 +183,53 @@ function redirectRefused(response: ModelResponse, post: JsonPost): ProviderError
   return new ProviderError(message, false, { detail: `redirect (HTTP ${response.status})` });
 }
 
+/**
+ * The most an answer may bring (its body's bytes, streamed or not). A model's longest answers are a
+ * few MB even as a stream's events; a server that never ends one grew acode to 9 GB and a crash.
+ * Refused, not retried: waiting does not make a server end its answers.
+ */
+export const maxAnswerBytes = 64 * 1024 * 1024;
+
+/** The answer from `url` was longer than maxAnswerBytes: dropped. */
+export function answerTooLong(url: string): ProviderError {
+  return new ProviderError(`${url} sent an answer over ${maxAnswerBytes / 1024 / 1024} MiB without ending it; it was dropped (a model's answer is far smaller: check the server)`, false, { detail: 'answer too long' });
+}
+
+/** Bodies compressed by a proxy although acode asked for none (accept-encoding: identity): read as sent. */
+function decompressed(bytes: Buffer, encoding: string | undefined, url: string): Buffer {
+  const how = encoding?.trim().toLowerCase();
+  if (!how || how === 'identity') return bytes;
+  try {
+    if (how === 'gzip' || how === 'x-gzip') return gunzipSync(bytes, { maxOutputLength: maxAnswerBytes });
+    if (how === 'deflate') return inflateSync(bytes, { maxOutputLength: maxAnswerBytes });
+    if (how === 'br') return brotliDecompressSync(bytes, { maxOutputLength: maxAnswerBytes });
+  } catch (error) {
+    throw new ProviderError(`${url} sent a ${how}-encoded answer that does not decompress (${(error as Error).message}); it was dropped`, true, { detail: 'bad encoding' });
+  }
+  throw new ProviderError(`${url} sent its answer encoded as '${how}', which acode cannot read (it asks for none); a proxy in between may be compressing it`, false, { detail: 'bad encoding' });
+}
+
 /** The whole body of an answer; a connection that breaks meanwhile is network trouble (retryable). */
 async function bodyText(response: ModelResponse, post: JsonPost): Promise<string> {
   const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxAnswerBytes) {
+        response.body.destroy();
+        throw answerTooLong(post.url);
+      }
+      chunks.push(chunk as Buffer);
+    }
     // An answer cut short without a socket error (the server closed mid-body) is a broken connection too.
     if (!response.body.complete) throw new Error('the connection closed before the answer ended');
   } catch (error) {
     if (post.signal.aborted) throw new StepAbortedError();
+    if (error instanceof ProviderError) throw error;
     throw new ProviderError(redact(`connection to ${post.url} broke while reading the answer: ${(error as Error).message}`), true, { detail: 'connection broke' });
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(decompressed(Buffer.concat(chunks), response.header('content-encoding'), post.url));
 }
 
 /**

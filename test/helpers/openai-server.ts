@@ -16,8 +16,10 @@ export interface ChatRequest {
 
 /** What the handler wants done with a request: answer, fail with a status, or never answer. */
 export type Reply =
-  | { kind: 'answer'; text?: string }
-  | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[] }
+  /** `keepOpen`, streamed: after [DONE] the response is never ended (the connection stays open). */
+  | { kind: 'answer'; text?: string; keepOpen?: boolean }
+  /** `nameEveryChunk`, streamed: every fragment of a call repeats its name, as some servers send it. */
+  | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[]; nameEveryChunk?: boolean }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   /** Streamed requests: `after` pieces of the answer, then the connection breaks (`reset`), the stream ends without [DONE] (`end`) or stays open (`hang`). */
@@ -110,7 +112,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
       const events = [chunk({ role: 'assistant', content: null })];
       reply.calls.forEach((c, index) => {
         events.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-        for (const part of pieces(JSON.stringify(c.args), this.streamPieceChars)) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+        for (const part of pieces(JSON.stringify(c.args), this.streamPieceChars)) events.push(chunk({ tool_calls: [{ index, function: { ...(reply.nameEveryChunk ? { name: c.name } : {}), arguments: part } }] }));
       });
       return this.streamEvents(res, [...events, chunk({}, 'tool_calls'), ...usage(10, 5), sse('[DONE]')], this.streamDelayMs, 'end', this.onStreamEvent);
     }
@@ -119,7 +121,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
     const start = [chunk({ role: 'assistant', content: '' })];
     if (reply.kind === 'cut') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after)], this.streamDelayMs, reply.how ?? 'reset', this.onStreamEvent);
     if (reply.kind === 'stream_error') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after), sse(reply.error)], this.streamDelayMs, 'end', this.onStreamEvent);
-    this.streamEvents(res, [...start, ...parts, chunk({}, 'stop'), ...usage(request.user.length, text.length), sse('[DONE]')], this.streamDelayMs, 'end', this.onStreamEvent);
+    this.streamEvents(res, [...start, ...parts, chunk({}, 'stop'), ...usage(request.user.length, text.length), sse('[DONE]')], this.streamDelayMs, reply.kind === 'answer' && reply.keepOpen ? 'hang' : 'end', this.onStreamEvent);
   }
 }
 

@@ -41,8 +41,14 @@ const context: CommandContext = {
   hardExit,
   async confirm(question) {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
+    // Ctrl+D ends the input without an answer: no.
+    const ended = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
     try {
-      return /^y(es)?$/i.test((await rl.question(question)).trim());
+      return /^y(es)?$/i.test((await Promise.race([rl.question(question), ended])).trim());
+    } catch {
+      // Ctrl+C at the question (readline's AbortError): no, as a person who stopped it means.
+      process.stderr.write('\n');
+      return false;
     } finally {
       rl.close();
     }

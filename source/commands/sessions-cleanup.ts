@@ -8,6 +8,7 @@ import type { ListedSession } from '../session/listing.js';
 import { sessionTitle } from '../session/session-name.js';
 import { sessionStatuses } from '../session/status-words.js';
 import { openRepository, type CommandContext } from './command-context.js';
+import { terminalText } from '../printable-text.js';
 
 export interface CleanupFlags {
   /** `--older-than 30d`; default retention.older_than. */
@@ -26,7 +27,8 @@ function statusList(text: string): SessionStatus[] {
 }
 
 function listing(rows: readonly ListedSession[]): string {
-  return rows.map((r) => `  ${r.session_id}  ${sessionTitle(r)}  ${r.status}  updated ${formatAgo(Date.parse(r.updated_at))}`).join('\n');
+  // A workflow's name is the spec's text: printed without its terminal controls, as list and show print it.
+  return rows.map((r) => `  ${r.session_id}  ${terminalText(sessionTitle(r))}  ${r.status}  updated ${formatAgo(Date.parse(r.updated_at))}`).join('\n');
 }
 
 /**
@@ -43,7 +45,7 @@ export async function cleanupSessions(ctx: CommandContext, flags: CleanupFlags):
   const lockTimeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
   const plan = await planCleanup(repository, { olderThanMs, statuses }, lockTimeoutMs);
   const rule = `${statuses.join(', ')}, last updated more than ${age} ago`;
-  for (const { session, why } of plan.spared) ctx.stderr.write(`keeping ${session.session_id}: ${why}\n`);
+  for (const { session, why } of plan.spared) ctx.stderr.write(`keeping ${session.session_id}: ${terminalText(why)}\n`);
   if (plan.doomed.length === 0) {
     ctx.stderr.write(`no sessions to delete (${rule})\n`);
     return ExitCode.ok;
@@ -54,13 +56,13 @@ export async function cleanupSessions(ctx: CommandContext, flags: CleanupFlags):
   await repository.requireWritable('delete sessions');
   if (!flags.yes) {
     if (!ctx.interactive) throw new AcodeError(`refusing to delete ${count} without a terminal to confirm; add --yes (or see them with --dry-run)`, ExitCode.usage);
-    if (!(await ctx.confirm(`Delete these ${count} and their event logs? [y/N] `))) {
+    if (!(await ctx.confirm(`Delete ${plan.doomed.length === 1 ? 'this session and its event log' : `these ${count} and their event logs`}? [y/N] `))) {
       ctx.stderr.write('kept them\n');
       return ExitCode.ok;
     }
   }
-  const result = await applyCleanup(repository, plan, lockTimeoutMs);
-  for (const id of result.spared) ctx.stderr.write(`kept ${id}: a process took it up meanwhile\n`);
+  const result = await applyCleanup(repository, plan, { olderThanMs, statuses }, lockTimeoutMs);
+  for (const { id, why } of result.spared) ctx.stderr.write(`kept ${id}: ${why}\n`);
   ctx.stderr.write(`deleted ${result.deleted.length} session${result.deleted.length === 1 ? '' : 's'}\n`);
   return ExitCode.ok;
 }

@@ -175,7 +175,12 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
       return ExitCode.ok;
     }
   }
-  await repository.delete(sessionId);
+  // Checked again under the session's lock: a resume started while the question waited is not deleted under it.
+  if (flags.force) await repository.delete(sessionId);
+  else if ((await repository.deleteIfIdle(sessionId, lockTimeoutMs(ctx, repository))) === 'running') {
+    const now = await repository.lockState(sessionId, lockTimeoutMs(ctx, repository));
+    throw new AcodeError(`session ${sessionId} was taken up${now.kind === 'held' ? ` by ${describeOwner(now.owner)}` : ''} while you answered; it was not deleted (stop it there first, or add --force)`, ExitCode.locked, 'ACODE-RESUME-003');
+  }
   ctx.stderr.write(`deleted session ${sessionId}\n`);
   return ExitCode.ok;
 }

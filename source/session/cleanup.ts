@@ -1,6 +1,7 @@
 import { listWithLiveness, type ListedSession } from './listing.js';
 import type { SessionRepository } from './repository.js';
 import type { SessionStatus } from '../engine/events.js';
+import type { SessionRecord } from '../store/session-record.js';
 
 export interface CleanupRule {
   /** Sessions last updated longer ago than this, in ms. */
@@ -31,17 +32,21 @@ export async function planCleanup(repository: SessionRepository, rule: CleanupRu
   return plan;
 }
 
-/** Deletes the planned sessions, each checked again just before: one a process took up since is spared. */
-export async function applyCleanup(repository: SessionRepository, plan: CleanupPlan, lockTimeoutMs: number): Promise<{ deleted: string[]; spared: string[] }> {
-  const result = { deleted: [] as string[], spared: [] as string[] };
+/**
+ * Deletes the planned sessions, each under its lock and checked again against `rule` as its own
+ * files say then (repository.deleteIfIdle): one a process took up since, or resumed to another
+ * status or a later update while the person read the list, is spared — the list was a promise of
+ * what matches the rule, not of what the sessions were.
+ */
+export async function applyCleanup(repository: SessionRepository, plan: CleanupPlan, rule: CleanupRule, lockTimeoutMs: number, now = Date.now()): Promise<{ deleted: string[]; spared: { id: string; why: string }[] }> {
+  const result = { deleted: [] as string[], spared: [] as { id: string; why: string }[] };
+  const cutoff = now - rule.olderThanMs;
+  const matches = (record: SessionRecord) => rule.statuses.includes(record.checkpoint.status) && Date.parse(record.updated_at) < cutoff;
   for (const session of plan.doomed) {
-    const lock = await repository.lockState(session.session_id, lockTimeoutMs);
-    if (lock.kind === 'held') {
-      result.spared.push(session.session_id);
-      continue;
-    }
-    await repository.delete(session.session_id);
-    result.deleted.push(session.session_id);
+    const outcome = await repository.deleteIfIdle(session.session_id, lockTimeoutMs, matches);
+    if (outcome === 'deleted') result.deleted.push(session.session_id);
+    else if (outcome === 'running') result.spared.push({ id: session.session_id, why: 'a process took it up meanwhile' });
+    else if (outcome === 'changed') result.spared.push({ id: session.session_id, why: 'it changed meanwhile (resumed?) and no longer matches' });
   }
   return result;
 }

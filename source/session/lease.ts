@@ -21,6 +21,11 @@ export async function takeLease(repository: SessionRepository, id: string, lockT
   try {
     result = await repository.lease(id, { timeoutMs, floorEpoch: logEpoch });
   } catch (error) {
+    // The session's folder went while this process got ready to take it (acode sessions cleanup or
+    // delete, elsewhere, while a question here waited for its answer).
+    if ((error as { code?: string }).code === 'ENOENT') {
+      throw new AcodeError(`session ${id} was deleted meanwhile (acode sessions cleanup or delete, elsewhere); nothing was run`, ExitCode.failure, 'ACODE-RESUME-005');
+    }
     const full = diskFull(error);
     if (!full) throw error;
     throw new AcodeError(`disk full writing ${full.path ?? `the lock of session ${id}`}; free space, then acode resume ${id}`, ExitCode.failure);

@@ -34,6 +34,13 @@ export interface SessionRepository {
    */
   watch(onChange: () => void, options: { intervalMs: number; sessions: () => readonly string[] }): SessionWatch;
   delete(id: string): Promise<void>;
+  /**
+   * Deletes a session only while holding its lock, and only if `stillWanted` says yes of its record
+   * read under it: a session a live process runs is `running`; one that changed since it was
+   * chosen (resumed to another status meanwhile) is `changed`; one already gone is `gone`. Between
+   * the check and the removal no resume can take it up.
+   */
+  deleteIfIdle(id: string, timeoutMs: number, stillWanted?: (record: SessionRecord) => boolean): Promise<'deleted' | 'running' | 'changed' | 'gone'>;
   /** Takes a session's lock with an epoch above `floorEpoch`, unless a live process holds it. */
   lease(id: string, options: { timeoutMs: number; floorEpoch: number }): Promise<LeaseResult>;
   /** Who holds a session's lock, if anyone; a dead or silent owner makes it stale. */

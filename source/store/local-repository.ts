@@ -109,6 +109,25 @@ export class LocalSessionRepository implements SessionRepository {
     this.store.delete(id);
   }
 
+  async deleteIfIdle(id: string, timeoutMs: number, stillWanted: (record: SessionRecord) => boolean = () => true): Promise<'deleted' | 'running' | 'changed' | 'gone'> {
+    let taken: ReturnType<typeof SessionLock.acquire>;
+    try {
+      taken = SessionLock.acquire(this.dirOf(id), timeoutMs);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return 'gone';
+      throw error;
+    }
+    if (!taken.acquired) return 'running';
+    try {
+      if (!stillWanted(this.store.open(id).record)) return 'changed';
+      this.store.delete(id);
+      return 'deleted';
+    } finally {
+      // Gone with its folder when deleted: release finds no lock of its own to remove.
+      taken.lock.release();
+    }
+  }
+
   async lease(id: string, options: { timeoutMs: number; floorEpoch: number }): Promise<LeaseResult> {
     const dir = this.dirOf(id);
     let result: ReturnType<typeof SessionLock.acquire>;

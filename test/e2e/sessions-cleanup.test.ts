@@ -119,4 +119,83 @@ describe('acode sessions cleanup', () => {
       terminal.close();
     }
   });
+
+  // FIXED: source/session/cleanup.ts, store/local-repository.ts (deleteIfIdle): the list the person said y to was trusted — a
+  // session resumed to completion while the question waited was deleted though "completed" was not asked for.
+  it('keeps a session that changed while the question waited', async () => {
+    const ws = workspace();
+    const [id] = await sessions(ws, 1);
+    age(ws.home, id!, 40, 'paused');
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    try {
+      terminal.run(`'${process.execPath}' '${cliPath}' sessions cleanup --status paused --older-than 30d`);
+      await terminal.waitFor((screen) => screen.includes('[y/N]') && screen.includes(id!));
+      // Meanwhile the session is taken up and written to (as a resume would): completed, updated now.
+      const file = join(ws.home, 'sessions', id!, 'session.json');
+      const record = JSON.parse(readFileSync(file, 'utf8')) as { updated_at: string; checkpoint: { status: string } };
+      record.updated_at = new Date().toISOString();
+      record.checkpoint.status = 'completed';
+      writeFileSync(file, JSON.stringify(record));
+      terminal.run('y');
+      const done = await terminal.waitFor((screen) => screen.includes('deleted 0 sessions'));
+      expect(done).toContain(`kept ${id}: it changed meanwhile (resumed?) and no longer matches`);
+      expect(sessionIds(ws.home)).toEqual([id]);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  // FIXED: source/commands/sessions.ts: the lock was checked before the question only — a resume started while it waited
+  // was deleted under it.
+  it('sessions delete answered y refuses a session a process took up while the question waited', async () => {
+    const ws = workspace();
+    const [id] = await sessions(ws, 1);
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    const holder = startCli(['run', 'slow.yaml'], ws);
+    try {
+      terminal.run(`'${process.execPath}' '${cliPath}' sessions delete ${id}; echo "EXIT=$?"`);
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      // Another process takes the session's lock meanwhile: a live holder, as a resume is.
+      const lockOf = (sid: string) => join(ws.home, 'sessions', sid, 'lock');
+      for (let i = 0; i < 200 && sessionIds(ws.home).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      const slow = sessionIds(ws.home).find((sid) => sid !== id)!;
+      for (let i = 0; i < 200; i++) {
+        try {
+          readFileSync(lockOf(slow));
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      }
+      writeFileSync(lockOf(id!), readFileSync(lockOf(slow)));
+      terminal.run('y');
+      const answered = await terminal.waitFor((screen) => /EXIT=\d+/.test(screen));
+      expect(answered).toContain('while you answered; it was not deleted');
+      expect(answered).toContain('EXIT=16');
+      expect(sessionIds(ws.home)).toContain(id);
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.done;
+      terminal.close();
+    }
+  });
+
+  // FIXED: source/cli.tsx (confirm): Ctrl+C or Ctrl+D at a [y/N] question printed an internal error and a stack trace.
+  it.each([['C-c'], ['C-d']])('%s at the question keeps every session, without a trace', async (key) => {
+    const ws = workspace();
+    const ids = await sessions(ws, 1);
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    try {
+      terminal.run(`'${process.execPath}' '${cliPath}' sessions cleanup --older-than 0s; echo "EXIT=$?"`);
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      terminal.press(key);
+      const done = await terminal.waitFor((screen) => /EXIT=\d+/.test(screen));
+      expect(done).toContain('kept them');
+      expect(done).toContain('EXIT=0');
+      expect(done).not.toMatch(/internal error|AbortError|at /);
+      expect(sessionIds(ws.home)).toEqual(ids);
+    } finally {
+      terminal.close();
+    }
+  });
 });

@@ -66,6 +66,23 @@ async function main(): Promise<ExitCode> {
   return dispatch(context);
 }
 
+/**
+ * A file acode cannot use as it must — someone else's (a `sudo acode …` left it root's), a folder
+ * where a file belongs, a file made immutable: no bug, but the machine's state. Named with what to
+ * do, where a stack trace was printed as an internal error. Undefined for any other error.
+ */
+function unusableFile(error: unknown): string | undefined {
+  const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
+  if (typeof path !== 'string' || typeof code !== 'string') return undefined;
+  const verb = typeof syscall === 'string' && /^(open|read|scandir|stat|lstat|access)$/.test(syscall) ? 'read' : 'change';
+  if (code === 'EACCES' || code === 'EPERM') return `cannot ${verb} ${path}: permission denied (${code}); it may belong to another user (was acode run with sudo?) or be made immutable: give it back to yours (chown, chattr -i), then try again`;
+  if (code === 'EISDIR') return `cannot ${verb} ${path}: it is a folder where acode keeps a file (EISDIR); move it away, then try again`;
+  if (code === 'ENOTDIR') return `cannot ${verb} ${path}: part of that path is a file where acode keeps a folder (ENOTDIR); move it away, then try again`;
+  if (code === 'EEXIST') return `cannot ${verb} ${path}: something else is in the way there (EEXIST); move it away, then try again`;
+  if (code === 'ELOOP') return `cannot ${verb} ${path}: a symbolic link loop (ELOOP); fix the link, then try again`;
+  return undefined;
+}
+
 let exitCode: ExitCode;
 try {
   exitCode = await main();
@@ -73,6 +90,9 @@ try {
   if (isAcodeError(error)) {
     process.stderr.write(redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
     exitCode = error.exitCode;
+  } else if (unusableFile(error)) {
+    process.stderr.write(redact(`acode: ${unusableFile(error)}\n`));
+    exitCode = ExitCode.failure;
   } else {
     reportBug(error);
     exitCode = ExitCode.failure;

@@ -141,10 +141,15 @@ export function readIndexLog(path: string, from = 0): LogRead | null {
     if (size < from) throw new Error(`${path} is shorter than a reader saw it`);
     const bytes = Buffer.alloc(size - from);
     let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, from + read);
-      if (n === 0) break;
-      read += n;
+    try {
+      while (read < bytes.length) {
+        const n = readSync(fd, bytes, read, bytes.length - read, from + read);
+        if (n === 0) break;
+        read += n;
+      }
+    } catch (error) {
+      // A read names no file (a folder in the log's place: EISDIR): the message must.
+      throw namingFile(error, path);
     }
     const whole = bytes.subarray(0, read).lastIndexOf(10) + 1;
     const entries: IndexEntry[] = [];

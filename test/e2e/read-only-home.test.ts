@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
@@ -41,4 +41,23 @@ describe.skipIf(tmpfsUnavailable !== null)('a read-only ACODE_HOME (a real tmpfs
       expect(result.stderr).toBe(`acode: cannot ${action}: ${home} is on a read-only file system. Remount it read-write, or set ACODE_HOME to a writable folder\n`);
     }
   }, 60_000);
+});
+
+describe('a home whose files are not what acode left there', () => {
+  // FIXED: source/cli.tsx (unusableFile): a folder in place of the index log (or a file acode may not read: a `sudo acode`
+  // left it root's) printed "internal error" and a stack trace in every command.
+  it('names the file and what to do, without a stack trace', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'home');
+    const ws = { cwd, env: { ACODE_HOME: home } };
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, ''));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(0);
+    const log = readdirSync(home).find((name) => /^index\.\d+\.jsonl$/.test(name))!;
+    rmSync(join(home, log));
+    mkdirSync(join(home, log));
+    const listed = await runCli(['sessions', 'list'], ws);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain(`${join(home, log)}: it is a folder where acode keeps a file (EISDIR); move it away`);
+    expect(listed.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
 });

@@ -71,7 +71,9 @@ function parseArguments() {
   } catch (error) {
     // meow throws for a flag value outside its choices: a usage error, not a bug.
     // meow ends its messages with a period ("… can only be set once."): no clause glued after it.
-    throw new AcodeError(`${(error as Error).message.replace(/\.$/, '')}; see 'acode --help'`, ExitCode.usage);
+    // meow names a flag by its key (--olderThan): as typed, it is --older-than.
+    const message = (error as Error).message.replace(/\.$/, '').replace(/--([a-z]+(?:[A-Z][a-z]*)+)\b/g, (_, name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    throw new AcodeError(`${message}; see 'acode --help'`, ExitCode.usage);
   }
 }
 

@@ -43,7 +43,17 @@ export async function applyCleanup(repository: SessionRepository, plan: CleanupP
   const cutoff = now - rule.olderThanMs;
   const matches = (record: SessionRecord) => rule.statuses.includes(record.checkpoint.status) && Date.parse(record.updated_at) < cutoff;
   for (const session of plan.doomed) {
-    const outcome = await repository.deleteIfIdle(session.session_id, lockTimeoutMs, matches);
+    let outcome;
+    try {
+      outcome = await repository.deleteIfIdle(session.session_id, lockTimeoutMs, matches);
+    } catch (error) {
+      // One session acode may not delete (another user's, after a sudo acode) must not stop the rest
+      // unreported: it is kept, saying why, and the others go on.
+      const { code, path } = error as { code?: string; path?: string };
+      if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EBUSY' && code !== 'EROFS') throw error;
+      result.spared.push({ id: session.session_id, why: `could not delete it: ${code}${path ? ` on ${path}` : ''}` });
+      continue;
+    }
     if (outcome === 'deleted') result.deleted.push(session.session_id);
     else if (outcome === 'running') result.spared.push({ id: session.session_id, why: 'a process took it up meanwhile' });
     else if (outcome === 'changed') result.spared.push({ id: session.session_id, why: 'it changed meanwhile (resumed?) and no longer matches' });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -198,4 +199,36 @@ describe('acode sessions cleanup', () => {
       terminal.close();
     }
   });
+
+  // FIXED: source/session/cleanup.ts: a session cleanup may not delete (another user's after a sudo acode; here immutable)
+  // stopped it midway with a stack trace, the deletions before it unreported and the sessions after it untouched.
+  it.skipIf(!immutableFolders())('keeps a session it cannot delete, says why, and deletes the rest', async () => {
+    const ws = workspace();
+    const [stuck, other] = await sessions(ws, 2);
+    const dir = join(ws.home, 'sessions', stuck!);
+    execFileSync('chattr', ['+i', dir]);
+    try {
+      const result = await runCli(['sessions', 'cleanup', '--older-than', '0s', '--yes'], ws);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(new RegExp(`kept ${stuck}: could not delete it: EPERM on ${dir}`));
+      expect(result.stderr).toContain('deleted 1 session');
+      expect(result.stderr).not.toMatch(/internal error/);
+      expect(sessionIds(ws.home)).toEqual([stuck]);
+      expect(sessionIds(ws.home)).not.toContain(other);
+    } finally {
+      execFileSync('chattr', ['-i', dir]);
+    }
+  });
 });
+
+/** Whether this machine can make a folder immutable (chattr +i: root, on a file system that has it). */
+function immutableFolders(): boolean {
+  const dir = tempDir();
+  try {
+    execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -10,7 +10,7 @@ import { initialProgress, toCheckpoint } from '../engine/session-progress.js';
 import { allowOwnPaths, redactSessionRecord } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { processAlive } from './process-liveness.js';
-import { writeFileDurable, fsyncDirectory } from './durable-file.js';
+import { writeFileDurable, fsyncDirectory, namingFile } from './durable-file.js';
 import { readEventLog, type FileSync } from './event-log.js';
 import { SessionIndex } from './session-index.js';
 import { SessionNames } from './session-names.js';
@@ -253,6 +253,8 @@ export class SessionStore {
     try {
       record = this.adapterFor(id).read();
     } catch (error) {
+      // A file this user may not read is no damage: deleting the session would be the wrong advice.
+      if ((error as { code?: string }).code === 'EACCES' || (error as { code?: string }).code === 'EPERM') throw namingFile(error, join(this.sessionsDir, id, 'session.json'));
       throw new AcodeError(`session ${id} is damaged: ${join(this.sessionsDir, id, 'session.json')} does not parse (${(error as Error).message.split('\n')[0]}); inspect it, or delete the session with 'acode sessions delete ${id} --force'`, ExitCode.failure, 'ACODE-RESUME-005');
     }
     if (!record) throw new AcodeError(`session ${id} has no checkpoint (session.json is missing); delete it with 'acode sessions delete ${id} --force'`, ExitCode.failure, 'ACODE-RESUME-005');

@@ -75,6 +75,11 @@ interface StepTries {
   lastRetry?: { n: number; max: number };
 }
 
+/** Why a step whose own input overflows the model's context pauses, and what to do. */
+function ownInputTooLong(title: string, message: string): string {
+  return `${title}: the step's own input does not fit the model's context (${message}); shorten the input, or use a model with a larger context, then resume`;
+}
+
 /**
  * Runs a session's steps, whatever its pattern: the pattern says which steps are ready, the
  * executor runs them — up to `runtime.max_parallel` at once — and journals every step's start
@@ -341,6 +346,12 @@ export class SessionExecutor {
     tries.lastStop = stop;
     tries.lastRetry = { n: tries.autoAttempts, max: Math.min(policy.maxAttempts, stop.retryLimit ?? policy.maxAttempts) };
     if (strategy.kind === 'new_session') {
+      // Nothing past the step's own input to summarize: it is what does not fit. Paused before a
+      // summary is asked for (and paid) that could not make the conversation smaller.
+      if (at.conversation.length <= at.start.length) {
+        this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
+        throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
+      }
       this.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
       let summary: Summary;
       try {
@@ -353,7 +364,7 @@ export class SessionExecutor {
       // A fresh conversation no smaller than the one that overflowed cannot fit either: the step's own input is too long.
       if (conversationChars(fresh) >= conversationChars(at.conversation)) {
         this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
-        throw new StopRun('paused', stop.reason, `${title}: the step's own input does not fit the model's context (${stop.message}); shorten the input, or use a model with a larger context, then resume`);
+        throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
       }
       this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage });
       return fresh;

@@ -214,3 +214,17 @@ function grepHome(home: string, text: string): string[] {
     return []; // grep exits 1 when nothing matches
   }
 }
+
+describe("a step whose own input overflows the model's context", () => {
+  // FIXED: source/engine/session-executor.ts: a summary was asked for (and paid, its usage counted nowhere) before the
+  // session paused — with nothing past the step's input to summarize, it could not have helped.
+  it('pauses without asking the model for a summary', async () => {
+    const ws = workspace();
+    const { server } = openai.current();
+    server.handler = () => ({ kind: 'error', status: 400, body: { error: { message: "This model's maximum context length is 8 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } } });
+    const result = await runCli(['run', 'spec.yaml'], ws);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("the step's own input does not fit the model's context");
+    expect(server.requests).toHaveLength(1);
+  });
+});

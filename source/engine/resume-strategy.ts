@@ -81,3 +81,11 @@ export function selectStrategy(stop: Stop, policy: AutoResumePolicy, attempt: nu
   if (!(delayMs <= longestRetryWaitMs)) return { kind: 'pause', why: `${stop.message}; the limit resets at ${resetTime(delayMs, Date.now())}, later than acode waits on its own (a day): resume then` };
   return { kind: 'same_session', delayMs };
 }
+
+/** One step's automatic continuations in a row (a completed step resets them) and the stop the latest answered. */
+export interface StepTries {
+  autoAttempts: number;
+  lastStop?: Stop;
+  /** The automatic retry the next attempt is, as the countdown numbered it. */
+  lastRetry?: { n: number; max: number };
+}

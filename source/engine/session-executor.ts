@@ -4,7 +4,7 @@ import { renderTemplate, TemplateError } from '../spec/template.js';
 import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
 import { runApprovalStep } from './approval-step.js';
-import { StopRun } from './stop-run.js';
+import { ownInputTooLong, StopRun } from './stop-run.js';
 import { ArtifactPathError, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
@@ -14,7 +14,7 @@ import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
-import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop } from './resume-strategy.js';
+import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { artifactsStep, type StepId } from './step-id.js';
@@ -66,19 +66,6 @@ export type EngineListener = (event: EngineEvent) => void;
 
 /** How a stop ranks when several steps stop at once: the session ends the way the gravest says. */
 const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, failed: 2, cancelled: 3 };
-
-/** One step's automatic continuations in a row (a completed step resets them) and the stop the latest answered. */
-interface StepTries {
-  autoAttempts: number;
-  lastStop?: Stop;
-  /** The automatic retry the next attempt is, as the countdown numbered it. */
-  lastRetry?: { n: number; max: number };
-}
-
-/** Why a step whose own input overflows the model's context pauses, and what to do. */
-function ownInputTooLong(title: string, message: string): string {
-  return `${title}: the step's own input does not fit the model's context (${message}); shorten the input, or use a model with a larger context, then resume`;
-}
 
 /**
  * Runs a session's steps, whatever its pattern: the pattern says which steps are ready, the

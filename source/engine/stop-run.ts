@@ -10,3 +10,8 @@ export class StopRun extends Error {
     super(message);
   }
 }
+
+/** Why a step whose own input overflows the model's context pauses, and what to do. */
+export function ownInputTooLong(title: string, message: string): string {
+  return `${title}: the step's own input does not fit the model's context (${message}); shorten the input, or use a model with a larger context, then resume`;
+}

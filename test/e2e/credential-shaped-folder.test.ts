@@ -1,20 +1,21 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const demo = fileURLToPath(new URL('../../examples/agent-files-demo.yaml', import.meta.url));
 const chainDemo = fileURLToPath(new URL('../../examples/chain-3-step-resume-demo.yaml', import.meta.url));
 
-/** Resolves once `file` holds `text` (polled: the run writes it as it goes). */
-async function waitForText(file: string, text: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(existsSync(file) && readFileSync(file, 'utf8').includes(text))) {
-    if (Date.now() > deadline) throw new Error(`${file} never held ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Resolves once `file` holds `text` (the run writes it as it goes). */
+async function waitForText(file: string, text: string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (!(existsSync(file) && readFileSync(file, 'utf8').includes(text))) throw new Error(`${file} never held ${text}`);
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }
 
 describe('a run in a folder named like a credential', () => {
@@ -58,8 +59,14 @@ describe('a run in a folder named like a credential', () => {
     const topic = 'sk-learn-experiments-2024';
     const run = startCli(['run', chainDemo, '--var', `topic=${topic}`, '--json'], ws);
     const sessions = join(home, 'sessions');
-    for (let i = 0; i < 400 && !(existsSync(sessions) && readdirSync(sessions).length); i++) await new Promise((r) => setTimeout(r, 25));
-    const id = readdirSync(sessions)[0]!;
+    const id = await vi.waitFor(
+      () => {
+        const made = existsSync(sessions) ? readdirSync(sessions).filter((name) => !name.startsWith('.')) : [];
+        if (!made.length) throw new Error('the run made no session');
+        return made[0]!;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
     const log = join(sessions, id, 'events.jsonl');
     await waitForText(log, '"step_completed"');
     run.child.kill('SIGKILL');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
@@ -158,17 +158,15 @@ describe('acode sessions cleanup', () => {
       await terminal.waitFor((screen) => screen.includes('[y/N]'));
       // Another process takes the session's lock meanwhile: a live holder, as a resume is.
       const lockOf = (sid: string) => join(ws.home, 'sessions', sid, 'lock');
-      for (let i = 0; i < 200 && sessionIds(ws.home).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
-      const slow = sessionIds(ws.home).find((sid) => sid !== id)!;
-      for (let i = 0; i < 200; i++) {
-        try {
-          readFileSync(lockOf(slow));
-          break;
-        } catch {
-          await new Promise((r) => setTimeout(r, 25));
-        }
-      }
-      writeFileSync(lockOf(id!), readFileSync(lockOf(slow)));
+      const held = await vi.waitFor(
+        () => {
+          const slow = sessionIds(ws.home).find((sid) => sid !== id);
+          if (!slow) throw new Error('the slow run made no session yet');
+          return readFileSync(lockOf(slow));
+        },
+        { timeout: 10_000, interval: 25 },
+      );
+      writeFileSync(lockOf(id!), held);
       terminal.run('y');
       const answered = await terminal.waitFor((screen) => /EXIT=\d+/.test(screen));
       expect(answered).toContain('while you answered; it was not deleted');

@@ -283,6 +283,8 @@ export class SessionExecutor {
       if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${this.title(id)}: not retried, the session stopped`);
       this.checkBudget();
       const { messages, context } = this.messagesFor(agentStep);
+      // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
+      const startLength = messages.length;
       const attempt = nextAttempt(this.progress, id);
       this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}) });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
@@ -293,7 +295,7 @@ export class SessionExecutor {
       try {
         result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId], notify: this.noticeListeners.size ? this.notify : undefined });
       } catch (error) {
-        conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, conversation: turn.messages, context });
+        conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, startLength, conversation: turn.messages, context });
         continue;
       }
       this.emit({ type: 'step_completed', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
@@ -315,7 +317,7 @@ export class SessionExecutor {
    * What a stopped attempt leads to: waits and returns the conversation to retry with (the same
    * one, or a fresh one seeded with a summary), or ends the step paused or failed.
    */
-  private async continuation(stop: Stop, tries: StepTries, at: { step: StepId; label: string; attempt: number; start: ChatMessage[]; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
+  private async continuation(stop: Stop, tries: StepTries, at: { step: StepId; label: string; attempt: number; start: ChatMessage[]; startLength: number; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
     const { step, attempt } = at;
     const title = this.title(step);
     const policy = this.options.autoResume ?? defaultAutoResume;
@@ -335,7 +337,7 @@ export class SessionExecutor {
     if (strategy.kind === 'new_session') {
       // Nothing past the step's own input to summarize: it is what does not fit. Paused before a
       // summary is asked for (and paid) that could not make the conversation smaller.
-      if (at.conversation.length <= at.start.length) {
+      if (at.conversation.length <= at.startLength) {
         this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
         throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
       }

@@ -114,8 +114,16 @@ export class LocalSessionRepository implements SessionRepository {
     try {
       taken = SessionLock.acquire(this.dirOf(id), timeoutMs);
     } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') return 'gone';
-      throw error;
+      const code = (error as { code?: string }).code;
+      if (code === 'ENOENT') return 'gone';
+      // A full disk has no room for a lock file — cleanup is how space is freed, so it must still
+      // delete. No other process can take the lock there either (a lock is a file written, then
+      // linked), so the check and the removal cannot be raced: a live holder's lock is read instead.
+      if (code !== 'ENOSPC' && code !== 'EDQUOT') throw error;
+      if ((await this.lockState(id, timeoutMs)).kind === 'held') return 'running';
+      if (!stillWanted(this.store.open(id).record)) return 'changed';
+      this.store.delete(id);
+      return 'deleted';
     }
     if (!taken.acquired) return 'running';
     try {

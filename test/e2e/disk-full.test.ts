@@ -50,6 +50,30 @@ describe.skipIf(tmpfsUnavailable !== null)('a disk that fills up mid-run (a real
     expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, status: 'completed', steps_skipped: row!.steps_done, steps_executed: 30 - row!.steps_done });
   }, 60_000);
 
+  // FIXED: source/store/local-repository.ts (deleteIfIdle): deleting under the session's lock wrote a lock file first, so on
+  // a full disk cleanup — the way to free space — failed with a stack trace.
+  it('cleans up sessions on a full disk', async () => {
+    const disk = smallTmpfs('2m');
+    const home = join(disk, 'home');
+    const env = { ACODE_HOME: home };
+    writeFileSync(join(disk, 'spec.yaml'), bigAnswersSpec(2));
+    expect((await runCli(['run', 'spec.yaml'], { cwd: disk, env })).code).toBe(0);
+    // Every byte left taken.
+    const fd = openSync(join(disk, 'filler'), 'w');
+    try {
+      for (;;) writeSync(fd, Buffer.alloc(4096));
+    } catch {
+      // ENOSPC: full
+    } finally {
+      closeSync(fd);
+    }
+    const cleaned = await runCli(['sessions', 'cleanup', '--older-than', '0s', '--yes'], { cwd: disk, env });
+    noTrace(cleaned.stderr);
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect(cleaned.stderr).toContain('deleted 1 session');
+    expect(readdirSync(join(home, 'sessions')).filter((name) => !name.startsWith('.'))).toEqual([]);
+  }, 60_000);
+
   it('refuses to start a run on a full disk with a clear message, leaving nothing it cannot resume', async () => {
     const disk = smallTmpfs('1m');
     const home = join(disk, 'home');

@@ -204,6 +204,8 @@ function decompressed(bytes: Buffer, encoding: string | undefined, url: string):
     if (how === 'deflate') return inflateSync(bytes, { maxOutputLength: maxAnswerBytes });
     if (how === 'br') return brotliDecompressSync(bytes, { maxOutputLength: maxAnswerBytes });
   } catch (error) {
+    // Past maxOutputLength: an answer too long, as one sent plain would be (not retried).
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw answerTooLong(url);
     throw new ProviderError(`${url} sent a ${how}-encoded answer that does not decompress (${(error as Error).message}); it was dropped`, true, { detail: 'bad encoding' });
   }
   throw new ProviderError(`${url} sent its answer encoded as '${how}', which acode cannot read (it asks for none); a proxy in between may be compressing it`, false, { detail: 'bad encoding' });

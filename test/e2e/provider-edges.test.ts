@@ -169,6 +169,19 @@ describe('answers a model server should not send', () => {
     } finally {
       await json.close();
     }
+    // Over 64 MiB once unzipped: too long, as a plain one is — not retried.
+    const huge = await rawServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(Buffer.alloc(70 * 1024 * 1024, 32)));
+    });
+    try {
+      const result = await runCli(['run', 'spec.yaml'], rawWorkspace(huge.baseUrl));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('sent an answer over 64 MiB without ending it; it was dropped');
+      expect(huge.calls()).toBe(1);
+    } finally {
+      await huge.close();
+    }
     const sse = await rawServer((res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
       res.end(gzipSync(`${sseChunk({ content: 'hi' })}${sseChunk({}, 'stop')}data: [DONE]\n\n`));

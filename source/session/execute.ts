@@ -56,8 +56,9 @@ async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<
     // removed its temp files or changed the session under it, and it must not write a pause.
     if (error instanceof JournalSealedError || lockLost || journal.stillOwned?.() === false) {
       if (lockLost && lease?.lock.stillOwned()) {
-        // Nobody took it: this process stalled past the lock timeout and let the lock go, as a frozen holder must.
-        throw new AcodeError(`this process stalled longer than the lock timeout (resume.lock_timeout_seconds, ${lease.timeoutMs / 1000} s) and stopped so that another could take session ${sessionId} over; nothing is lost: 'acode resume ${sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
+        // Its heartbeat wrote the lock file back just after it was removed or taken (the epoch mark
+        // above its own says so): this process lets it go, as a superseded holder must.
+        throw new AcodeError(`the lock of session ${sessionId} was taken from this process while it ran (by 'acode sessions unlock', or by another process once this one had been stopped or suspended past resume.lock_timeout_seconds, ${lease.timeoutMs / 1000} s); it stopped without writing more. 'acode resume ${sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
       }
       if (lease?.lock.sessionDeleted()) {
         throw new AcodeError(`session ${sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');

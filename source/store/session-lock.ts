@@ -93,7 +93,6 @@ export class SessionLock {
   private constructor(
     private readonly path: string,
     private owner: LockOwner,
-    private readonly timeoutMs: number,
   ) {}
 
   static inspect(dir: string, timeoutMs: number): LockState {
@@ -115,7 +114,7 @@ export class SessionLock {
     const now = new Date().toISOString();
     const owner: LockOwner = { pid: process.pid, host: hostname(), proc_start: procStart(process.pid), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
     const acquired = (tookOverFrom?: { owner: LockOwner; why: string }): AcquireResult => {
-      const lock = new SessionLock(path, owner, timeoutMs);
+      const lock = new SessionLock(path, owner);
       // Recorded before the holder writes anything, so no later holder can reuse the epoch.
       if (lock.stillOwned()) raiseEpochMark(dir, owner.epoch ?? 0);
       return tookOverFrom ? { acquired: true, lock, tookOverFrom } : { acquired: true, lock };
@@ -239,14 +238,16 @@ export class SessionLock {
   }
 
   /**
-   * Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock,
-   * or if this process was frozen (laptop asleep) for longer than the timeout: by then another
-   * process may have taken the lock over, so it must not write the heartbeat back.
+   * Refreshes the heartbeat every `intervalMs`; calls `onLost` if another process took the lock.
+   * A process frozen past the timeout (Ctrl+Z, a laptop asleep) goes on if nobody did: the lock
+   * file is still its own, and the epoch mark, which every taker raises before its lock goes in,
+   * is checked after the write (writeOwn). A taker that read the lock as stale just before that
+   * write takes it at once after: this holder sees it at its next beat, and what it appends
+   * meanwhile is fenced out by epoch, as for any holder that stalls between beats.
    */
   startHeartbeat(intervalMs: number, onLost: () => void): void {
     this.timer = setInterval(() => {
-      const silentMs = Date.now() - Date.parse(this.owner.heartbeat_at);
-      if (silentMs > this.timeoutMs || !this.stillOwned()) {
+      if (!this.stillOwned()) {
         this.stopHeartbeat();
         onLost();
         return;

@@ -79,4 +79,23 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
     }
     for (let n = 0; n < steps; n++) expect(readFileSync(join(ws.cwd, `f${n}.txt`), 'utf8')).toBe(`step ${n}`);
   }, 90_000);
+
+  it('goes on to the end when nobody took its session over (Ctrl+Z past the lock timeout, then fg)', async () => {
+    const timeoutMs = 500;
+    const ws = workspace(120, timeoutMs / 1000);
+    const owner = new Proc(['run', 'spec.yaml'], ws);
+    expect(await owner.until(/▶ step/), owner.stderr).toBe(true);
+    const sessionId = /session ([0-9a-f]{16})/.exec(owner.stderr)![1]!;
+    const dir = join(ws.home, 'sessions', sessionId);
+    owner.signal('SIGSTOP');
+    await lockGoesStale(dir, timeoutMs);
+    // Well past the timeout: several of its heartbeats were missed.
+    await pause(4 * timeoutMs);
+    owner.signal('SIGCONT');
+    const done = await owner.run.done;
+    expect(done.code, done.stderr).toBe(0);
+    const history = JSON.parse((await runCli(['sessions', 'history', sessionId, '--json'], ws)).stdout) as { type: string; step?: string }[];
+    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
+    for (let n = 0; n < steps; n++) expect(readFileSync(join(ws.cwd, `f${n}.txt`), 'utf8')).toBe(`step ${n}`);
+  }, 30_000);
 });

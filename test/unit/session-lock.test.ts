@@ -182,17 +182,42 @@ describe('lock epochs', () => {
 });
 
 describe('the heartbeat', () => {
-  it('gives the lock up instead of beating again after the process was frozen past the timeout', async () => {
+  /** Freezes the event loop for `ms`, as Ctrl+Z or a suspended laptop would: no timer runs. */
+  const freeze = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // busy: no timer can run
+    }
+  };
+
+  it('beats on after the process was frozen past the timeout if nobody took the lock meanwhile', async () => {
+    const dir = tempDir();
+    const result = SessionLock.acquire(dir, 100);
+    if (!result.acquired) throw new Error('not acquired');
+    let lost = false;
+    result.lock.startHeartbeat(10, () => (lost = true));
+    freeze(250);
+    const frozenAt = Date.now();
+    while (Date.parse(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).heartbeat_at) < frozenAt) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(lost).toBe(false);
+    expect(result.lock.stillOwned()).toBe(true);
+    expect(SessionLock.inspect(dir, 100).kind).toBe('held');
+    result.lock.release();
+  });
+
+  it('gives the lock up, without beating again, when another process took it while it was frozen', async () => {
     const dir = tempDir();
     const result = SessionLock.acquire(dir, 100);
     if (!result.acquired) throw new Error('not acquired');
     const lost = new Promise<void>((resolve) => result.lock.startHeartbeat(10, resolve));
-    // Freeze the event loop past the timeout, as a suspended laptop would.
-    const until = Date.now() + 150;
-    while (Date.now() < until) {
-      // busy: no timer can run
-    }
+    freeze(150);
+    const taker = SessionLock.acquire(dir, 100);
+    if (!taker.acquired) throw new Error('the lock did not go stale');
+    const taken = readFileSync(join(dir, 'lock'), 'utf8');
     await lost;
     result.lock.stopHeartbeat();
+    expect(readFileSync(join(dir, 'lock'), 'utf8')).toBe(taken);
+    expect(taker.lock.stillOwned()).toBe(true);
+    taker.lock.release();
   });
 });

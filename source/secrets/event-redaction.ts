@@ -14,8 +14,10 @@ const contentFields = new Set(['response', 'args', 'output', 'prompt', 'context'
 /**
  * Fields of a session record that name the person's own folders and files (where the run started,
  * its spec, its artifacts' folder, the files a fork inherited): taken from this machine, never from a
- * model or a server, and what a resume must find again — stored as they are. The same folder
- * redacted made `resume` refuse for ever ("ran in …/[REDACTED], which no longer exists").
+ * model or a server, and what a resume must find again — stored losing only the registered keys,
+ * like a file's path. The same folder redacted of its credential shapes made `resume` refuse for
+ * ever ("ran in …/[REDACTED], which no longer exists"); a registered key in a folder's name is
+ * still a key, and goes (the resume then says why it cannot find the folder).
  */
 const ownPathFields = new Set(['cwd', 'spec_path', 'artifacts_dir', 'artifacts_inherited']);
 
@@ -47,14 +49,13 @@ export function redactSessionRecord<T extends { checkpoint: unknown }>(record: T
 
 /**
  * An object of a session's (its record without the checkpoint, an index row) as stored: every field
- * loses both kinds of secret but the person's own paths, kept as they are (the index's `cwd` is
- * what the browser's "this directory" matches). The object itself when nothing changed.
+ * loses both kinds of secret but the person's own paths, which lose only the registered keys (the
+ * index's `cwd` is what the browser's "this directory" matches). The object itself when nothing changed.
  */
 export function redactKeepingOwnPaths<T extends object>(value: T): T {
   let copy: Record<string, unknown> | undefined;
   for (const [key, item] of Object.entries(value)) {
-    if (ownPathFields.has(key)) continue;
-    const clean = secrets.redactDeep(item);
+    const clean = secrets.redactDeep(item, ownPathFields.has(key));
     if (clean !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = clean;
   }
   return (copy ?? value) as T;

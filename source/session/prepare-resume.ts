@@ -1,3 +1,4 @@
+import { redactedMark } from '../secrets/redactor.js';
 import type { Variables } from '../engine/template-context.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
@@ -180,7 +181,9 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   const spec = await session.spec();
   const pattern = patternFor(spec);
   if (config.validate_environment && !existsSync(record.cwd)) {
-    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
+    // A folder whose name holds a registered key (a spec's env.secrets value) was stored without it.
+    const why = record.cwd.includes(redactedMark) ? ': its name held a key of the run (env.secrets or the provider key), which acode never stores, so it cannot be found again' : '; restore the directory, then resume';
+    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists${why}`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, request.env, record.session_id);

@@ -45,6 +45,14 @@ describe('paths in what a session stores', () => {
     expect(row).toEqual({ cwd: folder, last_response: `the key is ${redactedMark}` });
   });
 
+  // FIXED: source/secrets/event-redaction.ts: own paths were stored whole, a registered key in a folder's name with them.
+  it("a session's own folders still lose a registered key in their names", () => {
+    const stored = redactSessionRecord({ cwd: `/tmp/${key}`, spec_path: `/tmp/${key}/spec.yaml`, artifacts_dir: `/tmp/${key}/out`, artifacts_inherited: [`/tmp/${key}/out/a.md`], checkpoint: {} });
+    expect(JSON.stringify(stored)).not.toContain(key.slice(10, 18));
+    expect(stored).toMatchObject({ cwd: `/tmp/${redactedMark}`, spec_path: `/tmp/${redactedMark}/spec.yaml`, artifacts_dir: `/tmp/${redactedMark}/out`, artifacts_inherited: [`/tmp/${redactedMark}/out/a.md`] });
+    expect(redactKeepingOwnPaths({ cwd: `/tmp/${key}` })).toEqual({ cwd: `/tmp/${redactedMark}` });
+  });
+
   // FIXED: source/secrets/redactor.ts (allow): what acode printed about such a session named its folder [REDACTED].
   it("once a session's record is read or written, its folders keep their names in printed text too; other shapes and keys still go", () => {
     const other = '/srv/sk-prod-backups-2025-archive';

@@ -4,6 +4,7 @@ import { enterAlternateScreen, leaveAlternateScreen } from './browser/full-scree
 import { matches, screenBindings } from './keys/bindings.js';
 
 const showCursor = '\u001B[?25h';
+const hideCursor = '\u001B[?25l';
 
 /** How a screen holds the terminal: inline (the run view, the prompts) or on the alternate screen (the browser). */
 export interface ScreenKind {
@@ -16,7 +17,8 @@ export interface ScreenKind {
  * `bg`). Everything in the group stops: a run's model call, its tools, `npx` above it; the run
  * holds its lock meanwhile and, stopped past the lock's timeout, finds on `fg` that another process
  * may have taken the session over (the epoch fence: it writes nothing more). On `fg` the terminal
- * is taken again and the whole frame is drawn anew below what the shell wrote.
+ * is taken again and the live frame is drawn anew below what the shell wrote (what Ink printed for
+ * good, a run's finished steps, stays where it was, above).
  */
 export function suspendScreen(instance: Instance, kind: ScreenKind, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): void {
   if (stdin.isTTY) stdin.setRawMode(false);
@@ -27,6 +29,9 @@ export function suspendScreen(instance: Instance, kind: ScreenKind, stdin: NodeJ
   if (stdin.isTTY) stdin.setRawMode(true);
   if (kind.fullScreen) stdout.write(enterAlternateScreen);
   instance.redraw();
+  // The redraw starts Ink's inline output afresh, which shows the cursor until an inline frame
+  // hides it again; a full-screen frame is drawn past that output, so nothing would hide it.
+  if (kind.fullScreen) stdout.write(hideCursor);
 }
 
 function SuspendKey({ onSuspend }: { onSuspend: () => void }) {

@@ -58,12 +58,19 @@ describe('Ctrl+Z', () => {
     expect(existsSync(join(cwd, 'artifacts', 'browse-report.md'))).toBe(true);
     terminal.run(`clear; sh -c 'node ${cliPath}; echo "EXIT=$?"'`);
     await terminal.waitFor((s) => /chain-resume-demo/.test(s) && /1 sessions/.test(s));
+    expect(terminal.cursorVisible()).toBe(false);
     terminal.press('C-z');
     const stopped = await terminal.waitFor((s) => /Stopped/.test(s));
     // The main screen, as it was before the browser opened: not the browser's rows.
     expect(stopped).not.toContain('WORKFLOW');
+    expect(terminal.cursorVisible()).toBe(true);
     terminal.run('fg');
     await terminal.waitFor((s) => /WORKFLOW/.test(s) && /chain-resume-demo/.test(s));
+    // FIXED: source/ui/screen-render.tsx: the browser's full-screen frame is no inline one, which hides the cursor as it draws.
+    expect(terminal.cursorVisible()).toBe(false);
+    terminal.press('j');
+    await terminal.waitFor((s) => /WORKFLOW/.test(s));
+    expect(terminal.cursorVisible()).toBe(false);
     terminal.press('q');
     const closed = await terminal.waitFor((s) => /^EXIT=\d+/m.test(s));
     expect(closed).toContain('EXIT=0');

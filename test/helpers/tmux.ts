@@ -47,6 +47,11 @@ export class TmuxTerminal {
     return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();
   }
 
+  /** Whether the terminal shows its cursor (a program hides it with ESC[?25l). */
+  cursorVisible(): boolean {
+    return this.tmux('display-message', '-p', '-t', 'main', '#{cursor_flag}').trim() === '1';
+  }
+
   /** The screen with its styles, as SGR escape sequences (capture-pane -e). */
   styledScreen(): string {
     return this.tmux('capture-pane', '-e', '-p', '-t', 'main');

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { sha256 } from './blob-store.js';
 import { artifactsStep } from './step-id.js';
 import type { FileSeen, SessionProgress } from './session-progress.js';
@@ -41,21 +41,26 @@ export function checkFiles(progress: SessionProgress, timeoutMs: number, now: ()
     if (pending.has(path)) continue;
     if (now() > deadline) return { changes, checked, timed_out: true };
     checked++;
-    if (!existsSync(path)) {
+    // What is there now may be no file: a folder (readFileSync fails with an EISDIR that names no
+    // path), a named pipe (a read would wait for a writer for ever). The session's file is gone.
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile()) {
       if (seen.hash !== null) changes.push({ path, kind: 'deleted', size: 0, mtime_ms: null, seen, hash: null });
       continue;
     }
     const content = readFileSync(path);
     const hash = sha256(content);
     if (hash === seen.hash) continue;
-    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: content.length, mtime_ms: statSync(path).mtimeMs, seen, hash });
+    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: content.length, mtime_ms: stat.mtimeMs, seen, hash });
   }
   return { changes, checked, timed_out: false };
 }
 
 /** The spec file on disk against the snapshot the session runs (a change is reported, never used). */
 export function checkSpecFile(specPath: string, snapshotHash: string, snapshotText: string): FileChange | undefined {
-  if (!existsSync(specPath)) return undefined; // a moved spec does not matter: the session runs its snapshot
+  // A moved spec does not matter: the session runs its snapshot (a folder in its place neither).
+  const stat = statSync(specPath, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return undefined;
   const content = readFileSync(specPath);
   const hash = sha256(content);
   if (hash === snapshotHash) return undefined;
@@ -63,7 +68,7 @@ export function checkSpecFile(specPath: string, snapshotHash: string, snapshotTe
     path: specPath,
     kind: 'modified',
     size: content.length,
-    mtime_ms: statSync(specPath).mtimeMs,
+    mtime_ms: stat.mtimeMs,
     seen: { hash: snapshotHash, blob: null, op: 'read', step: artifactsStep, at: '' },
     hash,
     note: 'the workflow spec; the session keeps running its snapshot',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -197,6 +198,25 @@ describe('files changed while the session was stopped (no terminal)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('continuing with 1 changed file accepted');
     expect(existsSync(join(ws.cwd, 'notes.md'))).toBe(false); // step 2 only reads; its read fails and the agent answers anyway
+  });
+
+  // FIXED: source/engine/environment-check.ts: a folder where the session wrote its file (or its spec) was read as one: a stack trace (EISDIR); a named pipe would have hung the resume.
+  it("reports a file replaced by a folder or a named pipe as deleted, and a folder in the spec's place as nothing", async () => {
+    const fs = await import('node:fs');
+    const ws = await stoppedAfterWrite();
+    fs.rmSync(join(ws.cwd, 'notes.md'));
+    fs.mkdirSync(join(ws.cwd, 'notes.md'));
+    fs.renameSync(join(ws.cwd, 'spec.yaml'), join(ws.cwd, 'moved.yaml'));
+    fs.mkdirSync(join(ws.cwd, 'spec.yaml'));
+    const dry = await runCli(['resume', '--dry-run'], ws);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/deleted +notes\.md/);
+    expect(dry.stdout).not.toContain('spec.yaml');
+    fs.rmSync(join(ws.cwd, 'notes.md'), { recursive: true });
+    execFileSync('mkfifo', [join(ws.cwd, 'notes.md')]);
+    const piped = await runCli(['resume', '--dry-run'], ws);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(/deleted +notes\.md/);
   });
 
   it('skips the check with resume.validate_environment: false', async () => {

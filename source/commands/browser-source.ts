@@ -193,9 +193,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       return [...describePlan(candidate.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
     },
     async remove(id) {
+      // Deleted under the session's lock: a resume that starts while the question was asked keeps it.
+      if ((await (await repo()).deleteIfIdle(id, timeoutMs)) !== 'running') return;
       const lock = lockOf(id);
-      if (lock.kind === 'held') throw new Error(`session ${id.slice(0, 8)} is running in ${describeOwner(lock.owner)}; stop it there first`);
-      await (await repo()).delete(id);
+      throw new Error(`session ${id.slice(0, 8)} is running${lock.kind === 'held' ? ` in ${describeOwner(lock.owner)}` : ''}; stop it there first`);
     },
     async unlock(id) {
       await (await repo()).unlock(id);

@@ -41,12 +41,22 @@ const context: CommandContext = {
   hardExit,
   async confirm(question) {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
-    // Ctrl+D ends the input without an answer: no.
-    const ended = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+    // Ctrl+D, and Ctrl+C (readline closes on it when nobody listens for SIGINT), end the input
+    // without an answer: no — on a line of its own, as the question's line was never ended.
+    let answered = false;
+    const ended = new Promise<string>((resolve) =>
+      rl.once('close', () => {
+        if (!answered) process.stderr.write('\n');
+        resolve('');
+      }),
+    );
     try {
-      return /^y(es)?$/i.test((await Promise.race([rl.question(question), ended])).trim());
+      const answer = await Promise.race([rl.question(question), ended]);
+      answered = true;
+      return /^y(es)?$/i.test(answer.trim());
     } catch {
       // Ctrl+C at the question (readline's AbortError): no, as a person who stopped it means.
+      answered = true;
       process.stderr.write('\n');
       return false;
     } finally {

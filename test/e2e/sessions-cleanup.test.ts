@@ -189,7 +189,8 @@ describe('acode sessions cleanup', () => {
       await terminal.waitFor((screen) => screen.includes('[y/N]'));
       terminal.press(key);
       const done = await terminal.waitFor((screen) => /EXIT=\d+/.test(screen));
-      expect(done).toContain('kept them');
+      // On a line of its own, not after the question.
+      expect(done).toMatch(/^kept them$/m);
       expect(done).toContain('EXIT=0');
       expect(done).not.toMatch(/internal error|AbortError|at /);
       expect(sessionIds(ws.home)).toEqual(ids);

@@ -2,6 +2,7 @@ import type { EngineEventBody, TokenUsage } from '../engine/events.js';
 import type { StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
+import { cutText } from '../state/step-results.js';
 import { headline } from '../session/status-words.js';
 import { plural } from '../human-units.js';
 
@@ -40,7 +41,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return `▶ ${step(event.step)}${event.retry ? ` (retry ${event.retry.n}/${event.retry.max})` : event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
     case 'step_completed': {
       const usage = spent?.(event.step) ?? event.usage;
-      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out`;
+      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out${event.cut ? ` · ${cutText}` : ''}`;
     }
     case 'step_retry_scheduled':
       return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;

@@ -112,7 +112,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   if (flags.json) {
     const shown = steps.map(({ index: _index, ...step }) => {
       const result = results.get(step.id);
-      const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: stepDollars(price, step as SessionStep, result) ?? null, first_line: firstLine(result.response) } : {};
+      const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: stepDollars(price, step as SessionStep, result) ?? null, first_line: firstLine(result.response), cut: result.cut } : {};
       return { ...step, ...facts };
     });
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: dollars ?? null, steps: shown }, null, 2)}\n`);
@@ -152,7 +152,7 @@ function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps
   const dollars = stepDollars(price, step, result);
   if (json) {
     const { index: _index, ...shown } = step;
-    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: dollars ?? null, response: result?.response ?? null, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: dollars ?? null, response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
     return ExitCode.ok;
   }
   ctx.stdout.write(`${stepDetailLines(step, stepRef(pattern, step), result, dollars).join('\n')}\n`);

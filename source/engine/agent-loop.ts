@@ -160,7 +160,7 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
       : undefined;
     const result = await provider.complete({ agent: turn.agent, step: turn.step, attempt: turn.attempt, context: turn.context, messages, tools: tools.length ? tools : undefined, purpose: 'step', signal, onDelta });
     // Each tool round's tokens are counted with its saved answer, the last one's with the step.
-    if (!result.tool_calls?.length) return { text: result.text, usage: result.usage };
+    if (!result.tool_calls?.length) return { text: result.text, usage: result.usage, ...(result.cut ? { cut: true } : {}) };
     const calls = uniqueCallIds(result.tool_calls, messages);
     messages.push({ role: 'assistant', content: result.text, tool_calls: calls });
     emit({ type: 'conversation_saved', step: turn.step, attempt: turn.attempt, blob: saveConversation(blobs, messages), messages: messages.length, usage: result.usage });

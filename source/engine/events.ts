@@ -60,7 +60,8 @@ export type EngineEventBody =
       /** Set when this attempt is an automatic retry: which one, of how many (the countdown's "retry 2/5"). */
       retry?: { n: number; max: number };
     }
-  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number }
+  /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
+  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string }
   | { type: 'session_forked'; from_session: string; steps_reused: number }

@@ -52,6 +52,12 @@ export interface CompletionResult {
   tool_calls?: ToolCall[];
   /** Tokens exactly as the provider reports them. */
   usage: TokenUsage;
+  /**
+   * The answer stopped at the output limit (OpenAI's finish_reason `length`, Anthropic's stop_reason
+   * `max_tokens`): cut short, not finished. Taken as it is — asked again, the same input is cut
+   * the same way — and marked wherever it shows.
+   */
+  cut?: boolean;
 }
 
 /** The engine's port to a model: scripted, OpenAI-compatible, Anthropic, agent CLIs. */

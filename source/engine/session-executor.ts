@@ -298,7 +298,7 @@ export class SessionExecutor {
         conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, startLength, conversation: turn.messages, context });
         continue;
       }
-      this.emit({ type: 'step_completed', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started) });
+      this.emit({ type: 'step_completed', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started), ...(result.cut ? { cut: true as const } : {}) });
       this.executed++;
       if (tries.lastStop) this.recordAttempt({ step: id, tries, stop: tries.lastStop, strategy: 'none', outcome: { kind: 'success' } });
       return;

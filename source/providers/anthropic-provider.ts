@@ -121,6 +121,7 @@ export class AnthropicProvider implements Provider {
     const usage = { input: (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0), output: u?.output_tokens ?? 0 };
     const answer = parsed.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     const calls = parsed.content.flatMap((block) => (block.type === 'tool_use' ? [toolCall(block)] : []));
-    return calls.length ? { text: answer, tool_calls: calls, usage } : { text: answer, usage };
+    const cut = parsed.stop_reason === 'max_tokens' ? { cut: true } : {};
+    return calls.length ? { text: answer, tool_calls: calls, usage, ...cut } : { text: answer, usage, ...cut };
   }
 }

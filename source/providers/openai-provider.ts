@@ -91,8 +91,9 @@ export class OpenAiProvider implements Provider {
     if (message?.refusal) throw declined(url, 'refusal', message.refusal);
     if (choice?.finish_reason === 'content_filter') throw declined(url, 'content_filter', message?.content ?? '');
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
-    if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage };
+    const cut = choice?.finish_reason === 'length' ? { cut: true } : {};
+    if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage, ...cut };
     if (typeof message?.content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
-    return { text: message.content, usage };
+    return { text: message.content, usage, ...cut };
   }
 }

@@ -8,6 +8,7 @@ import { dollarsWith, noSaving, savingWith, type ResumeSaving, type StepPricer }
 import type { StepNotice } from '../engine/step-notice.js';
 import { beatNow } from '../engine/beat.js';
 import { StreamTails, type StepStream } from './step-streams.js';
+import { cutText } from './step-results.js';
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'done' | 'skipped' | 'failed';
 
@@ -290,7 +291,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_completed': {
           asked.delete(event.step);
-          const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: undefined });
+          const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : undefined });
           set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }

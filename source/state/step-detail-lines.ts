@@ -1,7 +1,7 @@
 import { formatCount, formatDuration } from '../human-units.js';
 import type { TokenUsage } from '../engine/events.js';
 import { formatDollars } from './step-cost.js';
-import { firstLine, type StepResult, type StepToolCall } from './step-results.js';
+import { cutText, firstLine, type StepResult, type StepToolCall } from './step-results.js';
 import type { SessionStep } from './session-steps.js';
 import { stepStateStyle } from './session-steps.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
@@ -21,7 +21,7 @@ export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result:
   if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', terminalText(firstLine(result.response))] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
   const first = terminalText(firstLine(result.response));
-  return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(first ? [first] : [])] };
+  return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(result.cut ? [cutText] : []), ...(first ? [first] : [])] };
 }
 
 const shownOutputLines = 12;
@@ -46,6 +46,7 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   const header = [`step      ${ref}${title} · ${step.agent}`, `status    ${style.word}`];
   if (result && result.attempt > 0) {
     header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
+    if (result.cut) header.push(`note      ${cutText}`);
   }
   const tools = result?.tools ?? [];
   const attempts = new Set(tools.map((call) => call.attempt)).size > 1;

@@ -27,6 +27,8 @@ export interface StepResult {
   elapsed_ms: number;
   /** Its whole response once completed (or reused); null before. */
   response: string | null;
+  /** The response stopped at the model's output limit (step_completed's `cut`). */
+  cut: boolean;
   tools: StepToolCall[];
 }
 
@@ -43,7 +45,7 @@ export class StepResultsFold {
 
   private of(step: StepId): StepResult {
     let result = this.results.get(step);
-    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, tools: [] }));
+    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, cut: false, tools: [] }));
     return result;
   }
 
@@ -74,7 +76,7 @@ export class StepResultsFold {
       this.of(event.step).attempt = event.attempt;
       this.open.set(event.step, { start: at, last: at });
     } else if (event.type === 'step_completed') {
-      this.of(event.step).response = event.response;
+      Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });
       this.close(event.step);
     } else if (event.type === 'step_reused') {
       this.of(event.step).response = event.response;
@@ -94,6 +96,9 @@ export class StepResultsFold {
     return this.results;
   }
 }
+
+/** How a response cut at the model's output limit is marked, wherever a step's result shows. */
+export const cutText = 'answer cut at the output limit (runtime.max_tokens)';
 
 /** The first line of a response with text on it, for one-line listings. */
 export function firstLine(response: string | null): string {

@@ -24,7 +24,8 @@ type Usage = { input_tokens: number; output_tokens: number; cache_creation_input
 
 /** What the handler wants done with a request: answer, fail with a status, or never answer. */
 export type AnthropicReply =
-  | { kind: 'answer'; text?: string; usage?: Usage }
+  /** `stop`: its stop_reason (`end_turn`). */
+  | { kind: 'answer'; text?: string; usage?: Usage; stop?: string }
   | { kind: 'tool_use'; text?: string; calls: { id: string; name: string; input: Record<string, unknown> }[] }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
@@ -83,7 +84,7 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
       return this.send(res, 200, message([...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...uses], 'tool_use', { input_tokens: 10, output_tokens: 5 }));
     }
     const text = reply.text ?? answerFor(request.step, user ?? '');
-    this.send(res, 200, message([{ type: 'text', text }], 'end_turn', reply.usage ?? { input_tokens: (user ?? '').length, output_tokens: text.length }));
+    this.send(res, 200, message([{ type: 'text', text }], (reply.kind === 'answer' && reply.stop) || 'end_turn', reply.usage ?? { input_tokens: (user ?? '').length, output_tokens: text.length }));
   }
 
   /** The answer as the Messages API streams it: message_start, content blocks and their deltas, message_delta, message_stop. */
@@ -118,7 +119,7 @@ export class AnthropicTestServer extends LocalModelServer<MessagesRequest> {
     const partial = block.slice(0, 1 + (reply.kind === 'answer' ? 0 : reply.after));
     if (reply.kind === 'cut') return this.streamEvents(res, [...start, ...partial], this.streamDelayMs, reply.how ?? 'reset');
     if (reply.kind === 'stream_error') return this.streamEvents(res, [...start, ...partial, sse(reply.error, 'error')], this.streamDelayMs);
-    this.streamEvents(res, [...start, ...block, ...end('end_turn', reply.usage?.output_tokens ?? text.length)], this.streamDelayMs);
+    this.streamEvents(res, [...start, ...block, ...end((reply.kind === 'answer' && reply.stop) || 'end_turn', reply.usage?.output_tokens ?? text.length)], this.streamDelayMs);
   }
 }
 

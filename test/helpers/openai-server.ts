@@ -16,8 +16,8 @@ export interface ChatRequest {
 
 /** What the handler wants done with a request: answer, fail with a status, or never answer. */
 export type Reply =
-  /** `keepOpen`, streamed: after [DONE] the response is never ended (the connection stays open). */
-  | { kind: 'answer'; text?: string; keepOpen?: boolean }
+  /** `keepOpen`, streamed: after [DONE] the response is never ended (the connection stays open); `finish`: its finish_reason (`stop`). */
+  | { kind: 'answer'; text?: string; keepOpen?: boolean; finish?: string }
   /** `nameEveryChunk`, streamed: every fragment of a call repeats its name, as some servers send it. */
   | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[]; nameEveryChunk?: boolean }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
@@ -99,7 +99,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
       return this.send(res, 200, completion({ role: 'assistant', content: null, tool_calls: toolCalls }, 'tool_calls', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }));
     }
     const text = reply.text ?? answerFor(request.step, user);
-    this.send(res, 200, completion({ role: 'assistant', content: text }, 'stop', { prompt_tokens: user.length, completion_tokens: text.length, total_tokens: user.length + text.length }));
+    this.send(res, 200, completion({ role: 'assistant', content: text }, (reply.kind === 'answer' && reply.finish) || 'stop', { prompt_tokens: user.length, completion_tokens: text.length, total_tokens: user.length + text.length }));
   }
 
   /** The answer as OpenAI streams it: chat.completion.chunk events, a usage chunk when asked for, then [DONE]. */
@@ -121,7 +121,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
     const start = [chunk({ role: 'assistant', content: '' })];
     if (reply.kind === 'cut') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after)], this.streamDelayMs, reply.how ?? 'reset', this.onStreamEvent);
     if (reply.kind === 'stream_error') return this.streamEvents(res, [...start, ...parts.slice(0, reply.after), sse(reply.error)], this.streamDelayMs, 'end', this.onStreamEvent);
-    this.streamEvents(res, [...start, ...parts, chunk({}, 'stop'), ...usage(request.user.length, text.length), sse('[DONE]')], this.streamDelayMs, reply.kind === 'answer' && reply.keepOpen ? 'hang' : 'end', this.onStreamEvent);
+    this.streamEvents(res, [...start, ...parts, chunk({}, (reply.kind === 'answer' && reply.finish) || 'stop'), ...usage(request.user.length, text.length), sse('[DONE]')], this.streamDelayMs, reply.kind === 'answer' && reply.keepOpen ? 'hang' : 'end', this.onStreamEvent);
   }
 }
 

@@ -44,6 +44,18 @@ describe('the run view', () => {
     expect(frame).toContain('Ctrl+C pause');
   });
 
+  it("marks a step whose answer stopped at the model's output limit", async () => {
+    const { ui, apply } = setup();
+    apply(started());
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    apply({ type: 'step_completed', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0', response: 'r', usage, duration_ms: 1500, cut: true });
+    apply({ type: 'step_started', step: '1', agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'step_completed', step: '1', agent: 'analyst', attempt: 1, idempotency_key: 'k1', response: 'r', usage, duration_ms: 1500 });
+    const frame = await ui.waitForFrame((f) => f.includes('2/3 done'));
+    expect(frame).toMatch(/✓ +1 researcher 1\.5s · 1\.2k in \/ 3\.4k out +answer cut at the output limit \(runtime\.max_tokens\)/);
+    expect(frame).toMatch(/✓ +2 analyst 1\.5s · 1\.2k in \/ 3\.4k out *$/m);
+  });
+
   it('marks steps completed before the crash as skipped and counts them', async () => {
     const { ui, apply, skip } = setup();
     apply({ ...started(2), tokens: { input: 500, output: 700 } });

@@ -1,0 +1,58 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { anthropicServerPerTest } from '../helpers/anthropic-server.js';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { runCli } from '../helpers/cli.js';
+import { openAiServerPerTest } from '../helpers/openai-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * An answer that stopped at the model's output limit (runtime.max_tokens) is cut short, not
+ * finished: the later steps get it as it is (asked again, the same input is cut the same way),
+ * but every place that shows the step says so.
+ */
+
+const openai = openAiServerPerTest();
+const anthropic = anthropicServerPerTest();
+
+function workspace(provider: 'openai' | 'anthropic', host: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 2, provider, host }));
+  return { cwd, home, env: { ACODE_HOME: home, OPENAI_API_KEY: 'sk-cut-Q7vX2mLp9RzT4wKd8NfB', ANTHROPIC_API_KEY: 'sk-ant-cut-Q7vX2mLp9RzT4wKd8NfB' } };
+}
+
+const cut = /answer cut at the output limit \(runtime\.max_tokens\)/;
+
+/** Runs the chain, its first answer cut; checks the run's lines and what `sessions show` says of both steps. */
+async function runWithFirstAnswerCut(ws: ReturnType<typeof workspace>, flags: string[]): Promise<void> {
+  const run = await runCli(['run', 'spec.yaml', ...flags], ws);
+  expect(run.code, run.stderr).toBe(0);
+  const lines = run.stderr.split('\n').filter((line) => line.startsWith('✓ step'));
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(cut);
+  expect(lines[1]).not.toMatch(cut);
+  const id = /session ([0-9a-f]{16})/.exec(run.stderr)![1]!;
+  const show = await runCli(['sessions', 'show', id], ws);
+  const stepLines = show.stdout.split('\n').filter((line) => /^\s+✓ [12]\s/.test(line));
+  expect(stepLines.filter((line) => cut.test(line)), show.stdout).toHaveLength(1);
+  expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^note +answer cut at the output limit/m);
+  expect((await runCli(['sessions', 'show', id, '--step', '2'], ws)).stdout).not.toMatch(cut);
+  const json = JSON.parse((await runCli(['sessions', 'show', id, '--json'], ws)).stdout) as { steps: { cut?: boolean }[] };
+  expect(json.steps.map((step) => step.cut)).toEqual([true, false]);
+}
+
+describe('an answer cut at the output limit', () => {
+  it.each([[[] as string[]], [['--stream']]])('is marked, OpenAI finish_reason length (%j)', async (flags) => {
+    const { server, baseUrl } = openai.current();
+    server.handler = (request) => ({ kind: 'answer', ...(request.step === 0 ? { finish: 'length' } : {}) });
+    await runWithFirstAnswerCut(workspace('openai', baseUrl), flags);
+  });
+
+  it.each([[[] as string[]], [['--stream']]])('is marked, Anthropic stop_reason max_tokens (%j)', async (flags) => {
+    const { server, baseUrl } = anthropic.current();
+    server.handler = (request) => ({ kind: 'answer', ...(request.step === 0 ? { stop: 'max_tokens' } : {}) });
+    await runWithFirstAnswerCut(workspace('anthropic', baseUrl), flags);
+  });
+});

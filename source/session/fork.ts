@@ -12,6 +12,7 @@ import type { StepId } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { createProvider } from '../providers/create-provider.js';
 import { takeLease } from './lease.js';
+import { refuseUnfindableFolders } from './unfindable-folders.js';
 import { heldRun, releaseHeld, type ForkIntro, type PreparedRun } from './prepared-run.js';
 import type { LeasedJournal, SessionRecord, SessionRepository } from './repository.js';
 
@@ -57,6 +58,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const config = loadResumeConfig(repository.home, request.cwd);
   const source = await repository.open(request.id);
   const from = source.record.session_id;
+  refuseUnfindableFolders(source.record, 'fork');
   const { variables, missing } = restoreVariables(source.record.variables, request.vars ?? {}, from, 'fork');
   if (missing.length) throw missingVariablesError(missing, from, 'fork');
   await repository.requireWritable(`fork session ${from}`);

@@ -1,4 +1,3 @@
-import { redactedMark } from '../secrets/redactor.js';
 import type { Variables } from '../engine/template-context.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
@@ -21,6 +20,7 @@ import { heldByLiveProcess, isResumable } from '../store/resumability.js';
 import { resolveInProgressStrategy, type SettledStrategy } from './in-progress-strategy.js';
 import { takeLease } from './lease.js';
 import { describeOwner } from './lock-owner.js';
+import { refuseUnfindableFolders } from './unfindable-folders.js';
 import { heldRun, releaseHeld, type PreparedRun, type ResumeIntro } from './prepared-run.js';
 import type { SessionBlobs, LeasedJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
 
@@ -180,10 +180,9 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   refuseTerminal(progress.status, record);
   const spec = await session.spec();
   const pattern = patternFor(spec);
+  refuseUnfindableFolders(record, 'resume');
   if (config.validate_environment && !existsSync(record.cwd)) {
-    // A folder whose name holds a registered key (a spec's env.secrets value) was stored without it.
-    const why = record.cwd.includes(redactedMark) ? ': its name held a key of the run (env.secrets or the provider key), which acode never stores, so it cannot be found again' : '; restore the directory, then resume';
-    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists${why}`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
+    throw new AcodeError(`session ${record.session_id} ran in ${record.cwd}, which no longer exists; restore the directory, then resume`, ExitCode.environmentInvalid, 'ACODE-RESUME-004');
   }
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, request.env, record.session_id);

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { BlobStore } from '../engine/blob-store.js';
 import type { FileChange } from '../engine/environment-check.js';
+import { regularFileNow } from '../engine/file-now.js';
 import type { PendingWriteState } from '../engine/write-recovery.js';
 import { terminalText } from '../printable-text.js';
 
@@ -27,7 +27,7 @@ function shownDiff(shown: string, labels: [string, string], before: Buffer, afte
 export function diffLines(change: FileChange, blobs: BlobStore, cwd: string): string[] {
   const shown = relative(cwd, change.path) || change.path;
   const before = change.seenText !== undefined ? Buffer.from(change.seenText) : change.seen.blob ? blobs.get(change.seen.blob) : Buffer.alloc(0);
-  const after = existsSync(change.path) ? readFileSync(change.path) : Buffer.alloc(0);
+  const after = regularFileNow(change.path)?.content ?? Buffer.alloc(0);
   return shownDiff(shown, ['session', 'now'], before, after);
 }
 
@@ -35,6 +35,6 @@ export function diffLines(change: FileChange, blobs: BlobStore, cwd: string): st
 export function tornDiffLines(write: PendingWriteState, blobs: BlobStore, cwd: string): string[] {
   const shown = relative(cwd, write.path) || write.path;
   const before = write.before_blob ? blobs.get(write.before_blob) : Buffer.alloc(0);
-  const now = existsSync(write.path) ? readFileSync(write.path) : Buffer.alloc(0);
+  const now = regularFileNow(write.path)?.content ?? Buffer.alloc(0);
   return shownDiff(shown, ['snapshot', 'torn'], before, now);
 }

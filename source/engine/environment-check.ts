@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { sha256 } from './blob-store.js';
+import { regularFileNow } from './file-now.js';
 import { artifactsStep } from './step-id.js';
 import type { FileSeen, SessionProgress } from './session-progress.js';
 
@@ -41,17 +41,14 @@ export function checkFiles(progress: SessionProgress, timeoutMs: number, now: ()
     if (pending.has(path)) continue;
     if (now() > deadline) return { changes, checked, timed_out: true };
     checked++;
-    // What is there now may be no file: a folder (readFileSync fails with an EISDIR that names no
-    // path), a named pipe (a read would wait for a writer for ever). The session's file is gone.
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (!stat?.isFile()) {
+    const file = regularFileNow(path);
+    if (!file) {
       if (seen.hash !== null) changes.push({ path, kind: 'deleted', size: 0, mtime_ms: null, seen, hash: null });
       continue;
     }
-    const content = readFileSync(path);
-    const hash = sha256(content);
+    const hash = sha256(file.content);
     if (hash === seen.hash) continue;
-    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: content.length, mtime_ms: stat.mtimeMs, seen, hash });
+    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: file.content.length, mtime_ms: file.mtimeMs, seen, hash });
   }
   return { changes, checked, timed_out: false };
 }
@@ -59,16 +56,16 @@ export function checkFiles(progress: SessionProgress, timeoutMs: number, now: ()
 /** The spec file on disk against the snapshot the session runs (a change is reported, never used). */
 export function checkSpecFile(specPath: string, snapshotHash: string, snapshotText: string): FileChange | undefined {
   // A moved spec does not matter: the session runs its snapshot (a folder in its place neither).
-  const stat = statSync(specPath, { throwIfNoEntry: false });
-  if (!stat?.isFile()) return undefined;
-  const content = readFileSync(specPath);
+  const file = regularFileNow(specPath);
+  if (!file) return undefined;
+  const { content } = file;
   const hash = sha256(content);
   if (hash === snapshotHash) return undefined;
   return {
     path: specPath,
     kind: 'modified',
     size: content.length,
-    mtime_ms: stat.mtimeMs,
+    mtime_ms: file.mtimeMs,
     seen: { hash: snapshotHash, blob: null, op: 'read', step: artifactsStep, at: '' },
     hash,
     note: 'the workflow spec; the session keeps running its snapshot',

@@ -217,6 +217,12 @@ describe('files changed while the session was stopped (no terminal)', () => {
     const piped = await runCli(['resume', '--dry-run'], ws);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toMatch(/deleted +notes\.md/);
+    // A symbolic link loop in its place: no file there either.
+    fs.rmSync(join(ws.cwd, 'notes.md'));
+    fs.symlinkSync(join(ws.cwd, 'notes.md'), join(ws.cwd, 'notes.md'));
+    const looped = await runCli(['resume', '--dry-run'], ws);
+    expect(looped.code, looped.stderr).toBe(0);
+    expect(looped.stdout).toMatch(/deleted +notes\.md/);
   });
 
   it('skips the check with resume.validate_environment: false', async () => {

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffLines } from '../../source/commands/file-diff.js';
@@ -32,5 +33,20 @@ describe('the changed-file diff as shown', () => {
     writeFileSync(path, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0e, 0x0f, 0x0b, 0x0d, 0x1b, 0x5b, 0x32, 0x4a]));
     const lines = diffLines(changeOf(path, blobs, Buffer.from('text before\n')), blobs, cwd);
     expect(lines).toEqual(['--- image.png (session)', '+++ image.png (now)', 'binary file: 12 bytes then, 13 bytes now; its bytes are not shown']);
+  });
+
+  // FIXED: source/commands/file-diff.ts: [V]iew read what was there as a file — a folder was a stack trace (EISDIR), a named pipe hung the prompt.
+  it('shows a file replaced by a folder, a named pipe, a symbolic link loop or a path through a file as emptied', () => {
+    const cwd = tempDir();
+    const blobs = new MemoryBlobStore();
+    mkdirSync(join(cwd, 'folder'));
+    execFileSync('mkfifo', [join(cwd, 'pipe')]);
+    symlinkSync(join(cwd, 'loop'), join(cwd, 'loop'));
+    writeFileSync(join(cwd, 'file'), 'x');
+    for (const name of ['folder', 'pipe', 'loop', 'file/inside']) {
+      const lines = diffLines(changeOf(join(cwd, name), blobs, Buffer.from('was here\n')), blobs, cwd);
+      expect(lines, name).toContain('-was here');
+      expect(lines.filter((line) => line.startsWith('+') && !line.startsWith('+++')), name).toEqual([]);
+    }
   });
 });

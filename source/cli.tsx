@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from './commands/command-context.js';
 import { isAcodeError, ExitCode } from './errors/acode-error.js';
+import { suspendJob } from './job-control.js';
 import { drained, endQuietlyOnClosedPipe } from './output-streams.js';
 import { redact } from './secrets/redactor.js';
 
@@ -41,6 +42,13 @@ const context: CommandContext = {
   hardExit,
   async confirm(question) {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
+    // Ctrl+Z at the question: readline stops this process alone, and once continued leaves its
+    // input paused — the question hung up and the command ended (exit 13). The whole job stops, as
+    // from acode's screens, and the question is asked again where the shell left the cursor.
+    rl.on('SIGTSTP', () => {
+      suspendJob(process.stdin);
+      rl.prompt(true);
+    });
     // Ctrl+D, and Ctrl+C (readline closes on it when nobody listens for SIGINT), end the input
     // without an answer: no — on a line of its own, as the question's line was never ended.
     let answered = false;

@@ -1,6 +1,7 @@
 import { render, useInput, useStdin, type Instance, type RenderOptions } from 'ink';
 import type { ReactNode } from 'react';
 import { enterAlternateScreen, leaveAlternateScreen } from './browser/full-screen.js';
+import { suspendJob } from '../job-control.js';
 import { matches, screenBindings } from './keys/bindings.js';
 
 const showCursor = '\u001B[?25h';
@@ -12,26 +13,26 @@ export interface ScreenKind {
 }
 
 /**
- * Ctrl+Z: gives the terminal back and stops the process group, as the terminal itself would
- * without raw mode (which turns Ctrl+Z into a key) — the shell's job control then owns it (`fg`,
- * `bg`). Everything in the group stops: a run's model call, its tools, `npx` above it; the run
+ * Ctrl+Z: gives the terminal back and stops the job (suspendJob) — the shell's job control then
+ * owns it (`fg`, `bg`). Everything in the group stops: a run's model call, its tools, `npx` above it; the run
  * holds its lock meanwhile and, stopped past the lock's timeout, finds on `fg` that another process
  * may have taken the session over (the epoch fence: it writes nothing more). On `fg` the terminal
  * is taken again and the live frame is drawn anew below what the shell wrote (what Ink printed for
  * good, a run's finished steps, stays where it was, above).
  */
 export function suspendScreen(instance: Instance, kind: ScreenKind, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): void {
-  if (stdin.isTTY) stdin.setRawMode(false);
   stdout.write(kind.fullScreen ? leaveAlternateScreen : showCursor);
-  // Stops here until SIGCONT. An orphaned process group (no shell to continue it) is not stopped:
-  // the kernel drops the signal, and the screen is simply taken back.
-  process.kill(0, 'SIGTSTP');
-  if (stdin.isTTY) stdin.setRawMode(true);
+  suspendJob(stdin);
   if (kind.fullScreen) stdout.write(enterAlternateScreen);
   instance.redraw();
   // The redraw starts Ink's inline output afresh, which shows the cursor until an inline frame
   // hides it again; a full-screen frame is drawn past that output, so nothing would hide it.
   if (kind.fullScreen) stdout.write(hideCursor);
+  // A terminal resized while the job was stopped told the shell's job, its foreground then
+  // (SIGWINCH goes to that): the signal is sent again, on which Node reads the size and says
+  // 'resize' if it changed — after the redraw, since Ink's answer to a narrower terminal erases
+  // its last frame, which before the redraw was what the shell wrote.
+  process.kill(process.pid, 'SIGWINCH');
 }
 
 function SuspendKey({ onSuspend }: { onSuspend: () => void }) {

@@ -199,6 +199,28 @@ describe('acode sessions cleanup', () => {
     }
   });
 
+  // FIXED: source/cli.tsx (confirm): Ctrl+Z then fg at the question ended the command (exit 13: readline left its input paused), and under sh it never stopped.
+  it('Ctrl+Z at the question suspends the whole job; fg asks again, and y deletes', async () => {
+    const ws = workspace();
+    const [id] = await sessions(ws, 1);
+    const terminal = new TmuxTerminal(ws.cwd, { ...ws.env, PATH: process.env.PATH ?? '' });
+    try {
+      terminal.run(`sh -c "'${process.execPath}' '${cliPath}' sessions delete ${id}; echo EXIT=\\$?"`);
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      terminal.press('C-z');
+      await terminal.waitFor((screen) => /Stopped/.test(screen));
+      terminal.run('clear; fg');
+      await terminal.waitFor((screen) => screen.includes('[y/N]'));
+      terminal.run('y');
+      const done = await terminal.waitFor((screen) => /EXIT=\d+/.test(screen));
+      expect(done).toContain(`deleted session ${id}`);
+      expect(done).toContain('EXIT=0');
+      expect(sessionIds(ws.home)).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+
   // FIXED: source/session/cleanup.ts: a session cleanup may not delete (another user's after a sudo acode; here immutable)
   // stopped it midway with a stack trace, the deletions before it unreported and the sessions after it untouched.
   it.skipIf(!immutableFolders())('keeps a session it cannot delete, says why, and deletes the rest', async () => {

@@ -64,8 +64,12 @@ describe('Ctrl+Z', () => {
     // The main screen, as it was before the browser opened: not the browser's rows.
     expect(stopped).not.toContain('WORKFLOW');
     expect(terminal.cursorVisible()).toBe(true);
+    // Narrowed while suspended: the shell's job got the SIGWINCH, not the browser.
+    terminal.resize(70, 20);
     terminal.run('fg');
-    await terminal.waitFor((s) => /WORKFLOW/.test(s) && /chain-resume-demo/.test(s));
+    // FIXED: source/ui/screen-render.tsx: the browser kept the old width after fg, its rows wrapped past the terminal's height.
+    const narrow = await terminal.waitFor((s) => /WORKFLOW/.test(s) && /chain-resume-demo/.test(s) && /d delete · …/.test(s));
+    expect(narrow.split('\n').find((line) => line.includes('WORKFLOW'))).toMatch(/^ *ID +WORKFLOW/);
     // FIXED: source/ui/screen-render.tsx: the browser's full-screen frame is no inline one, which hides the cursor as it draws.
     expect(terminal.cursorVisible()).toBe(false);
     terminal.press('j');

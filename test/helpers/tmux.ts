@@ -47,6 +47,11 @@ export class TmuxTerminal {
     return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();
   }
 
+  /** Resizes the terminal, as a person dragging its window would (the foreground job gets SIGWINCH). */
+  resize(columns: number, rows: number): void {
+    this.tmux('resize-window', '-t', 'main', '-x', String(columns), '-y', String(rows));
+  }
+
   /** Whether the terminal shows its cursor (a program hides it with ESC[?25l). */
   cursorVisible(): boolean {
     return this.tmux('display-message', '-p', '-t', 'main', '#{cursor_flag}').trim() === '1';

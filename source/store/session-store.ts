@@ -222,12 +222,17 @@ export class SessionStore {
     return new SessionHandle(dir, db, this.index);
   }
 
-  /** Hidden creation folders of creators that died (see createIn). */
+  /** Hidden folders of creators (see createIn) and deleters (see delete) that died. */
   private removeAbandonedCreations(): void {
     if (!existsSync(this.sessionsDir)) return;
     for (const name of readdirSync(this.sessionsDir)) {
-      const creator = /^\.[0-9a-f]{16}\.creating\.(\d+)$/.exec(name);
-      if (creator && !processAlive(Number(creator[1]))) rmSync(join(this.sessionsDir, name), { recursive: true, force: true });
+      const creator = /^\.[0-9a-f]{16}\.(?:creating|deleting)\.(\d+)(?:\.[0-9a-f]+)?$/.exec(name);
+      if (!creator || processAlive(Number(creator[1]))) continue;
+      try {
+        rmSync(join(this.sessionsDir, name), { recursive: true, force: true });
+      } catch {
+        // Not removable by this user (a `sudo acode` left it): hidden, it harms no listing.
+      }
     }
   }
 
@@ -281,9 +286,33 @@ export class SessionStore {
     return SessionLock.inspect(join(this.sessionsDir, id), timeoutMs);
   }
 
+  /**
+   * Deletes a session: first out of sight in one rename (to `.<id>.deleting.<pid>.<n>`, never
+   * listed), then removed. Removing a folder of many files takes long — the lock the deleter holds
+   * meanwhile beats no heartbeat, and a resume that took it over as stale ran on in a half-deleted
+   * folder; after the rename there is no session left to resume. A folder that cannot be removed
+   * (another user's files inside, after a `sudo acode`) is put back under its name, holding what
+   * could not be removed. What a deleter that
+   * died leaves is removed on a later listing (removeAbandonedCreations).
+   */
   delete(id: string): void {
     const previous = this.summaryOf(id);
-    rmSync(join(this.sessionsDir, id), { recursive: true, force: true });
+    const dir = join(this.sessionsDir, id);
+    const doomed = join(this.sessionsDir, `.${id}.deleting.${process.pid}.${randomBytes(3).toString('hex')}`);
+    try {
+      renameSync(dir, doomed);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    try {
+      rmSync(doomed, { recursive: true, force: true });
+    } catch (error) {
+      renameSync(doomed, dir);
+      // A file that may not be unlinked (EPERM) makes Node's rmSync try it as a folder, and it
+      // reports that attempt's ENOTDIR: the cause was the EPERM.
+      const code = (error as NodeJS.ErrnoException).code;
+      throw Object.assign(namingFile(error, dir) as NodeJS.ErrnoException, code === 'ENOTDIR' ? { code: 'EPERM' } : {});
+    }
     this.index.remove(id, previous);
     if (previous?.name !== undefined) this.names.release(previous.name, id);
   }

@@ -242,6 +242,36 @@ describe('acode sessions cleanup', () => {
   });
 });
 
+describe('a deleted session', () => {
+  // FIXED: source/store/session-store.ts (delete): removed file by file in place, a big session was half there for a while — a
+  // resume that took its lock over (the deleter beats no heartbeat) ran on in it. It goes out of sight in one rename first.
+  it('goes out of sight in one rename; one that cannot be removed is put back under its name, and leftovers of a deleter that died are swept', async () => {
+    const ws = workspace();
+    const [stuck, other] = await sessions(ws, 2);
+    const sessionsDir = join(ws.home, 'sessions');
+    // A deleter killed midway left its renamed folder.
+    mkdirSync(join(sessionsDir, `.${'e'.repeat(16)}.deleting.999999999.abc123`));
+    const canLock = immutableFolders();
+    const pinned = join(sessionsDir, stuck!, 'session.json');
+    const before = readFileSync(pinned, 'utf8');
+    if (canLock) execFileSync('chattr', ['+i', pinned]);
+    try {
+      const result = await runCli(['sessions', 'cleanup', '--older-than', '0s', '--yes'], ws);
+      expect(result.code, result.stderr).toBe(0);
+      if (canLock) {
+        expect(result.stderr).toMatch(new RegExp(`kept ${stuck}: could not delete it: EPERM on ${join(sessionsDir, stuck!)}`));
+        expect(readFileSync(pinned, 'utf8')).toBe(before);
+        expect((await runCli(['sessions', 'show', stuck!], ws)).code).toBe(0);
+      }
+      expect(sessionIds(ws.home)).toEqual(canLock ? [stuck] : []);
+      expect(readdirSync(sessionsDir).filter((name) => name.startsWith('.'))).toEqual([]);
+      expect(sessionIds(ws.home)).not.toContain(other);
+    } finally {
+      if (canLock) execFileSync('chattr', ['-i', pinned]);
+    }
+  });
+});
+
 /** Whether this machine can make a folder immutable (chattr +i: root, on a file system that has it). */
 function immutableFolders(): boolean {
   const dir = tempDir();

@@ -3,6 +3,7 @@ import { SessionExecutor, type SessionRunOptions, type RunSummary } from '../eng
 import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { describeOwner } from './lock-owner.js';
 import type { PreparedRun } from './prepared-run.js';
 
 /** The presentation of a run (a screen, plain lines), opened by the command once the executor exists. */
@@ -63,7 +64,11 @@ async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<
       if (lease?.lock.sessionDeleted()) {
         throw new AcodeError(`session ${sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');
       }
-      throw new AcodeError(`lost the lock of session ${sessionId} to another process, which now drives it; this process stopped without writing more. See 'acode sessions show ${sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
+      const holder = lease?.lock.holder();
+      if (!holder) {
+        throw new AcodeError(`the lock of session ${sessionId} was removed while this process ran it ('acode sessions unlock'); it stopped without writing more. 'acode resume ${sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
+      }
+      throw new AcodeError(`lost the lock of session ${sessionId} to ${describeOwner(holder)}, which now drives it; this process stopped without writing more. See 'acode sessions show ${sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
     }
     const full = diskFull(error);
     if (full) {

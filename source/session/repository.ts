@@ -96,12 +96,14 @@ export type LeaseResult = { acquired: true; lease: Lease; tookOverFrom?: { owner
 export interface Lease {
   /** The fencing epoch stamped on every event this holder writes. */
   readonly epoch: number;
-  /** Keeps the lease fresh; `onLost` when another process took it, or this one froze past the timeout. */
+  /** Keeps the lease fresh; `onLost` when another process took it (one frozen past the timeout goes on if none did). */
   startHeartbeat(intervalMs: number, onLost: () => void): void;
   /** True while the lease is still this process's (a takeover ends it). */
   stillOwned(): boolean;
   /** Whether the session itself is gone (deleted under a live run). */
   sessionDeleted(): boolean;
+  /** Who holds the session's lock now, as its lock file says; undefined when there is none (removed by `sessions unlock`). */
+  holder(): LockOwner | undefined;
   /** Lets the lease go, if still ours; safe to call more than once. */
   release(): void;
 }

@@ -163,6 +163,10 @@ export class SessionLock {
     return !existsSync(dirname(this.path));
   }
 
+  holder(): LockOwner | undefined {
+    return readOwner(this.path);
+  }
+
   /**
    * True while the lock file still carries this process's token. A holder this one superseded can
    * finish a heartbeat it began before it froze, renaming its own lock file back over this one's:

@@ -2,12 +2,24 @@ import fuzzysort from 'fuzzysort';
 import type { SessionSummary } from '../store/session-record.js';
 import { isLiveStatus } from '../store/summary-rows.js';
 import { labelOrder, rowStates, statusWords } from '../session/status-words.js';
+import { redactedMark } from '../secrets/redactor.js';
 
 /** A session as the browser lists it. */
 export interface BrowserRow extends SessionSummary {
   /** Running, but its process is gone (dead or stale lock). */
   interrupted: boolean;
   resumable: boolean;
+}
+
+/**
+ * Whether a session ran in `cwd`: its folder as stored, where a key of the run in the folder's name
+ * was stored as [REDACTED] (secrets/event-redaction.ts) — that part matches whatever `cwd` has there.
+ */
+export function ranIn(stored: string, cwd: string): boolean {
+  if (stored === cwd) return true;
+  if (!stored.includes(redactedMark)) return false;
+  const pattern = stored.split(redactedMark).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+');
+  return new RegExp(`^${pattern}$`).test(cwd);
 }
 
 export const browserFilters = ['all', 'resumable', 'running', 'paused', 'completed', 'failed'] as const;
@@ -98,7 +110,7 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
  * fuzzy-matched across every session (best match first); without one, newest first as loaded.
  */
 export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: string; filter: BrowserFilter; query: string }): BrowserRow[] {
-  const keep = (row: BrowserRow) => (view.scope === 'all' || row.cwd === view.cwd || row.damaged !== null) && passes(row, view.filter);
+  const keep = (row: BrowserRow) => (view.scope === 'all' || ranIn(row.cwd, view.cwd) || row.damaged !== null) && passes(row, view.filter);
   if (!view.query.trim()) return set.rows.filter(keep);
   const candidates = set.targets().filter((target) => keep(target.row));
   return fuzzysort.go(view.query.trim(), candidates, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row);

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SessionStep } from './session-steps.js';
 import { runningElsewhereMessage, type RunningOwner } from './running-elsewhere.js';
 import { createStepViewStore, type SessionStepsView, type StepViewStore } from './step-view-store.js';
-import { browserFilters, prepareRows, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
+import { browserFilters, prepareRows, ranIn, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
 
 
 /** What the details pane shows of the selected session (loaded on selection, one session at a time). */
@@ -204,7 +204,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
     /** A query typed on the first rows: its best match in the whole list is selected when it loads. */
     let searchedEarly = false;
     const initial = prepareRows(source.initial.rows);
-    const scope: BrowserScope = initial.rows.some((row) => row.cwd === cwd) ? 'here' : 'all';
+    const scope: BrowserScope = initial.rows.some((row) => ranIn(row.cwd, cwd)) ? 'here' : 'all';
     const state: Omit<BrowserState, 'visible' | 'whole' | 'selected' | 'selectedId' | 'top' | 'details'> = {
       home: source.home,
       cwd,

@@ -98,7 +98,7 @@ export class StepResultsFold {
 }
 
 /** How a response cut at the model's output limit is marked, wherever a step's result shows. */
-export const cutText = 'answer cut at the output limit (runtime.max_tokens)';
+export const cutText = 'answer cut at max_tokens';
 
 /** The first line of a response with text on it, for one-line listings. */
 export function firstLine(response: string | null): string {

@@ -23,7 +23,7 @@ function workspace(provider: 'openai' | 'anthropic', host: string) {
   return { cwd, home, env: { ACODE_HOME: home, OPENAI_API_KEY: 'sk-cut-Q7vX2mLp9RzT4wKd8NfB', ANTHROPIC_API_KEY: 'sk-ant-cut-Q7vX2mLp9RzT4wKd8NfB' } };
 }
 
-const cut = /answer cut at the output limit \(runtime\.max_tokens\)/;
+const cut = /answer cut at max_tokens/;
 
 /** Runs the chain, its first answer cut; checks the run's lines and what `sessions show` says of both steps. */
 async function runWithFirstAnswerCut(ws: ReturnType<typeof workspace>, flags: string[]): Promise<void> {
@@ -37,13 +37,13 @@ async function runWithFirstAnswerCut(ws: ReturnType<typeof workspace>, flags: st
   const show = await runCli(['sessions', 'show', id], ws);
   const stepLines = show.stdout.split('\n').filter((line) => /^\s+✓ [12]\s/.test(line));
   expect(stepLines.filter((line) => cut.test(line)), show.stdout).toHaveLength(1);
-  expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^note +answer cut at the output limit/m);
+  expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^note +answer cut at max_tokens/m);
   expect((await runCli(['sessions', 'show', id, '--step', '2'], ws)).stdout).not.toMatch(cut);
   const json = JSON.parse((await runCli(['sessions', 'show', id, '--json'], ws)).stdout) as { steps: { cut?: boolean }[] };
   expect(json.steps.map((step) => step.cut)).toEqual([true, false]);
 }
 
-describe('an answer cut at the output limit', () => {
+describe('an answer cut at max_tokens', () => {
   it.each([[[] as string[]], [['--stream']]])('is marked, OpenAI finish_reason length (%j)', async (flags) => {
     const { server, baseUrl } = openai.current();
     server.handler = (request) => ({ kind: 'answer', ...(request.step === 0 ? { finish: 'length' } : {}) });

@@ -52,7 +52,7 @@ describe('the run view', () => {
     apply({ type: 'step_started', step: '1', agent: 'analyst', attempt: 1, idempotency_key: 'k1' });
     apply({ type: 'step_completed', step: '1', agent: 'analyst', attempt: 1, idempotency_key: 'k1', response: 'r', usage, duration_ms: 1500 });
     const frame = await ui.waitForFrame((f) => f.includes('2/3 done'));
-    expect(frame).toMatch(/✓ +1 researcher 1\.5s · 1\.2k in \/ 3\.4k out +answer cut at the output limit \(runtime\.max_tokens\)/);
+    expect(frame).toMatch(/✓ +1 researcher 1\.5s · 1\.2k in \/ 3\.4k out +answer cut at max_tokens/);
     expect(frame).toMatch(/✓ +2 analyst 1\.5s · 1\.2k in \/ 3\.4k out *$/m);
   });
 

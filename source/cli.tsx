@@ -92,7 +92,7 @@ async function main(): Promise<ExitCode> {
 function unusableFile(error: unknown): string | undefined {
   const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
   if (typeof path !== 'string' || typeof code !== 'string') return undefined;
-  const verb = typeof syscall === 'string' && /^(open|read|scandir|stat|lstat|access)$/.test(syscall) ? 'read' : 'change';
+  const verb = typeof syscall !== 'string' ? 'change' : /^(open|read|scandir|stat|lstat|access)$/.test(syscall) ? 'read' : /^(rm|rmdir|unlink)$/.test(syscall) ? 'remove' : 'change';
   if (code === 'EACCES' || code === 'EPERM') return `cannot ${verb} ${path}: permission denied (${code}); it may belong to another user (was acode run with sudo?) or be made immutable: give it back to yours (chown, chattr -i), then try again`;
   if (code === 'EISDIR') return `cannot ${verb} ${path}: it is a folder where acode keeps a file (EISDIR); move it away, then try again`;
   if (code === 'ENOTDIR') return `cannot ${verb} ${path}: part of that path is a file where acode keeps a folder (ENOTDIR); move it away, then try again`;

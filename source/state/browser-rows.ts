@@ -13,12 +13,13 @@ export interface BrowserRow extends SessionSummary {
 
 /**
  * Whether a session ran in `cwd`: its folder as stored, where a key of the run in the folder's name
- * was stored as [REDACTED] (secrets/event-redaction.ts) — that part matches whatever `cwd` has there.
+ * was stored as [REDACTED] (secrets/event-redaction.ts) — that part matches what `cwd` has there:
+ * 8 or more characters (a piece of a registered key is never shorter) within one folder's name.
  */
 export function ranIn(stored: string, cwd: string): boolean {
   if (stored === cwd) return true;
   if (!stored.includes(redactedMark)) return false;
-  const pattern = stored.split(redactedMark).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+');
+  const pattern = stored.split(redactedMark).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]{8,}');
   return new RegExp(`^${pattern}$`).test(cwd);
 }
 

@@ -311,7 +311,7 @@ export class SessionStore {
       // A file that may not be unlinked (EPERM) makes Node's rmSync try it as a folder, and it
       // reports that attempt's ENOTDIR: the cause was the EPERM.
       const code = (error as NodeJS.ErrnoException).code;
-      throw Object.assign(namingFile(error, dir) as NodeJS.ErrnoException, code === 'ENOTDIR' ? { code: 'EPERM' } : {});
+      throw Object.assign(namingFile(error, dir) as NodeJS.ErrnoException, { syscall: 'rm' }, code === 'ENOTDIR' ? { code: 'EPERM' } : {});
     }
     this.index.remove(id, previous);
     if (previous?.name !== undefined) this.names.release(previous.name, id);

@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anthropicServerPerTest } from '../helpers/anthropic-server.js';
@@ -54,5 +56,27 @@ describe('an answer cut at max_tokens', () => {
     const { server, baseUrl } = anthropic.current();
     server.handler = (request) => ({ kind: 'answer', ...(request.step === 0 ? { stop: 'max_tokens' } : {}) });
     await runWithFirstAnswerCut(workspace('anthropic', baseUrl), flags);
+  });
+
+  // FIXED: source/providers/openai-provider.ts: cut before its first word, a JSON answer (content null) was taken for a broken one and retried five times.
+  it('is marked, not retried, when cut before its first word (OpenAI JSON, content null)', async () => {
+    let calls = 0;
+    const server = createServer((req, res) => {
+      calls++;
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 256 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const ws = workspace('openai', `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+      const run = await runCli(['run', 'spec.yaml'], ws);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.split('\n').filter((line) => cut.test(line))).toHaveLength(2);
+      expect(calls).toBe(2);
+    } finally {
+      server.close();
+    }
   });
 });

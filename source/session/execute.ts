@@ -64,11 +64,13 @@ async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<
       if (lease?.lock.sessionDeleted()) {
         throw new AcodeError(`session ${sessionId} was deleted while this process ran it; it stopped without writing more`, ExitCode.locked, 'ACODE-RESUME-003');
       }
-      const holder = lease?.lock.holder();
-      if (!holder) {
-        throw new AcodeError(`the lock of session ${sessionId} was removed while this process ran it ('acode sessions unlock'); it stopped without writing more. 'acode resume ${sessionId}' goes on`, ExitCode.locked, 'ACODE-RESUME-003');
+      // Said as the lock stands now: a takeover that has ended since looks like an unlock, so both are named.
+      const now = lease?.lock.lockNow(lease.timeoutMs) ?? { kind: 'free' };
+      if (now.kind === 'held') {
+        throw new AcodeError(`lost the lock of session ${sessionId} to ${describeOwner(now.owner)}, which now drives it; this process stopped without writing more. See 'acode sessions show ${sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
       }
-      throw new AcodeError(`lost the lock of session ${sessionId} to ${describeOwner(holder)}, which now drives it; this process stopped without writing more. See 'acode sessions show ${sessionId}'`, ExitCode.locked, 'ACODE-RESUME-003');
+      const who = now.kind === 'stale' ? `by ${describeOwner(now.owner)}, which has stopped since (${now.why})` : "by another process that has let it go since, or by 'acode sessions unlock'";
+      throw new AcodeError(`the lock of session ${sessionId} was taken from this process while it ran, ${who}; this process stopped without writing more. See 'acode sessions show ${sessionId}'; 'acode resume ${sessionId}' goes on if it is not finished`, ExitCode.locked, 'ACODE-RESUME-003');
     }
     const full = diskFull(error);
     if (full) {

@@ -102,8 +102,8 @@ export interface Lease {
   stillOwned(): boolean;
   /** Whether the session itself is gone (deleted under a live run). */
   sessionDeleted(): boolean;
-  /** Who holds the session's lock now, as its lock file says; undefined when there is none (removed by `sessions unlock`). */
-  holder(): LockOwner | undefined;
+  /** The session's lock as it stands now (another holder, a stale one, or none), judged with `timeoutMs`. */
+  lockNow(timeoutMs: number): LockState;
   /** Lets the lease go, if still ours; safe to call more than once. */
   release(): void;
 }

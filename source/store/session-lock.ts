@@ -163,8 +163,8 @@ export class SessionLock {
     return !existsSync(dirname(this.path));
   }
 
-  holder(): LockOwner | undefined {
-    return readOwner(this.path);
+  lockNow(timeoutMs: number): LockState {
+    return SessionLock.inspect(dirname(this.path), timeoutMs);
   }
 
   /**

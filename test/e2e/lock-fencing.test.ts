@@ -99,7 +99,7 @@ describe('a lock holder that lost its lock', () => {
     const lost = await first.run.done;
     expect(lost.code, lost.stderr).toBe(16);
     // Seen before the resume took the lock, or after: either is said as it is.
-    expect(lost.stderr).toMatch(/ACODE-RESUME-003: (lost the lock of session [0-9a-f]+ to pid \d+ since|the lock of session [0-9a-f]+ was removed while this process ran it)/);
+    expect(lost.stderr).toMatch(/ACODE-RESUME-003: (lost the lock of session [0-9a-f]+ to pid \d+ since|the lock of session [0-9a-f]+ was taken from this process while it ran)/);
     expect(Date.now() - unlockedAt).toBeLessThan(5000);
     const resumed = await second.run.done;
     expect(resumed.code, resumed.stderr).toBe(0);

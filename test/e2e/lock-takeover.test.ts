@@ -80,6 +80,26 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
     for (let n = 0; n < steps; n++) expect(readFileSync(join(ws.cwd, `f${n}.txt`), 'utf8')).toBe(`step ${n}`);
   }, 90_000);
 
+  // FIXED: source/session/execute.ts: it said the process that took the session over "now drives it" when that one had been killed since.
+  it('says the process that took its session over has stopped since, when it has', async () => {
+    const timeoutMs = 500;
+    const ws = workspace(120, timeoutMs / 1000);
+    const owner = new Proc(['run', 'spec.yaml'], ws);
+    expect(await owner.until(/▶ step/), owner.stderr).toBe(true);
+    const sessionId = /session ([0-9a-f]{16})/.exec(owner.stderr)![1]!;
+    owner.signal('SIGSTOP');
+    await lockGoesStale(join(ws.home, 'sessions', sessionId), timeoutMs);
+    const taker = new Proc(['resume', sessionId], ws);
+    expect(await taker.until(/resuming session/), taker.stderr).toBe(true);
+    taker.signal('SIGKILL');
+    await taker.run.done;
+    const killed = { pid: taker.pid };
+    owner.signal('SIGCONT');
+    const done = await owner.run.done;
+    expect(done.code, done.stderr).toBe(16);
+    expect(done.stderr).toMatch(new RegExp(`the lock of session ${sessionId} was taken from this process while it ran, by pid ${killed.pid} .*which has stopped since \\(its owner \\(pid ${killed.pid}\\) is no longer running\\)`));
+  }, 30_000);
+
   it('goes on to the end when nobody took its session over (Ctrl+Z past the lock timeout, then fg)', async () => {
     const timeoutMs = 500;
     const ws = workspace(120, timeoutMs / 1000);

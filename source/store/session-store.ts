@@ -222,12 +222,16 @@ export class SessionStore {
     return new SessionHandle(dir, db, this.index);
   }
 
-  /** Hidden folders of creators (see createIn) and deleters (see delete) that died. */
-  private removeAbandonedCreations(): void {
+  /**
+   * Hidden folders of creators (see createIn) or deleters (see delete) that died: a listing removes
+   * creators' (a new session's few files); a delete removes deleters' — a session killed while being
+   * deleted may hold many files, and removing them froze a listing, and the browser, for seconds.
+   */
+  private removeAbandoned(kind: 'creating' | 'deleting'): void {
     if (!existsSync(this.sessionsDir)) return;
     for (const name of readdirSync(this.sessionsDir)) {
-      const creator = /^\.[0-9a-f]{16}\.(?:creating|deleting)\.(\d+)(?:\.[0-9a-f]+)?$/.exec(name);
-      if (!creator || processAlive(Number(creator[1]))) continue;
+      const creator = /^\.[0-9a-f]{16}\.(creating|deleting)\.(\d+)(?:\.[0-9a-f]+)?$/.exec(name);
+      if (!creator || creator[1] !== kind || processAlive(Number(creator[2]))) continue;
       try {
         rmSync(join(this.sessionsDir, name), { recursive: true, force: true });
       } catch {
@@ -269,7 +273,7 @@ export class SessionStore {
   /** Every session, newest first, from the index (reconciled with the sessions folder). */
   list(options: { write?: boolean } = {}): SessionSummary[] {
     const write = options.write ?? true;
-    if (write) this.removeAbandonedCreations();
+    if (write) this.removeAbandoned('creating');
     return this.index.list(write);
   }
 
@@ -293,9 +297,15 @@ export class SessionStore {
    * folder; after the rename there is no session left to resume. A folder that cannot be removed
    * (another user's files inside, after a `sudo acode`) is put back under its name, holding what
    * could not be removed. What a deleter that
-   * died leaves is removed on a later listing (removeAbandonedCreations).
+   * died left is removed by the next store that deletes (once: removeAbandoned).
    */
+  private sweptDeletions = false;
+
   delete(id: string): void {
+    if (!this.sweptDeletions) {
+      this.sweptDeletions = true;
+      this.removeAbandoned('deleting');
+    }
     const previous = this.summaryOf(id);
     const dir = join(this.sessionsDir, id);
     const doomed = join(this.sessionsDir, `.${id}.deleting.${process.pid}.${randomBytes(3).toString('hex')}`);

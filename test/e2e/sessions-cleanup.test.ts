@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
@@ -250,7 +250,11 @@ describe('a deleted session', () => {
     const [stuck, other] = await sessions(ws, 2);
     const sessionsDir = join(ws.home, 'sessions');
     // A deleter killed midway left its renamed folder.
-    mkdirSync(join(sessionsDir, `.${'e'.repeat(16)}.deleting.999999999.abc123`));
+    const leftover = join(sessionsDir, `.${'e'.repeat(16)}.deleting.999999999.abc123`);
+    mkdirSync(leftover);
+    // A listing leaves it (it may hold many files: removing them froze the browser); the next delete removes it.
+    expect((await runCli(['sessions', 'list'], ws)).code).toBe(0);
+    expect(existsSync(leftover)).toBe(true);
     const canLock = immutableFolders();
     const pinned = join(sessionsDir, stuck!, 'session.json');
     const before = readFileSync(pinned, 'utf8');

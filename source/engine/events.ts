@@ -62,8 +62,8 @@ export type EngineEventBody =
     }
   /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
-  /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. */
-  | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string }
+  /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
+  | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
   | { type: 'session_forked'; from_session: string; steps_reused: number }
   | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: StepId; attempt: number; action: string }[]; steps_remaining: number }
   | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }

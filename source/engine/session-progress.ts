@@ -17,6 +17,8 @@ export interface StepRecord {
   agent: string;
   response: string;
   tokens_estimated: number;
+  /** The response stopped at the model's output limit (step_completed's `cut`): a fork's reuse keeps the mark. */
+  cut?: true;
 }
 
 /**
@@ -173,11 +175,11 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'step_completed': {
       const spent = spend(progress, event.step, event.usage);
-      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: spent.input + spent.output });
+      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: spent.input + spent.output, ...(event.cut ? { cut: true as const } : {}) });
       break;
     }
     case 'step_reused':
-      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: 0 });
+      finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: 0, ...(event.cut ? { cut: true as const } : {}) });
       break;
     case 'artifact_written':
       if (!progress.artifacts.includes(event.path)) progress.artifacts.push(event.path);

@@ -33,7 +33,10 @@ export interface ForkRequest {
 function reuseEvents(reused: readonly StepId[], progress: SessionProgress, from: string): EngineEventBody[] {
   return [
     { type: 'session_forked', from_session: from, steps_reused: reused.length },
-    ...reused.map((id): EngineEventBody => ({ type: 'step_reused', step: id, agent: progress.completed[id]!.agent, response: progress.completed[id]!.response, from_session: from })),
+    ...reused.map((id): EngineEventBody => {
+      const done = progress.completed[id]!;
+      return { type: 'step_reused', step: id, agent: done.agent, response: done.response, from_session: from, ...(done.cut ? { cut: true as const } : {}) };
+    }),
   ];
 }
 

@@ -18,7 +18,7 @@ export function spendText(tokens: TokenUsage, dollars: number | undefined): stri
  */
 export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result: StepResult | undefined, dollars: number | undefined): { state: string; facts: string[] } {
   const state = stepStateStyle[step.status].word;
-  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', terminalText(firstLine(result.response))] : step.attempt ? [`attempt ${step.attempt}`] : [] };
+  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', ...(result.cut ? [cutText] : []), terminalText(firstLine(result.response))] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
   const first = terminalText(firstLine(result.response));
   return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(result.cut ? [cutText] : []), ...(first ? [first] : [])] };
@@ -46,8 +46,8 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   const header = [`step      ${ref}${title} · ${step.agent}`, `status    ${style.word}`];
   if (result && result.attempt > 0) {
     header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
-    if (result.cut) header.push(`note      ${cutText}`);
   }
+  if (result?.cut) header.push(`note      ${cutText}`);
   const tools = result?.tools ?? [];
   const attempts = new Set(tools.map((call) => call.attempt)).size > 1;
   const lines = [

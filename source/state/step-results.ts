@@ -79,7 +79,7 @@ export class StepResultsFold {
       Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });
       this.close(event.step);
     } else if (event.type === 'step_reused') {
-      this.of(event.step).response = event.response;
+      Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });
     } else if (event.type === 'step_failed') {
       this.close(event.step);
     } else if (event.type === 'tool_called') {

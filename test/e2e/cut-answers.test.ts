@@ -58,6 +58,25 @@ describe('an answer cut at max_tokens', () => {
     await runWithFirstAnswerCut(workspace('anthropic', baseUrl), flags);
   });
 
+  // FIXED: source/session/fork.ts: a fork reused the step without its mark (step_reused had no cut).
+  it('keeps its mark in a fork that reuses it', async () => {
+    const { server, baseUrl } = openai.current();
+    server.handler = (request) => ({ kind: 'answer', ...(request.step === 0 ? { finish: 'length' } : {}) });
+    const ws = workspace('openai', baseUrl);
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    const id = /session ([0-9a-f]{16})/.exec(run.stderr)![1]!;
+    const fork = await runCli(['fork', id, '--from-step', '2', '--name', 'forked'], ws);
+    expect(fork.code, fork.stderr).toBe(0);
+    const reused = (await runCli(['sessions', 'show', 'forked'], ws)).stdout.split('\n').find((line) => /^\s+✓ 1\s/.test(line));
+    expect(reused).toMatch(/reused +answer cut at max_tokens/);
+    expect((await runCli(['sessions', 'show', 'forked', '--step', '1'], ws)).stdout).toMatch(/^note +answer cut at max_tokens/m);
+    // And a fork of the fork.
+    expect((await runCli(['fork', 'forked', '--from-step', '2', '--name', 'again'], ws)).code).toBe(0);
+    const json = JSON.parse((await runCli(['sessions', 'show', 'again', '--json'], ws)).stdout) as { steps: { cut?: boolean }[] };
+    expect(json.steps.map((step) => step.cut)).toEqual([true, false]);
+  });
+
   // FIXED: source/providers/openai-provider.ts: cut before its first word, a JSON answer (content null) was taken for a broken one and retried five times.
   it('is marked, not retried, when cut before its first word (OpenAI JSON, content null)', async () => {
     let calls = 0;

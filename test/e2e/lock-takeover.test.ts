@@ -7,6 +7,19 @@ import { sessionRecordSchema } from '../../source/store/session-record.js';
 import { runCli } from '../helpers/cli.js';
 import { checkReplayable, lockGoesStale, pause, Proc, random, steps, workspace } from '../helpers/lock-race.js';
 
+const frozenTimeoutMs = 500;
+
+/** A run frozen (SIGSTOP) mid-step until its lock went stale: the lock timeout is frozenTimeoutMs. */
+async function frozenPastTimeout() {
+  const ws = workspace(120, frozenTimeoutMs / 1000);
+  const owner = new Proc(['run', 'spec.yaml'], ws);
+  expect(await owner.until(/▶ step/), owner.stderr).toBe(true);
+  const sessionId = /session ([0-9a-f]{16})/.exec(owner.stderr)![1]!;
+  owner.signal('SIGSTOP');
+  await lockGoesStale(join(ws.home, 'sessions', sessionId), frozenTimeoutMs);
+  return { ws, owner, sessionId };
+}
+
 describe('a lock holder that was frozen past the lock timeout and woke up', () => {
   it('changes nothing once another process has taken over: 20 rounds of freeze, takeover, wake and kill -9', async () => {
     const timeoutMs = 500;
@@ -82,13 +95,7 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
 
   // FIXED: source/session/execute.ts: it said the process that took the session over "now drives it" when that one had been killed since.
   it('says the process that took its session over has stopped since, when it has', async () => {
-    const timeoutMs = 500;
-    const ws = workspace(120, timeoutMs / 1000);
-    const owner = new Proc(['run', 'spec.yaml'], ws);
-    expect(await owner.until(/▶ step/), owner.stderr).toBe(true);
-    const sessionId = /session ([0-9a-f]{16})/.exec(owner.stderr)![1]!;
-    owner.signal('SIGSTOP');
-    await lockGoesStale(join(ws.home, 'sessions', sessionId), timeoutMs);
+    const { ws, owner, sessionId } = await frozenPastTimeout();
     const taker = new Proc(['resume', sessionId], ws);
     expect(await taker.until(/resuming session/), taker.stderr).toBe(true);
     taker.signal('SIGKILL');
@@ -101,16 +108,9 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
   }, 30_000);
 
   it('goes on to the end when nobody took its session over (Ctrl+Z past the lock timeout, then fg)', async () => {
-    const timeoutMs = 500;
-    const ws = workspace(120, timeoutMs / 1000);
-    const owner = new Proc(['run', 'spec.yaml'], ws);
-    expect(await owner.until(/▶ step/), owner.stderr).toBe(true);
-    const sessionId = /session ([0-9a-f]{16})/.exec(owner.stderr)![1]!;
-    const dir = join(ws.home, 'sessions', sessionId);
-    owner.signal('SIGSTOP');
-    await lockGoesStale(dir, timeoutMs);
+    const { ws, owner, sessionId } = await frozenPastTimeout();
     // Well past the timeout: several of its heartbeats were missed.
-    await pause(4 * timeoutMs);
+    await pause(4 * frozenTimeoutMs);
     owner.signal('SIGCONT');
     const done = await owner.run.done;
     expect(done.code, done.stderr).toBe(0);

@@ -40,8 +40,9 @@ describe('NO_COLOR in a real terminal (no-color.org)', () => {
     for (const noColor of [false, true]) {
       const home = join(tempDir(), 'home');
       terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '', ...(noColor ? { NO_COLOR: '1' } : {}) }, { columns: 100, rows: 30 });
-      terminal.run(`node ${cliPath} run spec.yaml`);
-      await terminal.waitFor((s) => s.includes('completed') && s.includes('2/2 done'));
+      // The next command is typed once the run has exited: keys typed while it still reads the terminal are its own.
+      terminal.run(`node ${cliPath} run spec.yaml; echo "EXIT=$?"`);
+      await terminal.waitFor((s) => s.includes('completed') && s.includes('2/2 done') && /^EXIT=0/m.test(s));
       const runView = terminal.styledScreen();
       expect(setsColour(runView), `run view, NO_COLOR ${noColor}:\n${runView}`).toBe(!noColor);
       expect(sgrParameters(runView)).toContain('1'); // the totals' "2/2 done" stays bold

@@ -69,12 +69,14 @@ const inkNoColor = {
 // not filling the terminal — so each frame was drawn a row lower (Ink #910); it moved down over an
 // unchanged line with cursor-next-line, which does not scroll on the bottom row, so a frame growing
 // there lost a row and the rows above it; and a frame shrinking from the terminal's height to less
-// was written without the newline its renderer counted, so the next frame lost a row.
+// was written without the newline its renderer counted, so the next frame lost a row. And its
+// throttles set a timer after every frame drawn at once, waking the process twice a frame for nothing.
 const inkBuild = `${root}node_modules/ink/build/`;
 const inkFixes = [
   ['log-update.js', 'cursorUp(previousLines.length - 1)'],
   ['log-update.js', 'nextLines[i] === previousLines[i] && i + 1 < previousLines.length'],
   ['ink.js', 'clearTerminal + this.fullStaticOutput + outputToRender'],
+  ['ink.js', 'const throttle = (fn, wait = 0, _options) =>'],
 ];
 if (!inkFixes.every(([file, fixed]) => readFileSync(`${inkBuild}${file}`, 'utf8').includes(fixed))) {
   throw new Error('node_modules/ink is missing the fixes in patches/ (run `npx patch-package`, or `npm install` again): the run view would lose rows');

@@ -1,9 +1,21 @@
 import { render, Text } from 'ink';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fakeTerminal } from '../helpers/fake-terminal.js';
 
-/** Timers the process has now (Node's own count of its active handles of that kind). */
-const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+// Ink draws only a final frame where it thinks it runs in CI (is-in-ci reads CI once, as Ink loads):
+// this file draws every frame, as on a person's terminal.
+const ci = vi.hoisted(() => {
+  const was = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  process.env.CI = '0';
+  process.env.CONTINUOUS_INTEGRATION = '0';
+  return was;
+});
+afterAll(() => {
+  for (const [name, value] of Object.entries(ci)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
 
 /** React has committed what was asked (its scheduler runs on a later turn of the event loop). */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -15,21 +27,27 @@ describe("Ink's frame throttle (patches/ink)", () => {
     const { stdout, stdin } = fakeTerminal(80, 24);
     const options = { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, patchConsole: false, exitOnCtrlC: false, maxFps: 60 };
     const instance = render(<Text>frame 1</Text>, options);
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     // Past the throttle's wait: the next frame may be drawn at once.
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    const before = timers();
-    instance.rerender(<Text>frame 2</Text>);
-    await settled();
+    await wait(40);
+    /** The timers set while `step` runs and React commits what it asked (its scheduler runs on setImmediate). */
+    const timersSetBy = async (step: () => void) => {
+      const spy = vi.spyOn(globalThis, 'setTimeout');
+      try {
+        step();
+        await settled();
+        return spy.mock.calls.length;
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    expect(await timersSetBy(() => instance.rerender(<Text>frame 2</Text>))).toBe(0);
     expect(stdout.written()).toContain('frame 2');
-    expect(timers()).toBe(before);
     // Asked for within the wait: drawn later, by one timer.
-    instance.rerender(<Text>frame 3</Text>);
-    await settled();
+    expect(await timersSetBy(() => instance.rerender(<Text>frame 3</Text>))).toBe(1);
     expect(stdout.written()).not.toContain('frame 3');
-    expect(timers()).toBe(before + 1);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await wait(40);
     expect(stdout.written()).toContain('frame 3');
-    expect(timers()).toBe(before);
     instance.unmount();
   });
 });

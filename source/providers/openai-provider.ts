@@ -91,10 +91,11 @@ export class OpenAiProvider implements Provider {
     if (message?.refusal) throw declined(url, 'refusal', message.refusal);
     if (choice?.finish_reason === 'content_filter') throw declined(url, 'content_filter', message?.content ?? '');
     const usage = { input: parsed.usage?.prompt_tokens ?? 0, output: parsed.usage?.completion_tokens ?? 0 };
-    const cut = choice?.finish_reason === 'length' ? { cut: true } : {};
+    const cutShort = choice?.finish_reason === 'length';
+    const cut = cutShort ? { cut: true } : {};
     if (message?.tool_calls?.length) return { text: message.content ?? '', tool_calls: message.tool_calls.map(fromWire), usage, ...cut };
     // Cut before its first word (content null, as the JSON answer says it): as empty as a stream says it, not a broken answer retried.
-    if (typeof message?.content !== 'string' && choice?.finish_reason === 'length') return { text: '', usage, cut: true };
+    if (typeof message?.content !== 'string' && cutShort) return { text: '', usage, cut: true };
     if (typeof message?.content !== 'string') throw new ProviderError(`${url} answered without choices[0].message.content`, true);
     return { text: message.content, usage, ...cut };
   }

@@ -110,6 +110,12 @@ export class LocalSessionRepository implements SessionRepository {
   }
 
   async deleteIfIdle(id: string, timeoutMs: number, stillWanted: (record: SessionRecord) => boolean = () => true): Promise<'deleted' | 'running' | 'changed' | 'gone'> {
+    // The rule checked again as the session's files say now, then the delete: done with its lock held.
+    const deleteIfWanted = (): 'deleted' | 'changed' => {
+      if (!stillWanted(this.store.open(id).record)) return 'changed';
+      this.store.delete(id);
+      return 'deleted';
+    };
     let taken: ReturnType<typeof SessionLock.acquire>;
     try {
       taken = SessionLock.acquire(this.dirOf(id), timeoutMs);
@@ -121,15 +127,11 @@ export class LocalSessionRepository implements SessionRepository {
       // linked), so the check and the removal cannot be raced: a live holder's lock is read instead.
       if (code !== 'ENOSPC' && code !== 'EDQUOT') throw error;
       if ((await this.lockState(id, timeoutMs)).kind === 'held') return 'running';
-      if (!stillWanted(this.store.open(id).record)) return 'changed';
-      this.store.delete(id);
-      return 'deleted';
+      return deleteIfWanted();
     }
     if (!taken.acquired) return 'running';
     try {
-      if (!stillWanted(this.store.open(id).record)) return 'changed';
-      this.store.delete(id);
-      return 'deleted';
+      return deleteIfWanted();
     } finally {
       // Gone with its folder when deleted: release finds no lock of its own to remove.
       taken.lock.release();

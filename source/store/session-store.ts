@@ -230,8 +230,8 @@ export class SessionStore {
   private removeAbandoned(kind: 'creating' | 'deleting'): void {
     if (!existsSync(this.sessionsDir)) return;
     for (const name of readdirSync(this.sessionsDir)) {
-      const creator = /^\.[0-9a-f]{16}\.(creating|deleting)\.(\d+)(?:\.[0-9a-f]+)?$/.exec(name);
-      if (!creator || creator[1] !== kind || processAlive(Number(creator[2]))) continue;
+      const leftover = /^\.[0-9a-f]{16}\.(creating|deleting)\.(\d+)(?:\.[0-9a-f]+)?$/.exec(name);
+      if (!leftover || leftover[1] !== kind || processAlive(Number(leftover[2]))) continue;
       try {
         rmSync(join(this.sessionsDir, name), { recursive: true, force: true });
       } catch {
@@ -285,6 +285,9 @@ export class SessionStore {
     requireWritable([this.home, this.sessionsDir], action);
   }
 
+  /** Whether this store has removed what deleters that died left (once: removeAbandoned). */
+  private sweptDeletions = false;
+
   /** Who holds a session's lock, if anyone; a dead or silent owner makes it stale. */
   lockState(id: string, timeoutMs: number): LockState {
     return SessionLock.inspect(join(this.sessionsDir, id), timeoutMs);
@@ -296,11 +299,8 @@ export class SessionStore {
    * meanwhile beats no heartbeat, and a resume that took it over as stale ran on in a half-deleted
    * folder; after the rename there is no session left to resume. A folder that cannot be removed
    * (another user's files inside, after a `sudo acode`) is put back under its name, holding what
-   * could not be removed. What a deleter that
-   * died left is removed by the next store that deletes (once: removeAbandoned).
+   * could not be removed. What a deleter that died left is removed by this store's first delete.
    */
-  private sweptDeletions = false;
-
   delete(id: string): void {
     if (!this.sweptDeletions) {
       this.sweptDeletions = true;

@@ -1,21 +1,7 @@
+import '../helpers/every-frame.js';
 import { render, Text } from 'ink';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fakeTerminal } from '../helpers/fake-terminal.js';
-
-// Ink draws only a final frame where it thinks it runs in CI (is-in-ci reads CI once, as Ink loads):
-// this file draws every frame, as on a person's terminal.
-const ci = vi.hoisted(() => {
-  const was = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
-  process.env.CI = '0';
-  process.env.CONTINUOUS_INTEGRATION = '0';
-  return was;
-});
-afterAll(() => {
-  for (const [name, value] of Object.entries(ci)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
 
 /** React has committed what was asked (its scheduler runs on a later turn of the event loop). */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -28,7 +14,7 @@ describe("Ink's frame throttle (patches/ink)", () => {
     const options = { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, patchConsole: false, exitOnCtrlC: false, maxFps: 60 };
     const instance = render(<Text>frame 1</Text>, options);
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Past the throttle's wait: the next frame may be drawn at once.
+    // Time past the throttle's wait (17 ms at 60 fps) is the point: the next frame may be drawn at once.
     await wait(40);
     /** The timers set while `step` runs and React commits what it asked (its scheduler runs on setImmediate). */
     const timersSetBy = async (step: () => void) => {
@@ -46,8 +32,8 @@ describe("Ink's frame throttle (patches/ink)", () => {
     // Asked for within the wait: drawn later, by one timer.
     expect(await timersSetBy(() => instance.rerender(<Text>frame 3</Text>))).toBe(1);
     expect(stdout.written()).not.toContain('frame 3');
-    await wait(40);
-    expect(stdout.written()).toContain('frame 3');
+    // Drawn once its wait is over, by that timer: the frame shows.
+    await vi.waitFor(() => expect(stdout.written()).toContain('frame 3'), { timeout: 1000, interval: 5 });
     instance.unmount();
   });
 });

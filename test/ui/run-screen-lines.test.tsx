@@ -1,22 +1,8 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import '../helpers/every-frame.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
 import { fakeTerminal } from '../helpers/fake-terminal.js';
 import { screenOf } from '../helpers/terminal-screen.js';
-
-// Ink draws only a final frame where it thinks it runs in CI (is-in-ci reads CI once, as Ink loads):
-// this file draws every frame, as on a person's terminal.
-const ci = vi.hoisted(() => {
-  const was = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
-  process.env.CI = '0';
-  process.env.CONTINUOUS_INTEGRATION = '0';
-  return was;
-});
-afterAll(() => {
-  for (const [name, value] of Object.entries(ci)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
 
 const { createRunStore } = await import('../../source/state/run-store.js');
 const { mountRunView } = await import('../../source/ui/run/run-screen.js');

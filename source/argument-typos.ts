@@ -9,19 +9,30 @@ const takesValue = new Set(valueFlags);
  * when it takes a value and was given none with `=`: that word is its value, not read as a flag),
  * or each letter of a bundle of short ones (`-hv`). Both readers of the flags walk argv by it.
  */
-function* flagWords(argv: readonly string[]): Generator<{ flag: string; separate: boolean; next?: string }> {
+function* flagWords(argv: readonly string[]): Generator<{ flag: string; separate: boolean; next?: string; word: string }> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') return;
     if (arg.startsWith('--')) {
       const flag = arg.split('=')[0]!;
       const separate = takesValue.has(flag) && !arg.includes('=');
-      yield { flag, separate, next: separate ? argv[i + 1] : undefined };
+      yield { flag, separate, next: separate ? argv[i + 1] : undefined, word: arg };
       if (separate) i++;
     } else if (/^-[^\d.]/.test(arg)) {
-      for (const letter of arg.slice(1)) yield { flag: `-${letter}`, separate: false };
+      for (const letter of arg.slice(1)) yield { flag: `-${letter}`, separate: false, word: arg };
     }
   }
+}
+
+/**
+ * A flag that takes no value, as typed: alone, or with `=true` / `=false`, which the parser reads as
+ * such. Any other value it reads as false without a word: `--dry-run=yes` ran the resume for real,
+ * `cleanup --dry-run=1 --yes` deleted.
+ */
+function booleanValueIsClear(word: string, flag: string): boolean {
+  if (!word.startsWith('--') || !word.includes('=')) return true;
+  const value = word.slice(flag.length + 1);
+  return value === 'true' || value === 'false';
 }
 
 /**
@@ -32,14 +43,17 @@ function* flagWords(argv: readonly string[]): Generator<{ flag: string; separate
 export function unknownFlagMessage(argv: readonly string[]): string | undefined {
   const long = new Set(longFlags());
   const short = new Set(shortFlags());
-  for (const { flag, separate, next } of flagWords(argv)) {
+  for (const { flag, separate, next, word } of flagWords(argv)) {
     if (!flag.startsWith('--')) {
       // Short flags may be bundled (-hv): each letter must be one acode takes.
       if (!short.has(flag)) return `unknown flag '${flag}' (short flags: ${[...short].join(', ')})`;
       continue;
     }
     if (!long.has(flag)) return `unknown flag '${flag}'${didYouMean(flag, long)}`;
-    if (!separate) continue;
+    if (!separate) {
+      if (!takesValue.has(flag) && !booleanValueIsClear(word, flag)) return `${flag} takes no value: write ${flag} alone (or ${flag}=true / ${flag}=false): nothing was run`;
+      continue;
+    }
     // The parser takes a flag as nothing at all, not as a value: `--out --dry-run` was an empty
     // --out and a --dry-run this check never saw, `--out` last an empty one.
     if (next === undefined || next.startsWith('--') || (/^-[^\d.]/.test(next) && !next.includes('='))) {

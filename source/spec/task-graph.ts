@@ -49,7 +49,10 @@ export function taskLevels(tasks: readonly TaskNode[]): TaskLevels {
 
 /** Every unplaced task waits for another unplaced one: following those deps must come back round. */
 function findCycle(tasks: readonly TaskNode[], placed: ReadonlySet<string>, ids: ReadonlySet<string>): string[] {
-  const deps = new Map(tasks.map((task) => [task.id, (task.deps ?? []).filter((dep) => ids.has(dep) && !placed.has(dep))]));
+  // Two tasks of one id (validation reports it) count as one, as taskLevels counts them: with the
+  // later one's deps alone, a task of the cycle waited for nothing here and the walk fell off it.
+  const deps = new Map<string, string[]>();
+  for (const task of tasks) deps.set(task.id, [...(deps.get(task.id) ?? []), ...(task.deps ?? []).filter((dep) => ids.has(dep) && !placed.has(dep))]);
   const path: string[] = [];
   const onPath = new Map<string, number>();
   let at = tasks.find((task) => !placed.has(task.id))!.id;

@@ -48,6 +48,10 @@ describe('did you mean', () => {
     // The parser takes a flag after a flag that wants a value as nothing at all: the flag after it was never checked.
     [['run', 'spec.yaml', '--force', '--out', '--dry-run'], "--out needs a value: --out <value> (one that starts with a dash is written --out=--dry-run)"],
     [['run', 'spec.yaml', '--var'], '--var needs a value: --var <value>'],
+    // A flag that takes no value, given one the parser reads as false: `--dry-run=yes` resumed for real, `cleanup --dry-run=1 --yes` deleted.
+    [['resume', 'base', '--dry-run=yes'], '--dry-run takes no value: write --dry-run alone (or --dry-run=true / --dry-run=false): nothing was run'],
+    [['sessions', 'cleanup', '--dry-run=1', '--yes'], '--dry-run takes no value'],
+    [['sessions', 'list', '--json=on'], '--json takes no value'],
     // Words past the one a command takes were ignored: `sessions delete a b` deleted a alone.
     [['sessions', 'delete', 'base', 'other', '--force'], 'acode sessions delete takes one session id, got 2: base other'],
     [['fork', 'base', 'other'], 'acode fork takes one session, got 2: base other'],

@@ -268,4 +268,10 @@ describe('task graph', () => {
     const cyclic = [{ id: 'x' }, { id: 'y', deps: ['x', 'w'] }, { id: 'z', deps: ['y'] }, { id: 'w', deps: ['z'] }, { id: 'after', deps: ['w'] }];
     expect(taskLevels(cyclic)).toEqual({ levels: [['x']], cycle: ['y', 'z', 'w', 'y'] });
   });
+
+  it('finds a cycle through a task whose id is used twice (the second without deps), as validation reads them', () => {
+    // The second t2's deps stood in for the first's: t2 waited for nothing, and the walk fell off it (a stack trace from `acode validate`).
+    const doubled = [{ id: 't1', deps: ['t2'] }, { id: 't2', deps: ['t1'] }, { id: 't2' }];
+    expect(taskLevels(doubled)).toEqual({ levels: [], cycle: ['t1', 't2', 't1'] });
+  });
 });

@@ -22,3 +22,16 @@ const controlsButLines = new RegExp(String.raw`${escapeSequence}|[\u0000-\u0008\
 export function terminalText(text: string): string {
   return text.replace(controlsButLines, '');
 }
+
+/** What one printer or another removes (printable's controls, line breaks and tabs, terminalText's bidirectional marks). */
+const unprinted = new RegExp(String.raw`${escapeSequence}|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]`, 'g');
+const unprintedHint = new RegExp(unprinted.source);
+
+export function hasUnprinted(text: string): boolean {
+  return unprintedHint.test(text);
+}
+
+/** `text` with everything any printer removes removed: what a secret hidden between such characters reads as once printed. */
+export function withoutUnprinted(text: string): string {
+  return text.replace(unprinted, '');
+}

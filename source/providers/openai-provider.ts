@@ -36,7 +36,9 @@ function toWire(message: ChatMessage): Record<string, unknown> {
 function fromWire(call: WireToolCall): ToolCall {
   let args: Record<string, unknown> = {};
   try {
-    const parsed: unknown = JSON.parse(call.function.arguments || '{}');
+    // The arguments are JSON inside JSON: a key echoed \u-escaped in them passed the redaction of
+    // the raw string, and parsed whole into what a tool writes. Redacted again once parsed.
+    const parsed: unknown = JSON.parse(call.function.arguments || '{}', (_key, value: unknown) => (typeof value === 'string' ? redactKnown(value) : value));
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed as Record<string, unknown>;
   } catch {
     // Malformed arguments reach the tool as none; it answers the model with what is missing.

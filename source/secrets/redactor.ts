@@ -1,3 +1,5 @@
+import { hasUnprinted, withoutUnprinted } from '../printable-text.js';
+
 /**
  * The one place that keeps secrets out of what acode stores and prints. It knows two kinds of
  * secret: the values in use (the provider's API key, a spec's `env.secrets`), registered once, and
@@ -11,7 +13,7 @@
  * keys are far longer. A registered value made of ordinary words (a weak password) redacts those
  * words wherever they appear — the price of never printing 8 characters of a secret.
  *
- * Pure and dependency-free; the engine, the providers and the store all use it. Its cost is
+ * Pure, with no package behind it; the engine, the providers and the store all use it. Its cost is
  * linear in the text (a rolling hash over the text, one regular expression), whatever the number
  * of registered secrets.
  */
@@ -128,8 +130,27 @@ export class Redactor {
   /** `text` with every registered secret (whole or any 8+ character piece) and every credential-shaped value replaced by [REDACTED]. */
   redact(text: string): string {
     if (text.length < fragmentLength) return text;
+    return this.behindUnprinted(this.redactVisible(text), (seen) => this.redactVisible(seen));
+  }
+
+  private redactVisible(text: string): string {
     const shaped = shapeHint.test(text) ? this.replaceShapes(text) : text;
-    return this.redactKnown(shaped);
+    return this.knownVisible(shaped);
+  }
+
+  /**
+   * `text` as redacted, unless a secret hides behind what a printer removes (printable-text.ts):
+   * a key with a BEL, an ESC sequence or a line break every few characters has no 8-character
+   * piece here, and is whole once printed. Such a text is given as printed, redacted — its
+   * control characters gone with the secret; any other stays exactly as it is.
+   */
+  private behindUnprinted(text: string, clean: (seen: string) => string): string {
+    if (text.length < fragmentLength || !hasUnprinted(text)) return text;
+    const seen = withoutUnprinted(text);
+    // Nothing registered and no credential's word: nothing can hide (most text, every run without a key).
+    if (this.hashes.size === 0 && !shapeHint.test(seen)) return text;
+    const cleaned = clean(seen);
+    return cleaned === seen ? text : cleaned;
   }
 
   /** The credential shapes of `text` replaced, but those wholly inside an allowed text. */
@@ -153,6 +174,11 @@ export class Redactor {
    * value is marked; overlapping windows merge into one redaction.
    */
   redactKnown(text: string): string {
+    if (text.length < fragmentLength) return text;
+    return this.behindUnprinted(this.knownVisible(text), (seen) => this.knownVisible(seen));
+  }
+
+  private knownVisible(text: string): string {
     // A key seen whole goes whole, its public prefix too; pieces of it go by the windows below.
     for (const value of this.registered) if (text.includes(value)) text = text.split(value).join(redactedMark);
     const last = text.length - fragmentLength;

@@ -19,7 +19,7 @@ export type Reply =
   /** `keepOpen`, streamed: after [DONE] the response is never ended (the connection stays open); `finish`: its finish_reason (`stop`). */
   | { kind: 'answer'; text?: string; keepOpen?: boolean; finish?: string }
   /** `nameEveryChunk`, streamed: every fragment of a call repeats its name, as some servers send it. */
-  | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown> }[]; nameEveryChunk?: boolean }
+  | { kind: 'tool_calls'; calls: { id: string; name: string; args: Record<string, unknown>; /** The arguments as sent, where not JSON.stringify(args). */ rawArgs?: string }[]; nameEveryChunk?: boolean }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   /** Streamed requests: `after` pieces of the answer, then the connection breaks (`reset`), the stream ends without [DONE] (`end`) or stays open (`hang`). */
@@ -95,7 +95,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
       id: `chatcmpl-${this.requests.length}`, object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message, finish_reason }], usage,
     });
     if (reply.kind === 'tool_calls') {
-      const toolCalls = reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+      const toolCalls = reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.rawArgs ?? JSON.stringify(c.args) } }));
       return this.send(res, 200, completion({ role: 'assistant', content: null, tool_calls: toolCalls }, 'tool_calls', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }));
     }
     const text = reply.text ?? answerFor(request.step, user);
@@ -112,7 +112,7 @@ export class OpenAiTestServer extends LocalModelServer<ChatRequest> {
       const events = [chunk({ role: 'assistant', content: null })];
       reply.calls.forEach((c, index) => {
         events.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-        for (const part of pieces(JSON.stringify(c.args), this.streamPieceChars)) events.push(chunk({ tool_calls: [{ index, function: { ...(reply.nameEveryChunk ? { name: c.name } : {}), arguments: part } }] }));
+        for (const part of pieces(c.rawArgs ?? JSON.stringify(c.args), this.streamPieceChars)) events.push(chunk({ tool_calls: [{ index, function: { ...(reply.nameEveryChunk ? { name: c.name } : {}), arguments: part } }] }));
       });
       return this.streamEvents(res, [...events, chunk({}, 'tool_calls'), ...usage(10, 5), sse('[DONE]')], this.streamDelayMs, 'end', this.onStreamEvent);
     }

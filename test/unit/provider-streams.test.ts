@@ -114,6 +114,16 @@ describe('the OpenAI-compatible provider, streaming', () => {
     expect(result.text).not.toContain('0123456789');
     expect(result.text).toContain('[REDACTED]');
   });
+
+  it.each([true, false])('keeps the key in use out of tool-call arguments that echo it \\u-escaped (streamed: %s)', async (streamed) => {
+    const key = 'sk-args-echo-0123456789abcdef';
+    secrets.register(key);
+    const escaped = [...`key is ${key}`].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const { server } = openai.current();
+    server.handler = () => ({ kind: 'tool_calls', calls: [{ id: 'c1', name: 'file_write', args: {}, rawArgs: `{"path":"notes.md","content":"${escaped}"}` }] });
+    const result = await new OpenAiProvider({ baseUrl, model: 'm1', apiKey: key, stream: streamed }).complete(request([]));
+    expect(result.tool_calls).toEqual([{ id: 'c1', name: 'file_write', args: { path: 'notes.md', content: 'key is [REDACTED]' } }]);
+  });
 });
 
 describe('the Anthropic provider, streaming', () => {

@@ -28,6 +28,27 @@ describe('the redactor', () => {
     expect(text).toContain('(wrapped)');
   });
 
+  it('replaces a key hidden between characters a printer removes: a BEL, colour codes, line breaks every few characters', () => {
+    const redactor = redactorWith(key);
+    const pieces = key.match(/.{1,5}/g)!;
+    for (const between of ['\u0007', '\u001b[0m', '\n', '\u001b]2;x\u0007', '\u202e']) {
+      const text = redactor.redact(`Incorrect API key provided: ${pieces.join(between)} (check it)`);
+      // Printed, the characters between go: what is left must hold no piece of the key.
+      const printed = text.replace(/\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?)|[\u0000-\u001f\u202e]/g, '');
+      expect(leakedPieces(printed, key), JSON.stringify(between)).toEqual([]);
+      expect(text).toContain('(check it)');
+      expect(redactor.redactKnown(`${pieces.join(between)} in code`)).toBe(`${redactedMark} in code`);
+    }
+    // An unregistered key's shape, coloured piece by piece, as a colouring log formatter writes it.
+    expect(new Redactor().redact('key: sk-\u001b[1mAbCdEfGh\u001b[0m12345678XyZ\u001b[0m')).toBe(`key: ${redactedMark}`);
+  });
+
+  it('leaves a text with control characters and no secret exactly as it is', () => {
+    const text = `\u001b[31mred\u001b[0m line\nnext\tline \u0007 ${'word '.repeat(10)}`;
+    expect(redactorWith(key).redact(text)).toBe(text);
+    expect(redactorWith(key).redactKnown(text)).toBe(text);
+  });
+
   it('replaces a key cut short by a server that truncates its message', () => {
     const text = redactorWith(key).redact(`invalid key: ${key.slice(0, 12)}… (truncated) and …${key.slice(-9)}`);
     expect(leakedPieces(text, key)).toEqual([]);

@@ -96,9 +96,14 @@ export class AnthropicStream {
     return this.stopped;
   }
 
-  /** The whole answer, once the stream has ended. */
+  /** message_delta said why the model stopped: message_stop may follow. */
+  ending(): boolean {
+    return this.stopReason !== undefined;
+  }
+
+  /** The whole answer, once the stream has ended (message_stop, or a stop reason the stream never followed with it). */
   result(): StreamedMessage {
-    if (!this.stopped) throw truncatedStream(this.url, 'message_stop');
+    if (!this.stopped && this.stopReason === undefined) throw truncatedStream(this.url, 'message_stop');
     const content = this.blocks.flatMap((block): StreamedMessage['content'] => {
       if (block.type === 'text') return [{ type: 'text', text: block.text }];
       if (block.type !== 'tool_use') return [];

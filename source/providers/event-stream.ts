@@ -4,8 +4,8 @@ import { atNextBeat, beatMs } from '../engine/beat.js';
 import type { CompletionDelta } from '../engine/provider.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { redact } from '../secrets/redactor.js';
-import { networkCauseText, silentAnswerCode } from './network-failure.js';
-import { answerTooLong, maxAnswerBytes, type JsonPost, type ModelResponse } from './post-json.js';
+import { keepAliveOnlyCode, networkCauseText, silentAnswerCode } from './network-failure.js';
+import { answerTooLong, maxAnswerBytes, silentAnswerMs, type JsonPost, type ModelResponse } from './post-json.js';
 
 /** An event or a line this long without an end is no model answer: the stream is refused, not buffered on. */
 const maxEventChars = 16 * 1024 * 1024;
@@ -37,10 +37,19 @@ const burstBytes = 16 * 1024;
  */
 const endGraceMs = readRestMs + 100;
 
+/**
+ * How long a stream whose answer has ended (a finish or stop reason: `StreamSink.ending`) may take
+ * to say its last event. What may come meanwhile is its usage, then the last event; a server that
+ * never sends that, and keeps the connection open, held a finished answer until Ctrl+C.
+ */
+const finishGraceMs = 3_000;
+
 /** What a stream's events go to: each event, and whether the last one came (the answer is whole). */
 export interface StreamSink {
   event(event: EventSourceMessage): void;
   over(): boolean;
+  /** The answer has ended (its finish reason came); its usage and its last event may still follow. */
+  ending?(): boolean;
 }
 
 /** The libuv stream under a response's socket (TCP, or TLS over it): where Node itself starts and stops reading. */
@@ -104,14 +113,17 @@ function tapBody(body: ModelResponse['body'], taken: Buffer[]): { release(): voi
  * After each read's events, `watch.flush` hands on what they said; once `watch.spoke` (the
  * answer has begun to show), reading rests `readRestMs` after each read.
  */
-export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal'>, to: StreamSink | ((event: EventSourceMessage) => void), watch: ReadWatch = unwatched): Promise<void> {
+export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'url' | 'signal' | 'silentAfterMs'>, to: StreamSink | ((event: EventSourceMessage) => void), watch: ReadWatch = unwatched): Promise<void> {
   // A function alone: a stream with no last event of its own, read to the body's end.
   const sink: StreamSink = typeof to === 'function' ? { event: to, over: () => false } : to;
   let refused: Error | undefined;
+  /** Events parsed so far: a read that brought none (keep-alive comments) is no sign of an answer. */
+  let events = 0;
   const parser = createParser({
     onEvent: (event) => {
       // What a server sends after its last event is no part of the answer.
       if (sink.over()) return;
+      events++;
       sink.event(event);
       // A stop made while a read's events are handed on (by onEvent itself): the events after it are
       // not, and the read ends as stopped before the response's end — which would hand the socket back
@@ -142,8 +154,26 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const tap = tapBody(body, taken);
     /** Set while the socket rests: cancels the beat that would read it again. */
     let resting: (() => void) | undefined;
-    /** Set once the last event came: ends the answer if the body does not end first. */
+    /** Set once the answer ended (or its last event came): takes it as whole if the body does not end first, by `endBy`. */
     let endTimer: NodeJS.Timeout | undefined;
+    let endBy = Infinity;
+    /**
+     * Keep-alive comments (`: ping`) keep the connection from going silent (post-json.ts), but say
+     * nothing: a server sending only them held the run until Ctrl+C. Past the same silence with no
+     * event, the call is dropped as silent. One timer, armed again for what is left when it fires.
+     */
+    const silence = post.silentAfterMs ?? silentAnswerMs;
+    let heardAt = performance.now();
+    let heard = 0;
+    let eventless: NodeJS.Timeout | undefined;
+    const watchSilence = (ms: number) => {
+      eventless = setTimeout(() => {
+        const quiet = performance.now() - heardAt;
+        if (quiet >= silence) settle(broke(keepAliveOnlyCode, 'only keep-alive comments'));
+        else watchSilence(silence - quiet);
+      }, ms);
+    };
+    watchSilence(silence);
     // The socket is kept: a response lets go of it when it ends, and it must not stay resting.
     const socket = body.socket;
     // Bytes off the socket when reading last (re)started: a read that brought a burst rests not.
@@ -164,12 +194,13 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const broke = (code: string | undefined, fallback: string) => {
       const cause = networkCauseText(code, fallback);
       const named = code && cause !== code ? `${cause}, ${code}` : cause;
-      return new ProviderError(redact(`connection to ${post.url} broke while the answer streamed (${named}); the part received was dropped`), true, { detail: code === silentAnswerCode ? cause : 'connection broke' });
+      return new ProviderError(redact(`connection to ${post.url} broke while the answer streamed (${named}); the part received was dropped`), true, { detail: code === silentAnswerCode || code === keepAliveOnlyCode ? cause : 'connection broke' });
     };
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
       clearTimeout(endTimer);
+      clearTimeout(eventless);
       if (resting) {
         resting();
         resting = undefined;
@@ -207,22 +238,33 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const read = () => {
       watch.flush?.();
       if (settled) return;
-      if (sink.over()) return awaitEnd();
+      if (events !== heard) {
+        heard = events;
+        heardAt = performance.now();
+      }
+      if (sink.over()) return awaitEnd(endGraceMs);
+      if (sink.ending?.()) return awaitEnd(finishGraceMs);
       if (watch.spoke()) restAfterRead();
     };
-    /** The last event came: the body's end is read at once (no rest), and waited for endGraceMs at most. */
-    const awaitEnd = () => {
-      if (endTimer) return;
+    /**
+     * The last event came (or the answer ended): the rest is read at once (no rest), and the body's
+     * end waited for `graceMs` at most — the sooner deadline wins.
+     */
+    const awaitEnd = (graceMs: number) => {
       if (resting) {
         resting();
         resting = undefined;
         readHandle(socket)?.readStart();
       }
+      const by = performance.now() + graceMs;
+      if (by >= endBy) return;
+      endBy = by;
+      clearTimeout(endTimer);
       endTimer = setTimeout(() => {
         settle();
         // The response never ended: its connection cannot carry another one.
         body.destroy();
-      }, endGraceMs);
+      }, graceMs);
     };
     /**
      * A socket read is many HTTP chunks (a piece each, as servers send them). Paused, the response

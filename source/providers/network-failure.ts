@@ -7,9 +7,12 @@ export const localRetryDelayMs = 250;
 
 /** The code of a call dropped because its connection carried nothing for too long (post-json.ts silentAnswerMs). */
 export const silentAnswerCode = 'ACODE_ANSWER_SILENT';
+/** The same for a stream that carried only keep-alive comments (event-stream.ts). */
+export const keepAliveOnlyCode = 'ACODE_ANSWER_KEEPALIVE_ONLY';
 
 const causeWords: Readonly<Record<string, string>> = {
   [silentAnswerCode]: 'the server sent nothing for 5 minutes',
+  [keepAliveOnlyCode]: 'the server sent only keep-alive comments for 5 minutes',
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   EPIPE: 'connection reset',

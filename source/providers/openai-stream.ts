@@ -115,6 +115,11 @@ export class OpenAiStream {
     return this.done;
   }
 
+  /** A finish_reason came: the usage chunk and [DONE] may follow. */
+  ending(): boolean {
+    return this.finished;
+  }
+
   /** The whole answer, once the stream has ended. */
   result(): StreamedCompletion {
     if (!this.done && !this.finished) throw truncatedStream(this.url, 'its end (data: [DONE])');

@@ -1,0 +1,74 @@
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../source/engine/stop-errors.js';
+import { AnthropicProvider } from '../../source/providers/anthropic-provider.js';
+import { readEventStream } from '../../source/providers/event-stream.js';
+import { OpenAiProvider } from '../../source/providers/openai-provider.js';
+import { openResponse, type JsonPost } from '../../source/providers/post-json.js';
+import { answeringServers } from '../helpers/answering-server.js';
+
+/**
+ * Streams whose answer ended but whose last event never came (a server that keeps the connection
+ * open with keep-alive comments), and streams of keep-alive comments alone: each held the run
+ * until Ctrl+C, since every comment kept the connection from going silent.
+ */
+
+const listen = answeringServers();
+const request = () => ({ agent: 'a', step: '0', attempt: 1, context: {}, messages: [{ role: 'user' as const, content: 'hi' }], signal: new AbortController().signal });
+const data = (body: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(body)}\n\n`;
+
+/** Keeps the connection open, a keep-alive comment every 50 ms, until the client goes. */
+function pingForever(res: ServerResponse): void {
+  const timer = setInterval(() => res.write(': ping\n\n'), 50);
+  res.on('close', () => clearInterval(timer));
+}
+
+describe('a stream whose answer ended without its last event', () => {
+  it('OpenAI: finish_reason and usage, never [DONE], kept open: the answer is taken whole within seconds, its usage counted', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(data({ choices: [{ index: 0, delta: { content: 'complete answer' }, finish_reason: null }] }));
+      res.write(data({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
+      res.write(data({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 3 } }));
+      pingForever(res);
+    });
+    const started = performance.now();
+    const result = await new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' }).complete(request());
+    expect(result.text).toBe('complete answer');
+    expect(result.usage).toEqual({ input: 12, output: 3 });
+    expect(performance.now() - started).toBeLessThan(6000);
+  });
+
+  it('Anthropic: a stop reason in message_delta, never message_stop, kept open: the answer is taken whole', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(data({ type: 'message_start', message: { usage: { input_tokens: 20, output_tokens: 1 } } }, 'message_start'));
+      res.write(data({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'));
+      res.write(data({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'whole answer' } }, 'content_block_delta'));
+      res.write(data({ type: 'content_block_stop', index: 0 }, 'content_block_stop'));
+      res.write(data({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } }, 'message_delta'));
+      pingForever(res);
+    });
+    const result = await new AnthropicProvider({ baseUrl: base, model: 'claude-test', apiKey: 'sk-ant-api03-ending-test-key' }).complete(request());
+    expect(result.text).toBe('whole answer');
+    expect(result.usage).toEqual({ input: 20, output: 4 });
+  });
+});
+
+describe('a stream of keep-alive comments alone', () => {
+  it('is dropped as silent, retryable, once no event came for the silence limit (shortened here)', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      pingForever(res);
+    });
+    const url = `${base}/v1/chat/completions`;
+    const post: JsonPost = { url, headers: {}, body: { stream: true }, signal: new AbortController().signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?', silentAfterMs: 400 };
+    const error = await readEventStream(await openResponse(post), post, () => undefined).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).retryable).toBe(true);
+    expect((error as ProviderError).message).toContain('only keep-alive comments');
+  });
+});

@@ -18,6 +18,11 @@ interface StreamEvent {
   usage?: Usage;
 }
 
+/** The counts of `usage` that are numbers. */
+function countsGiven(usage: Usage | undefined): Usage {
+  return Object.fromEntries(Object.entries(usage ?? {}).filter(([, count]) => typeof count === 'number')) as Usage;
+}
+
 /** What a Messages stream said once whole, in the shape of a non-streamed answer. */
 export interface StreamedMessage {
   content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
@@ -62,8 +67,10 @@ export class AnthropicStream {
       case 'content_block_delta':
         return this.delta(this.blocks[event.index ?? this.blocks.length - 1], event.delta ?? {});
       case 'message_delta':
-        // Counts in message_delta are cumulative: the latest is the whole.
-        this.usage = { ...this.usage, ...event.usage };
+        // Counts in message_delta are cumulative: the latest is the whole. A count given as null (the
+        // API's schema allows it: "not counted here") leaves the one message_start gave: a null
+        // input_tokens had made a 1,500-token call read 0 in.
+        this.usage = { ...this.usage, ...countsGiven(event.usage) };
         if (event.delta?.stop_reason) this.stopReason = event.delta.stop_reason;
         return;
       case 'message_stop':

@@ -72,3 +72,17 @@ describe('a stream of keep-alive comments alone', () => {
     expect((error as ProviderError).message).toContain('only keep-alive comments');
   });
 });
+
+describe('an Anthropic stream whose message_delta gives counts as null', () => {
+  it('keeps the input count message_start gave (null is "not counted here", not zero)', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(data({ type: 'message_start', message: { usage: { input_tokens: 1500, output_tokens: 1, cache_read_input_tokens: 0 } } }, 'message_start'));
+      res.write(data({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'hi' } }, 'content_block_start'));
+      res.write(data({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: null, output_tokens: 40, cache_creation_input_tokens: null, cache_read_input_tokens: null } }, 'message_delta'));
+      res.end(data({ type: 'message_stop' }, 'message_stop'));
+    });
+    const result = await new AnthropicProvider({ baseUrl: base, model: 'claude-test', apiKey: 'sk-ant-api03-ending-test-key' }).complete(request());
+    expect(result.usage).toEqual({ input: 1500, output: 40 });
+  });
+});

@@ -65,7 +65,7 @@ export class AnthropicStream {
       case 'content_block_start':
         return this.start(event.index ?? this.blocks.length, event.content_block ?? {});
       case 'content_block_delta':
-        return this.delta(this.blocks[event.index ?? this.blocks.length - 1], event.delta ?? {});
+        return this.delta(event.index ?? this.blocks.length - 1, event.delta ?? {});
       case 'message_delta':
         // Counts in message_delta are cumulative: the latest is the whole. A count given as null (the
         // API's schema allows it: "not counted here") leaves the one message_start gave: a null
@@ -91,7 +91,10 @@ export class AnthropicStream {
     } else this.blocks[index] = { type: 'other' };
   }
 
-  private delta(block: Block | undefined, delta: NonNullable<StreamEvent['delta']>): void {
+  private delta(index: number, delta: NonNullable<StreamEvent['delta']>): void {
+    // Text for a block never started (some proxies leave content_block_start out) starts one: it had been dropped.
+    if (this.blocks[index] === undefined && delta.type === 'text_delta' && index >= 0) this.blocks[index] = { type: 'text', text: '' };
+    const block = this.blocks[index];
     if (block?.type === 'text' && delta.type === 'text_delta' && delta.text) {
       block.text += delta.text;
       this.onDelta?.({ kind: 'text', text: delta.text });
@@ -111,6 +114,8 @@ export class AnthropicStream {
   /** The whole answer, once the stream has ended (message_stop, or a stop reason the stream never followed with it). */
   result(): StreamedMessage {
     if (!this.stopped && this.stopReason === undefined) throw truncatedStream(this.url, 'message_stop');
+    // message_start then message_stop and nothing between: no answer (as a JSON one without content), not an empty one journaled as the step's.
+    if (this.stopReason === undefined && !this.blocks.some(Boolean)) throw new ProviderError(`${this.url} streamed no answer: no content block and no stop_reason before message_stop`, true);
     const content = this.blocks.flatMap((block): StreamedMessage['content'] => {
       if (block.type === 'text') return [{ type: 'text', text: block.text }];
       if (block.type !== 'tool_use') return [];

@@ -83,6 +83,8 @@ export class OpenAiProvider implements Provider {
       const stream = new OpenAiStream(url, deltas.onDelta);
       await readEventStream(response, post, stream, deltas);
       const whole = stream.result();
+      // [DONE] and nothing before it: no answer (as a JSON one without content, retried), not an empty one journaled as the step's.
+      if (whole.finish_reason === undefined && !whole.content && !whole.tool_calls.length && !whole.refusal) throw new ProviderError(`${url} streamed no answer: no text, no tool call and no finish_reason before [DONE]`, true);
       // The keys in use leave the answer as they leave a JSON one (post-json.ts): whole, once it is
       // whole — every string of it, a call's id and name too (a server echoing the key in an id put it in the conversation's blob).
       const toolCalls = whole.tool_calls.map((call) => ({ ...call, id: redactKnown(call.id), function: { name: redactKnown(call.function.name), arguments: redactKnown(call.function.arguments) } }));

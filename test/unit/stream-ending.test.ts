@@ -86,3 +86,41 @@ describe('an Anthropic stream whose message_delta gives counts as null', () => {
     expect(result.usage).toEqual({ input: 1500, output: 40 });
   });
 });
+
+describe('a stream that says no answer at all', () => {
+  it('OpenAI: a bare [DONE] is no answer (retryable, as a JSON one without content), never an empty step', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: [DONE]\n\n');
+    });
+    const error = await new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' }).complete(request()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).retryable).toBe(true);
+    expect((error as ProviderError).message).toContain('streamed no answer');
+  });
+
+  it('OpenAI: an empty answer with its finish_reason is an answer', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${data({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}data: [DONE]\n\n`);
+    });
+    expect((await new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' }).complete(request())).text).toBe('');
+  });
+
+  it('Anthropic: message_start then message_stop is no answer; text deltas without content_block_start are kept', async () => {
+    let calls = 0;
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(data({ type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } }, 'message_start'));
+      if (calls++ === 0) return void res.end(data({ type: 'message_stop' }, 'message_stop'));
+      res.write(data({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'kept ' } }, 'content_block_delta'));
+      res.write(data({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'text' } }, 'content_block_delta'));
+      res.end(data({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }, 'message_delta') + data({ type: 'message_stop' }, 'message_stop'));
+    });
+    const provider = new AnthropicProvider({ baseUrl: base, model: 'claude-test', apiKey: 'sk-ant-api03-ending-test-key' });
+    const error = await provider.complete(request()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).toContain('streamed no answer');
+    expect((await provider.complete(request())).text).toBe('kept text');
+  });
+});

@@ -31,6 +31,7 @@ export type LockState =
 
 /** Judges a lock: held by a live, heartbeating owner, or stale (dead owner, recycled pid, silent). */
 export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now()): LockState {
+  if (owner.token === unreadableToken) return { kind: 'stale', owner, why: 'its lock file names no owner (damaged, or written by something else)' };
   if (owner.host === hostname()) {
     if (!processAlive(owner.pid)) return { kind: 'stale', owner, why: `its owner (pid ${owner.pid}) is no longer running` };
     const start = procStart(owner.pid);
@@ -41,12 +42,32 @@ export function judgeLock(owner: LockOwner, timeoutMs: number, now = Date.now())
   return { kind: 'held', owner };
 }
 
-/** A lock file that cannot be read or does not parse cannot name a live owner: it is treated as abandoned. */
-const unreadableOwner = (): LockOwner => ({ pid: 0, host: '', proc_start: null, started_at: new Date(0).toISOString(), heartbeat_at: new Date(0).toISOString(), token: 'unreadable' });
+/** A lock file that cannot be read, does not parse or is not shaped as a lock cannot name a live owner: it is treated as abandoned. */
+const unreadableToken = 'unreadable';
+const unreadableOwner = (): LockOwner => ({ pid: 0, host: '', proc_start: null, started_at: new Date(0).toISOString(), heartbeat_at: new Date(0).toISOString(), token: unreadableToken });
+
+/** Shaped as a lock this program writes: `{"pid": "x"}` had been taken for a live owner ("pid x … heartbeat NaNd ago") and held the session for good. */
+function isLockOwner(value: unknown): value is LockOwner {
+  const owner = value as Partial<LockOwner> | null;
+  return (
+    typeof owner === 'object' &&
+    owner !== null &&
+    Number.isInteger(owner.pid) &&
+    owner.pid! > 0 &&
+    typeof owner.host === 'string' &&
+    typeof owner.token === 'string' &&
+    typeof owner.started_at === 'string' &&
+    typeof owner.heartbeat_at === 'string' &&
+    !Number.isNaN(Date.parse(owner.heartbeat_at)) &&
+    (owner.proc_start === null || owner.proc_start === undefined || typeof owner.proc_start === 'string') &&
+    (owner.epoch === undefined || Number.isInteger(owner.epoch))
+  );
+}
 
 function readOwner(path: string): LockOwner | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
+    const owner: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return isLockOwner(owner) ? owner : unreadableOwner();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return unreadableOwner();

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeOwner } from '../../source/session/lock-owner.js';
 import { judgeLock, SessionLock, type LockOwner } from '../../source/store/session-lock.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -59,6 +60,19 @@ describe('the session lock', () => {
     expect(result).toMatchObject({ acquired: true, tookOverFrom: { owner: { token: 'old' }, why: expect.stringContaining('heartbeat stopped') } });
     expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')).token).not.toBe('old');
   });
+
+  it.each(['{"pid": "x"}', '{}', '[]', 'null', 'garbage', `{"pid": ${process.pid}, "host": "h", "token": "t", "started_at": "s", "heartbeat_at": "not a date"}`])(
+    'takes a lock file not shaped as a lock (%s) for one that names no owner: stale, taken over, never "pid x … heartbeat NaNd ago"',
+    (text) => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'lock'), text);
+      expect(SessionLock.inspect(dir, 60_000)).toMatchObject({ kind: 'stale', why: expect.stringContaining('names no owner') });
+      expect(describeOwner((SessionLock.inspect(dir, 60_000) as { owner: LockOwner }).owner)).toBe('a lock file that names no owner');
+      const result = SessionLock.acquire(dir, 60_000);
+      expect(result.acquired).toBe(true);
+      if (result.acquired) result.lock.release();
+    },
+  );
 
   it('notices when another process has taken the lock', () => {
     const dir = tempDir();

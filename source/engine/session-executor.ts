@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { makeFolders } from './make-folders.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { agentLoop } from './agent-loop.js';
@@ -375,7 +375,7 @@ export class SessionExecutor {
     try {
       // The output folder is the artifacts' one root (it may lie outside the working directory, with
       // --out): a link swapped in below it cannot lead a write anywhere else, the user's files included.
-      if (this.options.artifacts) mkdirSync(target.dir, { recursive: true });
+      if (this.options.artifacts) makeFolders(target.dir);
       const context = this.pattern.artifactContext(this.progress, variables);
       for (const [i, artifact] of renderArtifacts(spec, context, target, (path) => sessionWrote(this.progress, path)).entries()) {
         writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: artifactsStep, attempt: 1, cwd: target.dir, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { makeFolders } from '../engine/make-folders.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -78,7 +79,7 @@ export class SessionNames {
 
   /** Gives `name` to session `id`; an AcodeError (exit 2) naming the holder when another session has it. */
   claim(name: string, id: string): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makeFolders(this.dir, 0o700);
     // The claim is written whole beside the name, then linked to it: link, like O_EXCL, fails if the
     // name exists, and a claim never shows half-written (an empty claim read as an older acode's
     // would be taken over as stale: two runs at once both got the name).

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { makeFolders } from '../engine/make-folders.js';
 import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -205,7 +206,7 @@ export class SessionStore {
     // The name first: a session never exists under a name another session holds.
     if (record.name !== undefined) this.names.claim(record.name, id);
     try {
-      mkdirSync(building, { recursive: true, mode: 0o700 });
+      makeFolders(building, 0o700);
       writeFileDurable(join(building, 'spec.yaml'), specText, 0o600, id);
       writeFileDurable(join(building, 'spec.json'), JSON.stringify(spec), 0o600, id);
       writeFileDurable(join(building, 'events.jsonl'), '', 0o600, id);

@@ -46,7 +46,20 @@ function modelLines(models: readonly ModelCheck[]): string[] {
   return models.map((check) => `model:           ${modelLine(check)}`);
 }
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[], missingVariables: readonly string[]): void {
+/** What the resume does about changed files: --yes goes on; else --on-change, else the setting — whose `prompt` with nobody to ask stops. */
+function changeDecision(flags: ResumeFlags, configured: OnChange, interactive: boolean): OnChange {
+  if (flags.yes) return 'continue';
+  return flags.onChange ?? (configured === 'prompt' && !interactive ? 'abort' : configured);
+}
+
+/** The dry run's word on changed files: what the resume itself would do with them. */
+const changeWords: Record<OnChange, string> = {
+  prompt: 'resume asks before going on',
+  continue: 'resume goes on past them',
+  abort: 'resume stops before running: give --yes or --on-change continue to go on, or run it in a terminal to be asked',
+};
+
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange): void {
   const { session, plan, environment, specChange } = candidate;
   const record = session.record;
   const views = viewChanges(environment.changes, record.cwd, titles(candidate));
@@ -58,6 +71,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         ...plan,
         pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
+        changed_files_action: onChange,
         spec_changed: Boolean(specChange),
         missing_variables: missingVariables,
         models: models.map((c) => ({ model: c.model, host: c.host, status: c.availability.kind, ...('detail' in c.availability ? { detail: c.availability.detail } : {}) })),
@@ -68,7 +82,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
   const lines = [
     ...describePlan(plan),
     ...writeLines(candidate.pendingWrites, strategy, record.cwd, titles(candidate)),
-    views.length ? `changed files:   ${views.length} (resume asks before going on)` : 'changed files:   none',
+    views.length ? `changed files:   ${views.length} (${changeWords[onChange]})` : 'changed files:   none',
     ...changeLines(views),
     ...modelLines(models),
     ...(missingVariables.length ? [`variables:       ${missingVariables.join(', ')} stored without ${missingVariables.length === 1 ? 'its value' : 'their values'} (it held a key, or text shaped like one): resume with ${missingVariables.map((name) => `--var ${name}=…`).join(' ')}`] : []),
@@ -131,7 +145,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const models = await checkResumeModels(candidate, ctx.env);
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing);
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing, changeDecision(flags, candidate.config.changed_files_action, ctx.interactive));
     return ExitCode.ok;
   }
   if (missing.length) throw missingVariablesError(missing, record.session_id, 'resume');
@@ -145,8 +159,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
   const views = viewChanges(environment.changes, record.cwd, titles(candidate));
   if (views.length) {
-    const onChange: OnChange = flags.yes ? 'continue' : (flags.onChange ?? (config.changed_files_action === 'prompt' && !ctx.interactive ? 'abort' : config.changed_files_action));
-    await decideOnChanges(ctx, record.session_id, views, { onChange, ask: () => askOnTerminal(candidate) });
+    await decideOnChanges(ctx, record.session_id, views, { onChange: changeDecision(flags, config.changed_files_action, ctx.interactive), ask: () => askOnTerminal(candidate) });
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
   const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables });

@@ -192,8 +192,11 @@ describe('files changed while the session was stopped (no terminal)', () => {
     const ws = await stoppedAfterWrite();
     (await import('node:fs')).rmSync(join(ws.cwd, 'notes.md'));
     const dry = await runCli(['resume', '--dry-run'], ws);
-    expect(dry.stdout).toMatch(/changed files: +1/);
+    // Said as this resume would do it: without a terminal it stops (it had said "resume asks" whatever would happen).
+    expect(dry.stdout).toMatch(/changed files: +1 \(resume stops before running: give --yes or --on-change continue to go on/);
     expect(dry.stdout).toMatch(/deleted +notes\.md/);
+    expect((await runCli(['resume', '--dry-run', '--yes'], ws)).stdout).toMatch(/changed files: +1 \(resume goes on past them\)/);
+    expect(JSON.parse((await runCli(['resume', '--dry-run', '--json', '--on-change', 'abort'], ws)).stdout)).toMatchObject({ changed_files_action: 'abort' });
     const result = await runCli(['resume', '--yes'], ws);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('continuing with 1 changed file accepted');

@@ -40,10 +40,21 @@ const scriptedSchema = z.strictObject({
   faults: z.array(faultSchema).default([]),
 });
 
+/** An http(s) URL as given: `127.0.0.1:8080/v1` (no scheme), port 99999, `ftp:` or a trailing space passed validation and failed five times at the first call. */
+function isServerUrl(host: string): boolean {
+  if (host !== host.trim() || /\s/.test(host)) return false;
+  try {
+    const url = new URL(host);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 const runtimeSchema = z.strictObject({
   provider: z.enum(['openai', 'ollama', 'anthropic', 'scripted']),
   model_id: z.string().optional(),
-  host: z.string().optional(),
+  host: z.string().refine(isServerUrl, { message: 'must be the model server\'s http:// or https:// URL, such as http://localhost:11434 (a scheme, a host, a port from 1 to 65535, no spaces)' }).optional(),
   region: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().min(0).max(1).optional(),

@@ -44,6 +44,16 @@ describe('spec loading', () => {
     ]);
   });
 
+  it.each(['127.0.0.1:8080/v1', 'http://127.0.0.1:99999', 'ftp://example.com', 'http://localhost:11434 ', 'unix:/run/ollama.sock'])('refuses runtime.host %j, which no call could reach, where it is written', (host) => {
+    expect(problems(valid.replace('provider: scripted', `provider: openai\n  host: "${host}"`))).toEqual([
+      expect.stringMatching(/^spec\.yaml:5:9: error: runtime\.host: must be the model server's http:\/\/ or https:\/\/ URL/),
+    ]);
+  });
+
+  it.each(['http://localhost:11434', 'https://api.openai.com/v1', 'http://[::1]:8080/v1'])('takes runtime.host %j', (host) => {
+    expect(problems(valid.replace('provider: scripted', `provider: openai\n  host: "${host}"`))).toEqual([]);
+  });
+
   it('reports a missing required key at its parent', () => {
     expect(problems(valid.replace('name: demo\n', ''))).toEqual([expect.stringMatching(/^spec\.yaml:1:1: error: name: Invalid input/)]);
   });

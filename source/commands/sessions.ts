@@ -122,7 +122,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const lines = [
     `session   ${record.session_id}${record.name === undefined ? '' : ` (${record.name})`}`,
     terminalText(`workflow  ${record.workflow_name} (${record.pattern_type})`),
-    `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ' (interrupted: resume it with acode resume)' : ''}`,
+    `status    ${paint(ctx, statusWords[cp.status].hue, cp.status)}${cp.stop_reason ? ` (${cp.stop_reason})` : ''}${cp.status === 'running' && lock.kind !== 'held' ? ` (interrupted: resume it with acode resume ${record.session_id})` : ''}`,
     terminalText(`lock      ${lock.kind === 'free' ? 'none' : `${lock.kind === 'held' ? 'held' : 'stale'} by ${describeOwner(lock.owner)}${lock.kind === 'stale' ? `: ${lock.why}` : ''}`}`),
     terminalText(`progress  ${steps.filter((step) => step.status === 'done').length}/${steps.length} steps done${Object.values(cp.in_progress).map((step) => `, ${titleOf(step.step)} in progress (attempt ${step.attempt})`).join('')}`),
     `tokens    ${cp.tokens.input} in / ${cp.tokens.output} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`,

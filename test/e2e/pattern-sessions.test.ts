@@ -85,7 +85,8 @@ describe('a workflow session on disk', () => {
     expect(['interrupted', 'pending']).toContain(applications);
 
     const show = await runCli(['sessions', 'show', id], ws);
-    expect(show.stdout).toMatch(/status +running \(interrupted: resume it with acode resume\)/);
+    // With its id: `acode resume` alone resumes the most recent session, which may be another.
+    expect(show.stdout).toMatch(new RegExp(`status +running \\(interrupted: resume it with acode resume ${id}\\)`));
     // Each step's state, then what it did: time, tokens, the first line of its response.
     expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted +attempt 1 +[\d.]+s\n    [✗○] applications +researcher +(interrupted +attempt 1 +[\d.]+s|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
     // A task by its id: its whole response; an id the workflow does not have names the ones it has.

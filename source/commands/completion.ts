@@ -1,5 +1,6 @@
 import { cliFlags, commandFlags, commandNames, completionShells, flagsOf, initProviders, sessionsCommandNames, typedFlag, valueFlags, type FlagName } from '../command-table.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { sessionStatuses } from '../session/status-words.js';
 import type { CommandContext } from './command-context.js';
 
 type Shell = (typeof completionShells)[number];
@@ -10,7 +11,8 @@ function flagValues(): [flag: string, values: readonly string[]][] {
     const flag = cliFlags[name];
     return 'choices' in flag ? [[typedFlag(name)[0]!, flag.choices]] : [];
   });
-  return [...fixed, ['--provider', initProviders]];
+  // --status takes a status (sessions list) or several, comma-separated (cleanup): each is offered.
+  return [...fixed, ['--provider', initProviders], ['--status', sessionStatuses]];
 }
 
 /**

@@ -165,6 +165,8 @@ describe('acode completion', () => {
     expect(complete('acode run spec.yaml --na')).toEqual(['--name']);
     expect(complete('acode resume --strategy r')).toEqual(['rollback', 'retry']);
     expect(complete('acode init --provider ')).toEqual(['scripted', 'openai', 'ollama']);
+    expect(complete('acode sessions list --status p')).toEqual(['paused']);
+    expect(complete('acode sessions cleanup --status=c')).toEqual(['created', 'completed', 'cancelled']);
   });
 
   it("offers run's resume flags only with --resume, in bash", () => {

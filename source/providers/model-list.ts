@@ -24,11 +24,37 @@ export interface ModelCheck {
   availability: ModelAvailability;
 }
 
-type Fetched = { ok: true; status: number; body: string } | { ok: false; detail: string } | { ok: 'redirect'; detail: string };
+/** `unchecked`: the server answered, but not with something to read (a redirect, an answer far too long). */
+type Fetched = { ok: true; status: number; body: string } | { ok: false; detail: string } | { ok: 'unchecked'; detail: string };
 
 /** What a redirect answer says, its target redacted and made printable. */
 export function redirectDetail(status: number, location: string | null): string {
   return printable(redact(`HTTP ${status}, a redirect to ${location ?? '(no Location)'}; acode does not follow redirects with your key`)).slice(0, 240);
+}
+
+/** A model list this long is no model list (OpenRouter's, among the longest, is ~1 MB). */
+const maxListBytes = 16 * 1024 * 1024;
+
+/**
+ * The body as text, or undefined past maxListBytes (read no further): an endless or huge answer
+ * (a gzip bomb, fetch inflates it) drove `resume --dry-run` past a gigabyte of memory.
+ */
+async function boundedText(response: Response): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > maxListBytes) {
+      await reader.cancel();
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /**
@@ -40,9 +66,11 @@ async function get(url: string, headers: Record<string, string>, timeoutMs: numb
     const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      return { ok: 'redirect', detail: redirectDetail(response.status, response.headers.get('location')) };
+      return { ok: 'unchecked', detail: redirectDetail(response.status, response.headers.get('location')) };
     }
-    return { ok: true, status: response.status, body: await response.text() };
+    const body = await boundedText(response);
+    if (body === undefined) return { ok: 'unchecked', detail: `the answer to ${url} ran past ${maxListBytes / 1024 / 1024} MiB: no model list is that long` };
+    return { ok: true, status: response.status, body };
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') return { ok: false, detail: `no answer within ${timeoutMs / 1000} s` };
     return { ok: false, detail: networkCauseText(networkErrorCode(error), (error as Error).message) };
@@ -64,7 +92,7 @@ async function checkOpenAi(endpoint: ModelEndpoint, models: readonly string[], t
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/models`;
   const fetched = await get(url, endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}, timeoutMs);
   if (fetched.ok === false) return models.map(() => ({ kind: 'unreachable', detail: fetched.detail }));
-  if (fetched.ok === 'redirect') return models.map(() => ({ kind: 'unchecked', detail: fetched.detail }));
+  if (fetched.ok === 'unchecked') return models.map(() => ({ kind: 'unchecked', detail: fetched.detail }));
   let listed: string[] | undefined;
   if (fetched.status === 200) {
     try {
@@ -91,7 +119,7 @@ async function checkAnthropic(endpoint: ModelEndpoint, models: readonly string[]
     models.map(async (model): Promise<ModelAvailability> => {
       const fetched = await get(`${endpoint.baseUrl.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(model)}`, headers, timeoutMs);
       if (fetched.ok === false) return { kind: 'unreachable', detail: fetched.detail };
-      if (fetched.ok === 'redirect') return { kind: 'unchecked', detail: fetched.detail };
+      if (fetched.ok === 'unchecked') return { kind: 'unchecked', detail: fetched.detail };
       if (fetched.status === 200) return { kind: 'offered' };
       if (fetched.status === 404 && errorDetails(fetched.body).code === 'not_found_error') return { kind: 'missing', offered: [], more: false };
       return { kind: 'unchecked', detail: answerDetail(fetched) };

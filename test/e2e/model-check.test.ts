@@ -101,6 +101,15 @@ describe('before a resume, the provider is asked for the models the rest of the 
     await openai.restart(); // the fixture's afterEach stops a running one
   });
 
+  it('goes on, noting it, when the model list is far too long to be one (read no further than 16 MiB)', async () => {
+    const ws = await ollamaSession();
+    // ~26 MB of list: an endless one drove resume --dry-run past a gigabyte of memory.
+    server.models = Array.from({ length: 260_000 }, (_, i) => `model-${i}-${'x'.repeat(40)}`);
+    const resumed = await runCli(['resume', ws.id], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/model: {11}test-model: not checked, .*ran past 16 MiB/);
+  });
+
   it('goes on, noting it, when the server has no model list', async () => {
     const ws = await ollamaSession();
     const resumed = await runCli(['resume', ws.id], ws);

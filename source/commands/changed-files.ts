@@ -3,6 +3,7 @@ import { artifactsStep, stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { FileChange } from '../engine/environment-check.js';
 import { formatAgo, formatBytes } from '../human-units.js';
+import { printable } from '../printable-text.js';
 import type { ChangeView } from '../state/changes-store.js';
 import type { CommandContext } from './command-context.js';
 
@@ -16,7 +17,8 @@ export function viewChanges(changes: readonly FileChange[], cwd: string, title: 
     const where = seen.step === artifactsStep ? 'as an artifact' : `at ${title(seen.step)}`;
     return {
       path: change.path,
-      shown: relative(cwd, change.path) || change.path,
+      // A name a model gave a file may hold terminal controls (an OSC retitled the window): shown without them.
+      shown: printable(relative(cwd, change.path) || change.path),
       kind: change.kind,
       size: change.size,
       changedAgo: change.mtime_ms === null ? null : formatAgo(change.mtime_ms),

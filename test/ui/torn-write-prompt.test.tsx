@@ -51,6 +51,16 @@ describe('the torn-write question', () => {
     expect(onDecide).toHaveBeenCalledWith('abort');
   });
 
+  it('acts on keys that arrive together one after another: Down Down Enter views the torn file', async () => {
+    // ink-select-input read each key against the choice of its last frame: three Downs moved one
+    // row, and Enter took the first choice — a rollback where the person asked to view.
+    const { ui, onDecide } = setup();
+    await press(ui, keys.down + keys.down + keys.enter, (f) => f.includes('+++ notes.md (torn)'));
+    expect(onDecide).not.toHaveBeenCalled();
+    await press(ui, keys.escape, (f) => /❯ View the torn file/.test(f));
+    await press(ui, keys.up + keys.up + keys.up, (f) => /❯ Abort/.test(f));
+  });
+
   it('aborts on Ctrl+C', async () => {
     const { ui, onDecide } = setup();
     await press(ui, keys.ctrlC, (f) => f.includes('→ aborted'));

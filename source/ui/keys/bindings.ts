@@ -46,9 +46,11 @@ export const changesBindings = {
   'changes.down': { keys: ['down', 'j'], label: '', description: 'select the next file' },
 } as const satisfies Record<string, KeyBinding>;
 
-/** The torn-write question (ink-select-input moves and picks; these are what it does not do). */
+/** The torn-write question (ink-select-input draws the choices; the keys are read here, one at a time). */
 export const tornBindings = {
-  'torn.move': { keys: [], label: '↑↓ choose · Enter select', description: 'move between the choices; Enter takes one' },
+  'torn.up': { keys: ['up', 'k'], label: '↑↓ choose', description: 'the choice above' },
+  'torn.down': { keys: ['down', 'j'], label: '', description: 'the choice below' },
+  'torn.select': { keys: ['return'], label: 'Enter select', description: 'take the highlighted choice' },
   'torn.abort': { keys: ['ctrl+c'], label: 'Ctrl+C abort', description: 'stop; the session stays exactly as it was (exit 17)' },
 } as const satisfies Record<string, KeyBinding>;
 

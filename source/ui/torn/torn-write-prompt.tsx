@@ -32,7 +32,20 @@ export function TornWritePrompt({ store, files }: { store: TornWriteStore; files
     const s = store.getState();
     if (s.decision) return;
     if (matches(tornBindings['torn.abort'], input, key)) return s.decide('abort');
-    if (s.mode === 'choose') return;
+    if (s.mode === 'choose') {
+      // Read from the store as each key comes: keys that arrive together (Down Down Enter) act one
+      // after another. ink-select-input's own keys read the choice of its last render — three Downs
+      // moved one row, and Enter took the choice from before them: a rollback asked as a view.
+      const moveBy = (step: number) => s.highlight((s.highlighted + step + choices.length) % choices.length);
+      if (matches(tornBindings['torn.up'], input, key)) moveBy(-1);
+      else if (matches(tornBindings['torn.down'], input, key)) moveBy(1);
+      else if (matches(tornBindings['torn.select'], input, key)) {
+        const choice = choices[s.highlighted]!.value;
+        if (choice === 'view') s.view();
+        else s.decide(choice);
+      }
+      return;
+    }
     const diff = files.getState();
     if (matches(d['diff.back'], input, key)) s.back();
     else if (matches(d['diff.prev'], input, key)) diff.switchFile(-1);
@@ -61,12 +74,8 @@ export function TornWritePrompt({ store, files }: { store: TornWriteStore; files
           </Text>
         ))}
       </Box>
-      <SelectInput<Choice>
-        items={choices}
-        initialIndex={highlighted}
-        onHighlight={(item) => store.getState().highlight(choices.findIndex((c) => c.value === item.value))}
-        onSelect={(item) => (item.value === 'view' ? store.getState().view() : store.getState().decide(item.value))}
-      />
+      {/* Drawn by ink-select-input at the store's choice (drawn again as it moves); the keys are read above. */}
+      <SelectInput<Choice> key={highlighted} items={choices} initialIndex={highlighted} isFocused={false} />
       <Text dimColor>{hints(tornBindings)}</Text>
     </Box>
   );

@@ -8,6 +8,8 @@ import { sessionTitle } from '../../session/session-name.js';
 import { searchMatch } from '../theme.js';
 import { columnsFor, markerWidth, type ColumnKey } from './table-columns.js';
 import { wrapText } from './wrap-text.js';
+import { printable } from '../../printable-text.js';
+import stringWidth from '../text-width.js';
 
 /**
  * The browser's screen as styled lines: what the Ink components render, and what the first frame
@@ -49,8 +51,46 @@ export function tableRowsFor(rows: number): number {
 /** A step as its glyph, in its state's colour. */
 const glyph = (step: SessionStep): Segment => ({ text: stepStateStyle[step.status].glyph, color: stepStateStyle[step.status].color });
 
+const graphemes = new Intl.Segmenter();
+
+/** A cell's text fitted to its column: its graphemes, each with where it starts in the text and the columns it takes. */
+interface Fitted {
+  pieces: { text: string; at: number; columns: number }[];
+  /** Spaces after the pieces (the cell's padding, and the column a wide character left). */
+  pad: number;
+  cut: boolean;
+}
+
+/**
+ * `text` cut with "…" or padded to `width` columns as the terminal draws it: by display width,
+ * a grapheme never split (a flag, an emoji family, a letter with its accents) — cut by UTF-16
+ * length, 名 took two columns and never was cut, 🚀 was halved into U+FFFD. Controls go first
+ * (a tab spread the row out; an escape sequence cut in half left its tail), tabs become spaces.
+ */
+function fitCell(raw: string, width: number): Fitted {
+  const text = raw.replace(/\t/g, ' ');
+  if (/^[\x20-\x7e]*$/.test(text)) {
+    const cut = text.length > width;
+    const shown = cut ? text.slice(0, Math.max(0, width - 1)) : text;
+    return { pieces: [...shown].map((char, at) => ({ text: char, at, columns: 1 })), pad: width - shown.length - (cut ? 1 : 0), cut };
+  }
+  const clean = printable(text);
+  const all = [...graphemes.segment(clean)].map(({ segment, index }) => ({ text: segment, at: index, columns: stringWidth(segment) }));
+  const total = all.reduce((sum, piece) => sum + piece.columns, 0);
+  if (total <= width) return { pieces: all, pad: width - total, cut: false };
+  const pieces: Fitted['pieces'] = [];
+  let used = 0;
+  for (const piece of all) {
+    if (used + piece.columns > width - 1) break;
+    pieces.push(piece);
+    used += piece.columns;
+  }
+  return { pieces, pad: Math.max(0, width - 1 - used), cut: true };
+}
+
 function fit(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
+  const fitted = fitCell(text, width);
+  return `${fitted.pieces.map((piece) => piece.text).join('')}${fitted.cut && width > 0 ? '…' : ''}${' '.repeat(fitted.pad)}`;
 }
 
 const dim = (text: string): Segment => ({ text, dim: true });
@@ -107,9 +147,10 @@ type Cell = { text: string; matched?: ReadonlySet<number>; color?: string };
 
 /** A cell cut or padded to its column, with the characters a search matched highlighted. */
 function cellSegments(cell: Cell, width: number, gap: number, selected: boolean): Segment[] {
-  const text = fit(cell.text, width);
+  const fitted = fitCell(cell.text, width);
   const base: Segment = selected ? { text: '', inverse: true } : { text: '', color: cell.color };
-  const visible = cell.text.length > width ? width - 1 : cell.text.length;
+  // A search's matches are places in the text as stored: they mark the cell only where it shows that text unchanged.
+  const matched = printable(cell.text) === cell.text ? cell.matched : undefined;
   const segments: Segment[] = [];
   let run = '';
   let runMatched = false;
@@ -117,12 +158,16 @@ function cellSegments(cell: Cell, width: number, gap: number, selected: boolean)
     if (run) segments.push(runMatched ? { ...base, ...searchMatch, text: run } : { ...base, text: run });
     run = '';
   };
-  [...text].forEach((char, i) => {
-    const hit = Boolean(cell.matched?.has(i)) && i < visible;
+  for (const piece of fitted.pieces) {
+    let hit = false;
+    for (let i = piece.at; i < piece.at + piece.text.length && !hit; i++) hit = Boolean(matched?.has(i));
     if (hit !== runMatched) flush();
     runMatched = hit;
-    run += char;
-  });
+    run += piece.text;
+  }
+  flush();
+  run = `${fitted.cut && width > 0 ? '…' : ''}${' '.repeat(fitted.pad)}`;
+  runMatched = false;
   flush();
   if (gap) segments.push({ ...base, color: undefined, text: ' '.repeat(gap) });
   return segments;

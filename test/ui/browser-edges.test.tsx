@@ -100,6 +100,28 @@ describe('Esc and q in the browser', () => {
   });
 });
 
+describe('the help in a terminal too short for every key', () => {
+  it.each([
+    [80, 24],
+    [80, 16],
+    [40, 10],
+    [40, 8],
+  ])('fits %i×%i: the header first, each line whole, how many keys it leaves out, how to close it, then the footer', async (columns, rows) => {
+    const { store } = await open(generatedStore(3));
+    store.getState().toggleHelp();
+    const screen = (await screenAt(store, columns, rows)).text;
+    // Ink squeezed a help taller than the terminal into it: lines drawn over one another, the header lost.
+    expect(screen).toHaveLength(rows);
+    expect(screen[0]).toMatch(/^acode /);
+    expect(screen[1]).toMatch(/^filter /);
+    expect(screen.at(-1)).toContain('↑↓ move');
+    expect(screen.join('\n')).toMatch(/… \d+ more keys?: a taller terminal/);
+    const closing = screen.findIndex((line) => line.includes('? or Esc closes this help'));
+    expect(closing).toBeGreaterThan(2);
+    expect(screen[closing + 1]).toMatch(/^╰─+╯$/);
+  });
+});
+
 describe('a session another live process runs', () => {
   it('Enter shows its steps with where it runs (pid, host) over them, wrapped; r says so again instead of planning', async () => {
     const fixture = generatedStore(20);

@@ -30,6 +30,10 @@ function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   return <Lines lines={topLines({ query, searching, message }, width, pageSize)} />;
 }
 
+/** Lines the header (acode …, filter …) and the footer (the keys) take. */
+const headerRows = 2;
+const footerRows = 1;
+
 /** The full-screen session browser. */
 export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; now?: number }) {
   const { exit } = useApp();
@@ -37,6 +41,7 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   const quit = useStore(store, (s) => s.quit);
   const resumeId = useStore(store, (s) => s.resumeId);
   const overlay = useStore(store, (s) => s.overlay);
+  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message }, columns, s.pageSize).length);
   useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {
     if (quit || resumeId) exit();
@@ -52,7 +57,7 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
     <Box flexDirection="column" width={columns} height={rows}>
       <Header store={store} />
       <TopLines store={store} width={columns} />
-      {overlay ? <BrowserOverlay store={store} /> : <SessionTable store={store} width={columns} now={now} />}
+      {overlay ? <BrowserOverlay store={store} columns={columns} room={rows - headerRows - topCount - footerRows} /> : <SessionTable store={store} width={columns} now={now} />}
       <Box flexGrow={1} />
       {/* The help lists every key: it takes the details pane's lines too. */}
       {overlay?.kind === 'help' || !showsDetails(rows) ? null : (

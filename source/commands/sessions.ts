@@ -17,7 +17,8 @@ import { callsDollars, formatDollars, pricerFor, totalDollars, type StepPricer }
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
-import { terminalText } from '../printable-text.js';
+import stringWidth from 'string-width';
+import { printable, terminalText } from '../printable-text.js';
 
 const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 
@@ -25,10 +26,12 @@ const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
 function table(ctx: CommandContext, rows: ListedSession[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
-  const cells = rows.map((r) => [r.session_id, terminalText(sessionTitle(r)), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  // One line a session, its columns in line: a name's tabs and line breaks would break them, and are measured as the terminal draws it (名 takes two columns).
+  const cells = rows.map((r) => [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => stringWidth(c[i]!))));
+  const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
   const line = (c: string[], status?: SessionStatus) =>
-    c.map((cell, i) => (i === 2 && status ? paint(ctx, statusWords[status].hue, cell.padEnd(widths[i]!)) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+    c.map((cell, i) => (i === 2 && status ? paint(ctx, statusWords[status].hue, pad(cell, widths[i]!)) : pad(cell, widths[i]!))).join('  ').trimEnd();
   return [line(header), ...cells.map((c, i) => line(c, rows[i]!.status))].join('\n');
 }
 

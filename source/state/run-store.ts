@@ -53,6 +53,8 @@ export interface RetryCountdown {
 /** What the run view shows; derived from engine events only. */
 export interface RunState {
   sessionId: string;
+  /** Whether the run keeps a session (not --no-save-session): what a pause can be resumed from. */
+  saved: boolean;
   workflowName: string;
   /** The spec's pattern type (chain, workflow, parallel …): how the view lays out the steps. */
   pattern: string;
@@ -124,6 +126,8 @@ export interface RunStoreInit {
   now?: () => number;
   /** Prices steps by their agent's model; absent or unknown: tokens only. */
   price?: StepPricer;
+  /** false for a run with --no-save-session: nothing of it can be resumed. Absent: saved. */
+  saved?: boolean;
 }
 
 export type RunStore = StoreApi<RunState>;
@@ -167,6 +171,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
   };
   return createStore<RunState>()((set, get) => ({
     sessionId: init.sessionId,
+    saved: init.saved ?? true,
     workflowName: init.workflowName,
     pattern: init.pattern ?? 'chain',
     steps: init.steps.map((step, index) => ({ id: step.id, index, agent: step.label, title: step.title, group: step.group, status: 'pending', attempt: 0 })),

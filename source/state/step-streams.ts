@@ -1,6 +1,7 @@
 import type { StepNotice } from '../engine/step-notice.js';
 import type { StepId } from '../engine/step-id.js';
 import stringWidth from 'string-width';
+import { terminalText } from '../printable-text.js';
 import { redact } from '../secrets/redactor.js';
 
 /** Characters of a running step's streamed text kept: far more than the lines shown, so a cut never shows. */
@@ -109,7 +110,8 @@ export function lastRows(text: string, width: number, count: number): string[] {
   for (let end = text.length; rows.length < count; ) {
     const start = end > 0 ? text.lastIndexOf('\n', end - 1) : -1;
     // A model's text may hold terminal control sequences: shown, they could move the cursor or recolour the screen.
-    const line = text.slice(start + 1, end).replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
+    // Whole escape sequences go (terminalText), not only their ESC: `[41;97mINJECT` was left showing.
+    const line = terminalText(text.slice(start + 1, end)).replaceAll('\t', '  ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trimEnd();
     if (line) rows.unshift(...rowsOf(line, Math.max(1, width)).slice(-(count - rows.length)));
     if (start < 0) break;
     end = start;

@@ -8,13 +8,13 @@ let id = 0;
 const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
 const usage = { input: 1200, output: 3400 };
 
-function setup(agents = ['researcher', 'analyst', 'writer']) {
+function setup(agents = ['researcher', 'analyst', 'writer'], saved = true) {
   const cancel = vi.fn();
   const retryNow = vi.fn();
   const abandonRetry = vi.fn();
   const answerApproval = vi.fn();
   const steps = agents.map((label, i) => ({ id: String(i), label, title: `step ${i + 1}`, group: null }));
-  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls: { cancel, retryNow, abandonRetry, answerApproval }, now: () => 0 });
+  const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', steps, controls: { cancel, retryNow, abandonRetry, answerApproval }, now: () => 0, saved });
   const onForceQuit = vi.fn();
   const ui = renderInk(<RunView store={store} onForceQuit={onForceQuit} />);
   const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
@@ -95,6 +95,15 @@ describe('the run view', () => {
     const frame = await ui.waitForFrame((f) => f.includes('paused'));
     expect(frame).toContain('⏸ paused: stopped by the user');
     expect(frame).toContain('Resume with: acode resume abcd1234abcd1234');
+  });
+
+  it('says a run kept without a session (--no-save-session) has nothing to resume, instead of a resume command that fails', async () => {
+    const { ui, apply } = setup(undefined, false);
+    apply(started());
+    apply({ type: 'session_paused', reason: 'user_exit', message: 'stopped by the user', step: '0' });
+    const frame = await ui.waitForFrame((f) => f.includes('paused'));
+    expect(frame).toContain('nothing to resume: the run kept no session (--no-save-session)');
+    expect(frame).not.toContain('acode resume');
   });
 
   it('lists written artifacts on completion', async () => {

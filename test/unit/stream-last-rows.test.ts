@@ -25,4 +25,8 @@ describe('the last rows of a stream\'s text (state/step-streams.ts)', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('show no part of an escape sequence a model wrote: the whole sequence goes, not only its ESC', () => {
+    expect(lastRows('\u001b[41;97mINJECT\u001b[0m \u001b]2;TITLE\u0007 \u001b[?1049l done', 80, 1)).toEqual(['INJECT   done']);
+  });
 });

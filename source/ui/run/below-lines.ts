@@ -50,7 +50,7 @@ export function countdownLine(retry: RetryCountdown, seconds: number): Line {
 }
 
 /** The run's outcome under the totals, line by line: the pause hint while it runs, what a stop waits for, how it ended. */
-export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>): Line[] {
+export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId' | 'saved' | 'artifacts' | 'approval'>): Line[] {
   const ended = (status: 'paused' | 'failed' | 'cancelled') => ({ text: `${headline(status)}: ${s.message ?? ''}`, color: statusWords[status].hue });
   switch (s.phase) {
     case 'starting':
@@ -61,6 +61,7 @@ export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId'
     case 'completed':
       return [[{ text: headline('completed'), color: statusWords.completed.hue }], ...s.artifacts.map((path) => [{ text: `  wrote ${path}`, dim: true }])];
     case 'paused':
+      if (!s.saved) return [[ended('paused')], [{ text: 'nothing to resume: the run kept no session (--no-save-session)', dim: true }]];
       return [[ended('paused')], [{ text: 'Resume with: ' }, { text: `acode resume ${s.sessionId}`, bold: true }]];
     case 'failed':
     case 'cancelled':
@@ -83,7 +84,7 @@ const plain = (line: Line) => line.map((segment) => segment.text).join('');
 const widestElapsed = 999 * 60_000 + 59_000;
 
 /** What the rows under the steps are worked out from. */
-type BelowState = Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message' | 'sessionId' | 'artifacts' | 'approval'>;
+type BelowState = Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message' | 'sessionId' | 'saved' | 'artifacts' | 'approval'>;
 
 /**
  * Rows under a live run's steps: a blank row, the totals, the spend (when priced), a retry's
@@ -106,7 +107,7 @@ export function rowsBelow(s: BelowState, columns: number): number {
 export function useRowsBelow(store: RunStore, columns: number): number {
   const below: BelowState = useStore(
     store,
-    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message, sessionId: s.sessionId, artifacts: s.artifacts, approval: s.approval })),
+    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message, sessionId: s.sessionId, saved: s.saved, artifacts: s.artifacts, approval: s.approval })),
   );
   // useShallow keeps the object while every field is the same: it is what changes.
   return useMemo(() => rowsBelow(below, columns), [below, columns]);

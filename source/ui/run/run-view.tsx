@@ -24,7 +24,7 @@ function Summary({ store }: { store: RunStore }) {
 }
 
 function Outcome({ store }: { store: RunStore }) {
-  const lines = outcomeLines(useStore(store, useShallow((s) => ({ phase: s.phase, message: s.message, sessionId: s.sessionId, artifacts: s.artifacts, approval: s.approval }))));
+  const lines = outcomeLines(useStore(store, useShallow((s) => ({ phase: s.phase, message: s.message, sessionId: s.sessionId, saved: s.saved, artifacts: s.artifacts, approval: s.approval }))));
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (

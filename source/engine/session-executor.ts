@@ -59,7 +59,8 @@ export interface RunSummary {
 
 /** A file-system refusal (permissions, read-only, full disk, a file where a folder should be). */
 function isFsError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '');
+  // ENOENT too: the output folder gone from under the write, or one that takes no files (--out /proc/self/fd): a stack trace before.
+  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '');
 }
 
 export type EngineListener = (event: EngineEvent) => void;

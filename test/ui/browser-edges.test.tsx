@@ -122,6 +122,23 @@ describe('the help in a terminal too short for every key', () => {
   });
 });
 
+describe('the browser in a terminal too short for it', () => {
+  it.each([7, 5, 2])('says at %i rows that it needs 8, in one line, instead of drawing lines over one another', async (rows) => {
+    const { store } = await open(generatedStore(20));
+    const screen = (await screenAt(store, 80, rows)).text;
+    expect(screen[0]).toBe(`acode: ${rows} rows are too few: make the terminal 8 rows tall (q quits)`);
+    expect(screen.slice(1).every((line) => line.trim() === '')).toBe(true);
+  });
+
+  it('draws the whole browser at 8 rows: header, one table row with its marker, the footer', async () => {
+    const { store } = await open(generatedStore(20));
+    const screen = (await screenAt(store, 80, 8)).text;
+    expect(screen[0]).toMatch(/^acode /);
+    expect(screen.filter((line) => line.startsWith('❯ '))).toHaveLength(1);
+    expect(screen.at(-1)).toContain('↑↓ move');
+  });
+});
+
 describe('a session another live process runs', () => {
   it('Enter shows its steps with where it runs (pid, host) over them, wrapped; r says so again instead of planning', async () => {
     const fixture = generatedStore(20);

@@ -1,9 +1,9 @@
-import { Box, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput } from 'ink';
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { unloadedRows, type BrowserStore } from '../../state/browser-store.js';
 import { handleTyped } from './browser-keys.js';
-import { footerLine, headerLines, showsDetails, tableRowsFor, topLines } from './browser-lines.js';
+import { fewestRows, footerLine, headerLines, showsDetails, tableRowsFor, topLines } from './browser-lines.js';
 import { BrowserOverlay } from './browser-overlays.js';
 import { DetailsPane } from './details-pane.js';
 import { LineText, Lines } from './line-text.js';
@@ -52,6 +52,8 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   const stepsOpen = useStore(stepView, (s) => s.session !== null || s.loading !== null);
   // Over the list, not instead of it: the plan of `r` (an overlay) shows once the step view closes.
   if (stepsOpen && !overlay) return <StepView store={stepView} columns={columns} rows={rows} />;
+  // Shorter, its lines were drawn over one another and the selected row went out of sight: it says so instead (keys still act).
+  if (rows < fewestRows) return <Text wrap="truncate-end">{`acode: ${rows} rows are too few: make the terminal ${fewestRows} rows tall (q quits)`}</Text>;
 
   return (
     <Box flexDirection="column" width={columns} height={rows}>

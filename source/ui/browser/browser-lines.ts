@@ -43,6 +43,9 @@ export function showsDetails(rows: number): boolean {
   return rows >= chrome + fewestTableRows;
 }
 
+/** The fewest rows the browser is drawn in: its lines without the details pane, and one table row. */
+export const fewestRows = chrome - detailsRows;
+
 /** Table rows a terminal `rows` tall has room for, at least one. */
 export function tableRowsFor(rows: number): number {
   return Math.max(1, rows - chrome + (showsDetails(rows) ? 0 : detailsRows));

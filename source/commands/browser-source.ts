@@ -198,9 +198,9 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     },
     // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
     async plan(id) {
-      const [{ prepareResume }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('../session/prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);
+      const [{ prepareResume, changesToAsk }, { describePlan }, { changeLines, viewChanges }] = await Promise.all([import('../session/prepare-resume.js'), import('../engine/continuation-plan.js'), import('./changed-files.js')]);
       const candidate = await prepareResume(await repo(), { id, cwd: ctx.cwd, env: ctx.env });
-      const views = viewChanges(candidate.environment.changes, candidate.session.record.cwd);
+      const views = viewChanges(changesToAsk(candidate), candidate.session.record.cwd);
       return [...describePlan(candidate.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
     },
     async remove(id) {

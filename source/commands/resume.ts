@@ -5,7 +5,7 @@ import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
 import { checkResumeModels, modelLine, modelProblem } from '../session/model-check.js';
-import { claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
+import { changesToAsk, claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
 import type { ModelCheck } from '../providers/model-list.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
 import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
@@ -60,9 +60,9 @@ const changeWords: Record<OnChange, string> = {
 };
 
 function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange): void {
-  const { session, plan, environment, specChange } = candidate;
+  const { session, plan, specChange } = candidate;
   const record = session.record;
-  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
+  const views = viewChanges(changesToAsk(candidate), record.cwd, titles(candidate));
   if (json) {
     ctx.stdout.write(
       `${JSON.stringify({
@@ -86,7 +86,6 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
     ...changeLines(views),
     ...modelLines(models),
     ...(missingVariables.length ? [`variables:       ${missingVariables.join(', ')} stored without ${missingVariables.length === 1 ? 'its value' : 'their values'} (it held a key, or text shaped like one): resume with ${missingVariables.map((name) => `--var ${name}=…`).join(' ')}`] : []),
-    ...(specChange ? [`note:            ${relative(record.cwd, specChange.path) || specChange.path} changed on disk; the session keeps running its snapshot`] : []),
   ];
   ctx.stdout.write(terminalText(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`));
 }
@@ -94,11 +93,11 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
 /** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */
 async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | 'abort'> {
   const [{ askAboutChanges }, { diffLines }] = await Promise.all([importInk(() => import('../ui/changes/changes-screen.js')), import('./file-diff.js')]);
-  const { session, environment, blobs } = candidate;
+  const { session, blobs } = candidate;
   return askAboutChanges({
     sessionId: session.record.session_id,
-    changes: viewChanges(environment.changes, session.record.cwd, titles(candidate)),
-    loadDiff: (index) => diffLines(environment.changes[index]!, blobs, session.record.cwd),
+    changes: viewChanges(changesToAsk(candidate), session.record.cwd, titles(candidate)),
+    loadDiff: (index) => diffLines(changesToAsk(candidate)[index]!, blobs, session.record.cwd),
   });
 }
 
@@ -138,7 +137,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const candidate = await prepareResume(repository, { id, cwd: ctx.cwd, env: ctx.env, strategy: flags.strategy });
   // The answer goes to the question the session waited on first, as the plan lists it.
   const approvals = approvalsFrom(flags.approval ?? {}, candidate.progress.awaiting[0]);
-  const { session, config, environment, specChange } = candidate;
+  const { session, config } = candidate;
   const record = session.record;
   const { variables, missing } = restoreVariables(record.variables, parseVars(flags.vars ?? []), record.session_id, 'resume');
   requireEnvironmentChecked(candidate);
@@ -156,8 +155,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     if (!ctx.interactive || !(await ctx.confirm(`acode: model ${unavailable.map(modelLine).join('; ')}. Resume anyway? [y/N] `))) throw problem;
   }
   await session.requireWritable(`resume session ${record.session_id}`);
-  if (specChange) ctx.stderr.write(`acode: note: ${specChange.path} changed since the session started; the session keeps running its snapshot\n`);
-  const views = viewChanges(environment.changes, record.cwd, titles(candidate));
+  const views = viewChanges(changesToAsk(candidate), record.cwd, titles(candidate));
   if (views.length) {
     await decideOnChanges(ctx, record.session_id, views, { onChange: changeDecision(flags, config.changed_files_action, ctx.interactive), ask: () => askOnTerminal(candidate) });
   }

@@ -144,6 +144,15 @@ export interface ResumeCandidate {
   specChange?: FileChange;
 }
 
+/**
+ * What a resume asks about before it runs (the changed-file prompt, --on-change, --yes): the files
+ * the session saw that changed, then its spec file where it differs from the snapshot the session
+ * runs — a person who fixed a prompt in the spec and resumed got the old one, told in a note.
+ */
+export function changesToAsk(candidate: Pick<ResumeCandidate, 'environment' | 'specChange'>): FileChange[] {
+  return candidate.specChange ? [...candidate.environment.changes, candidate.specChange] : candidate.environment.changes;
+}
+
 export interface ResumeRequest {
   /** Id or unique prefix; absent: the most recent resumable session. */
   id?: string;

@@ -236,11 +236,20 @@ describe('files changed while the session was stopped (no terminal)', () => {
     expect((await runCli(['resume'], ws)).code).toBe(0);
   });
 
-  it('notes a spec file edited since the session started, and keeps running the snapshot', async () => {
+  it('stops at a spec file edited since the session started, as at any changed file (README, DESIGN 4.4); --yes runs the snapshot', async () => {
     const ws = await stoppedAfterWrite();
     writeFileSync(join(ws.cwd, 'spec.yaml'), `${readFileSync(join(ws.cwd, 'spec.yaml'), 'utf8')}# edited\n`);
-    const result = await runCli(['resume'], ws);
+    // It was a note, and the resume ran the old spec: a person who fixed a prompt got the old one.
+    const dry = await runCli(['resume', '--dry-run'], ws);
+    expect(dry.stdout).toMatch(/changed files: +1 \(resume stops before running/);
+    expect(dry.stdout).toMatch(/modified +spec\.yaml .*the workflow spec; the session keeps running its snapshot/);
+    const before = hashFolder(ws.home);
+    const stopped = await runCli(['resume'], ws);
+    expect(stopped.code).toBe(17);
+    expect(stopped.stderr).toContain('ACODE-RESUME-004');
+    expect(hashFolder(ws.home)).toEqual(before);
+    const result = await runCli(['resume', '--yes'], ws);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/note: .*spec\.yaml changed since the session started; the session keeps running its snapshot/);
+    expect(result.stderr).toMatch(/modified +spec\.yaml/);
   });
 });

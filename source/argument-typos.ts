@@ -51,7 +51,10 @@ export function unknownFlagMessage(argv: readonly string[]): string | undefined 
     }
     if (!long.has(flag)) return `unknown flag '${flag}'${didYouMean(flag, long)}`;
     if (!separate) {
-      if (!takesValue.has(flag) && !booleanValueIsClear(word, flag)) return `${flag} takes no value: write ${flag} alone (or ${flag}=true / ${flag}=false): nothing was run`;
+      if (!takesValue.has(flag) && !booleanValueIsClear(word, flag)) {
+        // The parser takes --no-x=true for no flag at all: only the flag alone is offered.
+        return `${flag} takes no value: write ${flag} alone${flag.startsWith('--no-') ? '' : ` (or ${flag}=true / ${flag}=false)`}: nothing was run`;
+      }
       continue;
     }
     // The parser takes a flag as nothing at all, not as a value: `--out --dry-run` was an empty

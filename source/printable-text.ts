@@ -23,8 +23,11 @@ export function terminalText(text: string): string {
   return text.replace(controlsButLines, '');
 }
 
-/** What one printer or another removes (printable's controls, line breaks and tabs, terminalText's bidirectional marks). */
-const unprinted = new RegExp(String.raw`${escapeSequence}|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]`, 'g');
+/**
+ * What the printers of text as lines remove (terminalText: escape sequences, controls, bidirectional
+ * marks) — line breaks and tabs stay, as they do on screen.
+ */
+const unprinted = new RegExp(String.raw`${escapeSequence}|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]`, 'g');
 const unprintedHint = new RegExp(unprinted.source);
 
 export function hasUnprinted(text: string): boolean {

@@ -117,7 +117,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     const mayRun = rows.filter((r) => mayRunAhead(r.status));
     const interrupted = mayRun.filter((r) => r.interrupted);
     live = (interrupted.length <= watchedInterrupted ? mayRun : mayRun.filter((r) => !r.interrupted)).map((r) => r.session_id);
-    stamp = `${before}:${liveStamp(home, live)}:${locksHeld()}`;
+    // The locks as the rows were judged, not read again: a lock gone stale in between differs at the next look.
+    // (A session not ended is resumable exactly when no live process holds its lock; a damaged one is not judged so.)
+    const judged = new Map(mayRun.map((r) => [r.session_id, r.damaged ? (lockOf(r.session_id).kind === 'held' ? 'h' : '-') : r.resumable ? '-' : 'h']));
+    stamp = `${before}:${liveStamp(home, live)}:${live.map((id) => judged.get(id)).join('')}`;
     return rows;
   };
   const list = async () => {

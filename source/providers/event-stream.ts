@@ -238,33 +238,48 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const read = () => {
       watch.flush?.();
       if (settled) return;
-      if (events !== heard) {
+      const fresh = events !== heard;
+      if (fresh) {
         heard = events;
         heardAt = performance.now();
+        bytesAtEvent = socket?.bytesRead ?? 0;
       }
-      if (sink.over()) return awaitEnd(endGraceMs);
-      if (sink.ending?.()) return awaitEnd(finishGraceMs);
+      if (sink.over()) return awaitEnd(endGraceMs, false);
+      // Events after a finish reason (servers that put one on every chunk, or on a reasoning chunk
+      // before the answer) keep the answer open: the grace runs from the last of them.
+      if (sink.ending?.()) return awaitEnd(finishGraceMs, true, fresh);
       if (watch.spoke()) restAfterRead();
     };
+    /** Bytes off the socket when the last event was read: more since, and no event, is keep-alive traffic. */
+    let bytesAtEvent = socket?.bytesRead ?? 0;
     /**
      * The last event came (or the answer ended): the rest is read at once (no rest), and the body's
-     * end waited for `graceMs` at most — the sooner deadline wins.
+     * end waited for `graceMs` at most — the sooner deadline wins, but `restart` sets it anew. After
+     * a finish reason (`quiet`), the answer is taken whole only once the server has sent keep-alive
+     * bytes and no event for the grace: a server silent meanwhile (thinking before its answer) is
+     * waited for, as any silence is (post-json.ts).
      */
-    const awaitEnd = (graceMs: number) => {
+    const awaitEnd = (graceMs: number, quiet: boolean, restart = false) => {
       if (resting) {
         resting();
         resting = undefined;
         readHandle(socket)?.readStart();
       }
       const by = performance.now() + graceMs;
-      if (by >= endBy) return;
+      if (!restart && by >= endBy) return;
       endBy = by;
       clearTimeout(endTimer);
-      endTimer = setTimeout(() => {
+      const fire = () => {
+        if (quiet && (socket?.bytesRead ?? 0) <= bytesAtEvent) {
+          endBy = performance.now() + graceMs;
+          endTimer = setTimeout(fire, graceMs);
+          return;
+        }
         settle();
         // The response never ended: its connection cannot carry another one.
         body.destroy();
-      }, graceMs);
+      };
+      endTimer = setTimeout(fire, graceMs);
     };
     /**
      * A socket read is many HTTP chunks (a piece each, as servers send them). Paused, the response

@@ -140,17 +140,25 @@ export class Redactor {
 
   /**
    * `text` as redacted, unless a secret hides behind what a printer removes (printable-text.ts):
-   * a key with a BEL, an ESC sequence or a line break every few characters has no 8-character
-   * piece here, and is whole once printed. Such a text is given as printed, redacted — its
-   * control characters gone with the secret; any other stays exactly as it is.
+   * a key with a BEL or an ESC sequence every few characters has no 8-character piece here, and is
+   * whole once printed. A line holding such a secret is given as printed, redacted — its control
+   * characters gone with the secret; every other line, and any text without one, stays exactly as
+   * it is. Text without a control character (most text, multi-line answers too) costs one scan.
    */
   private behindUnprinted(text: string, clean: (seen: string) => string): string {
     if (text.length < fragmentLength || !hasUnprinted(text)) return text;
-    const seen = withoutUnprinted(text);
-    // Nothing registered and no credential's word: nothing can hide (most text, every run without a key).
-    if (this.hashes.size === 0 && !shapeHint.test(seen)) return text;
-    const cleaned = clean(seen);
-    return cleaned === seen ? text : cleaned;
+    // Nothing registered and no credential's word: nothing can hide (every run without a key).
+    if (this.hashes.size === 0 && !shapeHint.test(withoutUnprinted(text))) return text;
+    let changed = false;
+    const lines = text.split('\n').map((line) => {
+      if (line.length < fragmentLength || !hasUnprinted(line)) return line;
+      const seen = withoutUnprinted(line);
+      const cleaned = clean(seen);
+      if (cleaned === seen) return line;
+      changed = true;
+      return cleaned;
+    });
+    return changed ? lines.join('\n') : text;
   }
 
   /** The credential shapes of `text` replaced, but those wholly inside an allowed text. */

@@ -14,6 +14,7 @@ const names = [
   'J 🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵',
   '\u001b]2;TITLE\u0007\u001b[?25linj',
   'short 名',
+  'safe\u202Etxt.exe',
 ];
 
 describe("the browser's table cells", () => {
@@ -31,7 +32,7 @@ describe("the browser's table cells", () => {
     for (const line of lines) {
       expect(stringWidth(line)).toBeLessThanOrEqual(120);
       expect(line).not.toContain('\uFFFD');
-      expect(line).not.toMatch(/[\u0000-\u001f]/);
+      expect(line).not.toMatch(/[\u0000-\u001f\u202a-\u202e\u2066-\u2069]/);
     }
     expect(lines[7]).toContain('inj');
     expect(lines[8]).toContain('short 名');

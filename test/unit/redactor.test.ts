@@ -28,10 +28,10 @@ describe('the redactor', () => {
     expect(text).toContain('(wrapped)');
   });
 
-  it('replaces a key hidden between characters a printer removes: a BEL, colour codes, line breaks every few characters', () => {
+  it('replaces a key hidden between characters a printer removes: a BEL, colour codes, a carriage return, a bidirectional mark', () => {
     const redactor = redactorWith(key);
     const pieces = key.match(/.{1,5}/g)!;
-    for (const between of ['\u0007', '\u001b[0m', '\n', '\u001b]2;x\u0007', '\u202e']) {
+    for (const between of ['\u0007', '\u001b[0m', '\r', '\u001b]2;x\u0007', '\u202e']) {
       const text = redactor.redact(`Incorrect API key provided: ${pieces.join(between)} (check it)`);
       // Printed, the characters between go: what is left must hold no piece of the key.
       const printed = text.replace(/\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?)|[\u0000-\u001f\u202e]/g, '');
@@ -41,6 +41,14 @@ describe('the redactor', () => {
     }
     // An unregistered key's shape, coloured piece by piece, as a colouring log formatter writes it.
     expect(new Redactor().redact('key: sk-\u001b[1mAbCdEfGh\u001b[0m12345678XyZ\u001b[0m')).toBe(`key: ${redactedMark}`);
+  });
+
+  it('changes only the line a hidden key is on: the other lines keep their breaks, tabs and colours', () => {
+    const pieces = key.match(/.{1,5}/g)!;
+    const answer = `Here is the fix:\n\n\`\`\`python\ndef main():\n\tclient = OpenAI()\n\`\`\`\n\u001b[1mbold\u001b[0m\nkey seen: ${pieces.join('\u001b[0m')}\nDone.\n`;
+    const expected = `Here is the fix:\n\n\`\`\`python\ndef main():\n\tclient = OpenAI()\n\`\`\`\n\u001b[1mbold\u001b[0m\nkey seen: ${redactedMark}\nDone.\n`;
+    expect(redactorWith(key).redactKnown(answer)).toBe(expected);
+    expect(redactorWith(key).redact(answer)).toBe(expected);
   });
 
   it('leaves a text with control characters and no secret exactly as it is', () => {

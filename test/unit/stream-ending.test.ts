@@ -55,6 +55,32 @@ describe('a stream whose answer ended without its last event', () => {
   });
 });
 
+describe('a finish reason before the end of the answer', () => {
+  it('on every chunk (some servers do): the answer is read to its end, never cut 3 s after the first', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const timer = setInterval(() => {
+        if (i < 4) return void res.write(data({ choices: [{ index: 0, delta: { content: `part${i++} ` }, finish_reason: 'stop' }] }));
+        clearInterval(timer);
+        res.end(`${data({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 4 } })}data: [DONE]\n\n`);
+      }, 1200);
+    });
+    const result = await new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' }).complete(request());
+    expect(result.text).toBe('part0 part1 part2 part3 ');
+    expect(result.usage).toEqual({ input: 10, output: 4 });
+  });
+
+  it('on a reasoning chunk, then a silent think longer than the grace, then the answer: the answer is kept', async () => {
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(data({ choices: [{ index: 0, delta: { reasoning_content: 'thinking' }, finish_reason: 'stop' }] }));
+      setTimeout(() => res.end(`${data({ choices: [{ index: 0, delta: { content: 'the real answer' }, finish_reason: 'stop' }] })}data: [DONE]\n\n`), 3600);
+    });
+    expect((await new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' }).complete(request())).text).toBe('the real answer');
+  });
+});
+
 describe('a stream of keep-alive comments alone', () => {
   it('is dropped as silent, retryable, once no event came for the silence limit (shortened here)', async () => {
     const base = await listen((res) => {

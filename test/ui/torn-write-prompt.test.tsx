@@ -61,6 +61,14 @@ describe('the torn-write question', () => {
     await press(ui, keys.up + keys.up + keys.up, (f) => /❯ Abort/.test(f));
   });
 
+  it("takes a choice by its number, as ink-select-input's keys did: 3 views the torn file, 4 aborts", async () => {
+    const { ui, onDecide } = setup();
+    await press(ui, '3', (f) => f.includes('+++ notes.md (torn)'));
+    await press(ui, keys.escape, (f) => /❯ View the torn file/.test(f));
+    await press(ui, '4', (f) => f.includes('→ aborted: the session is unchanged'));
+    expect(onDecide).toHaveBeenCalledExactlyOnceWith('abort');
+  });
+
   it('aborts on Ctrl+C', async () => {
     const { ui, onDecide } = setup();
     await press(ui, keys.ctrlC, (f) => f.includes('→ aborted'));

@@ -50,7 +50,7 @@ export const changesBindings = {
 export const tornBindings = {
   'torn.up': { keys: ['up', 'k'], label: '↑↓ choose', description: 'the choice above' },
   'torn.down': { keys: ['down', 'j'], label: '', description: 'the choice below' },
-  'torn.select': { keys: ['return'], label: 'Enter select', description: 'take the highlighted choice' },
+  'torn.select': { keys: ['return'], label: 'Enter select', description: 'take the highlighted choice (or press its number, 1–4)' },
   'torn.abort': { keys: ['ctrl+c'], label: 'Ctrl+C abort', description: 'stop; the session stays exactly as it was (exit 17)' },
 } as const satisfies Record<string, KeyBinding>;
 

@@ -37,12 +37,19 @@ export function TornWritePrompt({ store, files }: { store: TornWriteStore; files
       // after another. ink-select-input's own keys read the choice of its last render — three Downs
       // moved one row, and Enter took the choice from before them: a rollback asked as a view.
       const moveBy = (step: number) => s.highlight((s.highlighted + step + choices.length) % choices.length);
-      if (matches(tornBindings['torn.up'], input, key)) moveBy(-1);
-      else if (matches(tornBindings['torn.down'], input, key)) moveBy(1);
-      else if (matches(tornBindings['torn.select'], input, key)) {
-        const choice = choices[s.highlighted]!.value;
+      const take = (index: number) => {
+        const choice = choices[index]!.value;
         if (choice === 'view') s.view();
         else s.decide(choice);
+      };
+      // A choice's number takes it at once, as ink-select-input's own keys did.
+      const numbered = /^[1-9]$/.test(input) && !key.ctrl ? Number(input) - 1 : -1;
+      if (matches(tornBindings['torn.up'], input, key)) moveBy(-1);
+      else if (matches(tornBindings['torn.down'], input, key)) moveBy(1);
+      else if (matches(tornBindings['torn.select'], input, key)) take(s.highlighted);
+      else if (numbered >= 0 && numbered < choices.length) {
+        s.highlight(numbered);
+        take(numbered);
       }
       return;
     }

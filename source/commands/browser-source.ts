@@ -100,9 +100,10 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
 
   let stamp = '';
   let live: string[] = [];
-  /** Whether each live session's lock is still held: a run killed (kill -9) changes no file, but its lock goes stale. */
-  const locksHeld = () => live.map((id) => (lockOf(id).kind === 'held' ? 'h' : '-')).join('');
-  const snapshot = () => `${changeStamp(home, live)}:${locksHeld()}`;
+  /** Whether each live session's lock is held (`held`): a run killed (kill -9) changes no file, but its lock goes stale. */
+  const heldMarks = (held: (id: string) => boolean) => live.map((id) => (held(id) ? 'h' : '-')).join('');
+  const lockHeld = (id: string) => lockOf(id).kind === 'held';
+  const snapshot = () => `${changeStamp(home, live)}:${heldMarks(lockHeld)}`;
   /**
    * Rows read after the store was stamped (`before`, storeStamp): taken before the rows are read,
    * so a change made while they were read (a run starting as the browser opens) still differs from
@@ -119,8 +120,8 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     live = (interrupted.length <= watchedInterrupted ? mayRun : mayRun.filter((r) => !r.interrupted)).map((r) => r.session_id);
     // The locks as the rows were judged, not read again: a lock gone stale in between differs at the next look.
     // (A session not ended is resumable exactly when no live process holds its lock; a damaged one is not judged so.)
-    const judged = new Map(mayRun.map((r) => [r.session_id, r.damaged ? (lockOf(r.session_id).kind === 'held' ? 'h' : '-') : r.resumable ? '-' : 'h']));
-    stamp = `${before}:${liveStamp(home, live)}:${live.map((id) => judged.get(id)).join('')}`;
+    const judged = new Map(mayRun.map((r) => [r.session_id, r.damaged ? lockHeld(r.session_id) : !r.resumable]));
+    stamp = `${before}:${liveStamp(home, live)}:${heldMarks((id) => judged.get(id)!)}`;
     return rows;
   };
   const list = async () => {

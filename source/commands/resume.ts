@@ -94,10 +94,11 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
 async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | 'abort'> {
   const [{ askAboutChanges }, { diffLines }] = await Promise.all([importInk(() => import('../ui/changes/changes-screen.js')), import('./file-diff.js')]);
   const { session, blobs } = candidate;
+  const changes = changesToAsk(candidate);
   return askAboutChanges({
     sessionId: session.record.session_id,
-    changes: viewChanges(changesToAsk(candidate), session.record.cwd, titles(candidate)),
-    loadDiff: (index) => diffLines(changesToAsk(candidate)[index]!, blobs, session.record.cwd),
+    changes: viewChanges(changes, session.record.cwd, titles(candidate)),
+    loadDiff: (index) => diffLines(changes[index]!, blobs, session.record.cwd),
   });
 }
 

@@ -27,7 +27,7 @@ const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 function table(ctx: CommandContext, rows: ListedSession[]): string {
   const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
   // One line a session, its columns in line: a name's tabs and line breaks would break them, and are measured as the terminal draws it (名 takes two columns).
-  const cells = rows.map((r) => [r.session_id, terminalText(printable(sessionTitle(r).replace(/[\t\n]/g, ' '))), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const cells = rows.map((r) => [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => stringWidth(c[i]!))));
   const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
   const line = (c: string[], status?: SessionStatus) =>

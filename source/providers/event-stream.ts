@@ -178,6 +178,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const socket = body.socket;
     // Bytes off the socket when reading last (re)started: a read that brought a burst rests not.
     let readFrom = socket?.bytesRead ?? 0;
+    /** Bytes off the socket when the last event was read: more since, and no event, is keep-alive traffic. */
+    let bytesAtEvent = readFrom;
     const restAfterRead = () => {
       const read = (socket?.bytesRead ?? 0) - readFrom;
       // Nothing came off the socket since this rest began, or a read that brought a burst: more is waiting in the kernel.
@@ -250,8 +252,6 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       if (sink.ending?.()) return awaitEnd(finishGraceMs, true, fresh);
       if (watch.spoke()) restAfterRead();
     };
-    /** Bytes off the socket when the last event was read: more since, and no event, is keep-alive traffic. */
-    let bytesAtEvent = socket?.bytesRead ?? 0;
     /**
      * The last event came (or the answer ended): the rest is read at once (no rest), and the body's
      * end waited for `graceMs` at most — the sooner deadline wins, but `restart` sets it anew. After

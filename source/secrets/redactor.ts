@@ -1,4 +1,4 @@
-import { hasUnprinted, withoutUnprinted } from '../printable-text.js';
+import { hasTerminalControls, terminalText } from '../printable-text.js';
 
 /**
  * The one place that keeps secrets out of what acode stores and prints. It knows two kinds of
@@ -139,20 +139,20 @@ export class Redactor {
   }
 
   /**
-   * `text` as redacted, unless a secret hides behind what a printer removes (printable-text.ts):
+   * `text` as redacted, unless a secret hides behind what terminalText removes (printable-text.ts):
    * a key with a BEL or an ESC sequence every few characters has no 8-character piece here, and is
    * whole once printed. A line holding such a secret is given as printed, redacted — its control
    * characters gone with the secret; every other line, and any text without one, stays exactly as
    * it is. Text without a control character (most text, multi-line answers too) costs one scan.
    */
   private behindUnprinted(text: string, clean: (seen: string) => string): string {
-    if (text.length < fragmentLength || !hasUnprinted(text)) return text;
+    if (text.length < fragmentLength || !hasTerminalControls(text)) return text;
     // Nothing registered and no credential's word: nothing can hide (every run without a key).
-    if (this.hashes.size === 0 && !shapeHint.test(withoutUnprinted(text))) return text;
+    if (this.hashes.size === 0 && !shapeHint.test(terminalText(text))) return text;
     let changed = false;
     const lines = text.split('\n').map((line) => {
-      if (line.length < fragmentLength || !hasUnprinted(line)) return line;
-      const seen = withoutUnprinted(line);
+      if (line.length < fragmentLength || !hasTerminalControls(line)) return line;
+      const seen = terminalText(line);
       const cleaned = clean(seen);
       if (cleaned === seen) return line;
       changed = true;

@@ -8,7 +8,7 @@ import { sessionTitle } from '../../session/session-name.js';
 import { searchMatch } from '../theme.js';
 import { columnsFor, markerWidth, type ColumnKey } from './table-columns.js';
 import { wrapText } from './wrap-text.js';
-import { printable, terminalText } from '../../printable-text.js';
+import { printable } from '../../printable-text.js';
 import stringWidth from '../text-width.js';
 
 /**
@@ -70,9 +70,6 @@ interface Fitted {
  * length, 名 took two columns and never was cut, 🚀 was halved into U+FFFD. Controls go first
  * (a tab spread the row out; an escape sequence cut in half left its tail), tabs become spaces.
  */
-/** A cell's text without what a terminal would act on: controls, escape sequences, bidirectional marks (which make a row read otherwise than it is). */
-const shownInCell = (text: string) => terminalText(printable(text));
-
 function fitCell(raw: string, width: number): Fitted {
   const text = raw.replace(/\t/g, ' ');
   if (/^[\x20-\x7e]*$/.test(text)) {
@@ -80,7 +77,7 @@ function fitCell(raw: string, width: number): Fitted {
     const shown = cut ? text.slice(0, Math.max(0, width - 1)) : text;
     return { pieces: [...shown].map((char, at) => ({ text: char, at, columns: 1 })), pad: width - shown.length - (cut ? 1 : 0), cut };
   }
-  const clean = shownInCell(text);
+  const clean = printable(text);
   const all = [...graphemes.segment(clean)].map(({ segment, index }) => ({ text: segment, at: index, columns: stringWidth(segment) }));
   const total = all.reduce((sum, piece) => sum + piece.columns, 0);
   if (total <= width) return { pieces: all, pad: width - total, cut: false };
@@ -156,7 +153,7 @@ function cellSegments(cell: Cell, width: number, gap: number, selected: boolean)
   const fitted = fitCell(cell.text, width);
   const base: Segment = selected ? { text: '', inverse: true } : { text: '', color: cell.color };
   // A search's matches are places in the text as stored: they mark the cell only where it shows that text unchanged.
-  const matched = shownInCell(cell.text) === cell.text ? cell.matched : undefined;
+  const matched = printable(cell.text) === cell.text ? cell.matched : undefined;
   const segments: Segment[] = [];
   let run = '';
   let runMatched = false;

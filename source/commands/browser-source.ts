@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isNumbered } from '../engine/patterns/pattern-for.js';
 import { join } from 'node:path';
 import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import type { BrowserRow } from '../state/browser-rows.js';
@@ -45,7 +46,7 @@ const summaryOf = (row: SessionSummary): SessionSummary => {
  */
 function peekedSteps(peek: SessionPeek, live: boolean): { steps: SessionStep[]; now: Pick<Checkpoint, 'last_response_preview' | 'stop_reason' | 'error'> } {
   const { checkpoint: cp, pattern } = peek;
-  if (pattern.type === 'chain' && peek.lastEventId() === cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
+  if (isNumbered(pattern.type) && peek.lastEventId() === cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
   const replayed = replaySteps(peek.events(), cp.steps_total);
   if (replayed.progress.last_event_id < cp.last_event_id) return { steps: checkpointSteps(pattern, cp, live), now: cp };
   return { steps: sessionSteps(pattern, replayed, live), now: replayed.progress };

@@ -4,7 +4,7 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
-import { patternFor } from '../engine/patterns/pattern-for.js';
+import { isNumbered, patternFor, patternWords } from '../engine/patterns/pattern-for.js';
 import { checkpointSteps, nameInLane, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { formatAgo } from '../human-units.js';
 import { sessionTitle } from '../session/session-name.js';
@@ -77,10 +77,10 @@ function stepLines(ctx: CommandContext, pattern: string, steps: readonly Session
   const stateWidth = Math.max(0, ...rows.map((row) => row.state.length));
   const lines: string[] = [];
   for (const [i, step] of steps.entries()) {
-    if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${pattern === 'parallel' ? `branch ${step.group}` : step.group}`);
+    if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${patternWords(pattern).laneLabel(step.group)}`);
     const style = stepStateStyle[step.status];
     const { state, facts } = rows[i]!;
-    const name = pattern === 'chain' ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
+    const name = isNumbered(pattern) ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
     const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${terminalText(step.agent).padEnd(agentWidth)}  ${paint(ctx, style.color, state)}${facts.length ? `${' '.repeat(stateWidth - state.length)}  ${facts.join('  ')}` : ''}`;
     lines.push(`${step.group === null ? '  ' : '    '}${row}`);
   }

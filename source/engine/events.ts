@@ -19,7 +19,13 @@ export function addUsage(total: TokenUsage, usage: TokenUsage): TokenUsage {
 }
 
 /** Why a session stopped short of completion. */
-export type StopReason = 'user_exit' | 'crash' | 'rate_limit' | 'context_exhausted' | 'provider_error' | 'budget_exceeded' | 'template_error' | 'artifact_error' | 'approval_rejected' | 'disk_full';
+/**
+ * Why a session or step stopped. `pattern_limit`: a pattern's own cap was reached (a graph node's
+ * max_iterations); `unreadable_answer`: a model's decision (a route, a score, a plan) could not be
+ * read after its retries.
+ */
+export const stopReasons = ['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected', 'disk_full', 'pattern_limit', 'unreadable_answer'] as const;
+export type StopReason = (typeof stopReasons)[number];
 
 /** A file write announced but not yet known to be complete. */
 export interface PendingWrite {

@@ -1,4 +1,5 @@
 import type { Pattern } from './pattern.js';
+import { isNumbered } from './patterns/pattern-for.js';
 import type { SessionProgress } from './session-progress.js';
 import { chainStepId, type StepId } from './step-id.js';
 
@@ -11,7 +12,7 @@ export type ForkPlan = { ok: true; from: StepId | undefined; reuse: StepId[] } |
  * first unfinished step. The step run again must be able to start: what it waits for is reused.
  */
 export function planFork(pattern: Pattern, progress: SessionProgress, fromStep: string | undefined, sessionId: string): ForkPlan {
-  const chain = pattern.type === 'chain';
+  const chain = isNumbered(pattern.type);
   const from = fromStep === undefined ? pattern.firstUnfinished(progress) : chain && /^\d+$/.test(fromStep) ? chainStepId(Number(fromStep) - 1) : fromStep;
   if (from === undefined) return { ok: true, from, reuse: pattern.shape(progress).filter((node) => progress.completed[node.id]).map((node) => node.id) };
   const reuse = pattern.reusableBefore(from, progress);

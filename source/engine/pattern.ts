@@ -1,11 +1,21 @@
-import type { ApprovalStep } from '../spec/schema.js';
+import type { ApprovalStep, PatternType } from '../spec/schema.js';
+import { isNumbered } from './patterns/pattern-for.js';
 import type { SessionProgress } from './session-progress.js';
 import { stepTitle, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
+import type { StopReason } from './events.js';
 
 /** What one step does: ask an agent (its input a template), or ask a person. */
 export type StepWork =
-  | { kind: 'agent'; agent: string; input: string; vars?: Variables }
+  | {
+      kind: 'agent';
+      agent: string;
+      /** A template, rendered with the step's context. */
+      input: string;
+      vars?: Variables;
+      /** Text sent after the rendered input as it is (never rendered): what a pattern adds, such as the answer format it needs. */
+      append?: string;
+    }
   | { kind: 'approval'; approval: ApprovalStep };
 
 /** A step a pattern can run: its id, the label views show (agent name or "approval"), its work. */
@@ -37,7 +47,7 @@ export interface ShapeNode {
  * the recorded responses of completed steps: a model's choice is an event replayed, never asked again.
  */
 export interface Pattern {
-  readonly type: string;
+  readonly type: PatternType;
   /** Every step known now, in the order views list them; steps created at run time appear once known. */
   shape(progress: SessionProgress): ShapeNode[];
   /** The steps that can start now: not completed, everything they wait for completed, in shape order. */
@@ -57,6 +67,19 @@ export interface Pattern {
   reusableBefore(from: StepId, progress: SessionProgress): StepId[] | undefined;
   /** The step a fork runs again by default: the first not completed, in shape order. */
   firstUnfinished(progress: SessionProgress): StepId | undefined;
+  /**
+   * Why the pattern cannot go on although it has not finished and no step is ready: a decision it
+   * could not read after its retries, or one of its limits reached. Derived from progress like the
+   * rest, so a resume stops at the same place until the spec (or the limit) changes.
+   */
+  halted?(progress: SessionProgress): PatternHalt | undefined;
+}
+
+/** A pattern's own stop: `paused` ones can go on once the limit is raised; `failed` ones cannot. */
+export interface PatternHalt {
+  outcome: 'paused' | 'failed';
+  reason: Extract<StopReason, 'pattern_limit' | 'unreadable_answer'>;
+  message: string;
 }
 
 /** Steps in shape order that completed. */
@@ -75,7 +98,7 @@ export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: Ste
   return (id) => {
     const known = nodes.get(id);
     if (!known) return stepTitle(id);
-    if (pattern.type === 'chain') return `step ${known.index + 1}/${shape.length} ${known.node.label}`.trimEnd();
+    if (isNumbered(pattern.type)) return `step ${known.index + 1}/${shape.length} ${known.node.label}`.trimEnd();
     return `${known.node.title} (${known.node.label})`;
   };
 }

@@ -170,6 +170,9 @@ export class SessionExecutor {
       if (this.waiting.size === 0 && this.pattern.finished(this.progress)) {
         this.finishArtifacts();
         this.emit({ type: 'session_completed', tokens: this.progress.tokens });
+      } else if (this.waiting.size === 0 && !this.cancelled) {
+        const halt = this.pattern.halted?.(this.progress);
+        if (halt) throw new StopRun(halt.outcome, halt.reason, halt.message);
       }
     } catch (error) {
       if (!(error instanceof StopRun)) throw error;
@@ -254,7 +257,7 @@ export class SessionExecutor {
     const context = this.pattern.context(step.id, this.progress, variables);
     try {
       const system = renderTemplate(spec.agents[step.work.agent]?.prompt ?? '', context);
-      const user = renderTemplate(step.work.input, context);
+      const user = renderTemplate(step.work.input, context) + (step.work.append ?? '');
       return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
     } catch (error) {
       if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): ${error.message}`);

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { knownPatternTypes, specSchema, supportedPatternTypes, type ChainStep, type WorkflowSpec, type WorkflowTask } from './schema.js';
+import { knownPatternTypes, specSchema, supportedPatternTypes, type WorkflowSpec } from './schema.js';
+import type { SpecPath } from './pattern-kind.js';
+import { specKindOf } from './pattern-kinds.js';
 import { formatProblem, type SpecProblem } from './spec-problem.js';
 import { checkTemplate, TemplateError } from './template.js';
 import { scanTemplate } from './template-scan.js';
@@ -11,7 +13,6 @@ import { brokenArtifactPathRule } from './artifact-path-rules.js';
 import { misspeltKey } from './schema-keys.js';
 import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
-import { isApprovalStep } from './chain-steps.js';
 import { checkPattern } from './pattern-checks.js';
 import { resolveAgentRefs } from './agent-refs.js';
 
@@ -50,37 +51,10 @@ function describeIssue(issue: Issue): { path: (string | number)[]; message: stri
   return { path: inner.path, message: `${inner.message}${issue.message === 'Invalid input' ? '' : ` (${issue.message})`}` };
 }
 
-type FieldPath = PropertyKey[];
-
-/** The template fields of one step or task: an agent's input, or an approval's prompt and context. */
-function* stepFields(step: ChainStep | WorkflowTask, at: FieldPath): Generator<[FieldPath, string]> {
-  if (!isApprovalStep(step)) {
-    yield [[...at, 'input'], step.input];
-    return;
-  }
-  yield [[...at, 'prompt'], step.prompt];
-  if (step.context_display !== undefined) yield [[...at, 'context_display'], step.context_display];
-}
-
 /** Template fields to compile, with the path of each for error positions. */
-export function* templateFields(spec: WorkflowSpec): Generator<[FieldPath, string]> {
+export function* templateFields(spec: WorkflowSpec): Generator<[SpecPath, string]> {
   for (const [id, agent] of Object.entries(spec.agents)) yield [['agents', id, 'prompt'], agent.prompt];
-  const pattern = spec.pattern;
-  const at = ['pattern', 'config'];
-  switch (pattern.type) {
-    case 'chain':
-      for (const [i, step] of pattern.config.steps.entries()) yield* stepFields(step, [...at, 'steps', i]);
-      break;
-    case 'workflow':
-      for (const [i, task] of pattern.config.tasks.entries()) yield* stepFields(task, [...at, 'tasks', i]);
-      break;
-    case 'parallel':
-      for (const [b, branch] of pattern.config.branches.entries()) {
-        for (const [i, step] of branch.steps.entries()) yield* stepFields(step, [...at, 'branches', b, 'steps', i]);
-      }
-      if (pattern.config.reduce) yield* stepFields(pattern.config.reduce, [...at, 'reduce']);
-      break;
-  }
+  yield* specKindOf(spec.pattern).templateFields(spec.pattern);
   for (const [i, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     yield [['outputs', 'artifacts', i, 'path'], artifact.path];
     yield [['outputs', 'artifacts', i, 'from'], artifact.from];

@@ -11,3 +11,8 @@ export const defaultMaxParallel = 5;
 export function maxParallel(spec: Pick<WorkflowSpec, 'runtime'>): number {
   return spec.runtime.max_parallel ?? defaultMaxParallel;
 }
+
+/** "max_parallel 5 (default)": how a summary says the spec's concurrency. */
+export function concurrency(spec: Pick<WorkflowSpec, 'runtime'>): string {
+  return `max_parallel ${maxParallel(spec)}${spec.runtime.max_parallel === undefined ? ' (default)' : ''}`;
+}

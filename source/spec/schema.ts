@@ -1,10 +1,11 @@
 import { z } from '../validation/z.js';
+import { patternSchemas } from './pattern-kinds.js';
+import { scalar, type AgentStep, type ApprovalStep, type ChainStep } from './step-schemas.js';
 
 /**
  * The workflow spec, compatible with strands-cli spec v0 for what acode runs. Objects are strict so
  * that keys acode does not know are reported (as warnings) instead of silently dropped.
  */
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const toolCallSchema = z.strictObject({
   name: z.string(),
@@ -73,75 +74,7 @@ const agentSchema = z.strictObject({
   provider: z.string().optional(),
 });
 
-const agentStepSchema = z.strictObject({
-  agent: z.string(),
-  input: z.string().default(''),
-  vars: z.record(z.string(), scalar).optional(),
-});
-
-/** A person's answer instead of a model's: `type: approval`, or strands-cli's `type: hitl`. */
-const approvalFields = {
-  type: z.enum(['approval', 'hitl']),
-  /** What the person is asked (a template). */
-  prompt: z.string(),
-  /** What they are shown to decide on, e.g. `{{ steps[0].response }}` (a template). */
-  context_display: z.string().optional(),
-  /** The response recorded when the person approves without typing one (default "approved"). */
-  default: z.string().optional(),
-  /** Accepted for strands-cli compatibility; acode waits as long as it takes. */
-  timeout_seconds: z.number().optional(),
-};
-const approvalStepSchema = z.strictObject(approvalFields);
-
-const chainStepSchema = z.union([agentStepSchema, approvalStepSchema], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'a step is an agent step (agent, input) or an approval (type: hitl, prompt)' : undefined),
-});
-
-/** A list the pattern cannot do without; `missing` says what belongs there when it is absent. */
-const listOf = <T extends z.ZodType>(item: T, missing: string) => z.array(item, { error: (issue) => (issue.input === undefined ? missing : undefined) });
-
-const chainPatternSchema = z.strictObject({
-  type: z.literal('chain'),
-  config: z.strictObject({ steps: listOf(chainStepSchema, 'a chain needs its steps here: a list of agent steps (agent, input) and approvals (type: hitl, prompt)').min(1) }),
-});
-
-/** strands-cli's identifier: task and branch ids, used in templates as `tasks.<id>` / `branches.<id>`. */
-const identifier = z.string().regex(/^[A-Za-z0-9._:-]+$/, 'an id is letters, digits, dots, underscores, colons and hyphens (strands-cli identifier)');
-
-/** Ids of the tasks that must finish first; checked against the task list after parsing. */
-const depsSchema = z.array(z.string()).optional();
-
-const agentTaskSchema = z.strictObject({
-  id: identifier,
-  agent: z.string(),
-  input: z.string().default(''),
-  deps: depsSchema,
-  /** For people reading the spec and the views; never sent to the model. */
-  description: z.string().optional(),
-});
-
-const approvalTaskSchema = z.strictObject({ id: identifier, deps: depsSchema, ...approvalFields });
-
-const workflowTaskSchema = z.union([agentTaskSchema, approvalTaskSchema], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'a task is an agent task (id, agent, input, deps) or an approval (id, type: hitl, prompt, deps)' : undefined),
-});
-
-/** A DAG of tasks: a task starts once every task in its `deps` has finished. */
-const workflowPatternSchema = z.strictObject({
-  type: z.literal('workflow'),
-  config: z.strictObject({ tasks: listOf(workflowTaskSchema, 'a workflow needs its tasks here: a list of tasks (id, agent, input, deps)').min(1) }),
-});
-
-/** Steps of one branch run in order, like a chain; branches run side by side. */
-const branchSchema = z.strictObject({ id: identifier, steps: z.array(chainStepSchema) });
-
-/** Branches (at least two, checked after parsing), then an optional `reduce` that sees every branch's result. */
-const parallelPatternSchema = z.strictObject({
-  type: z.literal('parallel'),
-  config: z.strictObject({ branches: listOf(branchSchema, 'a parallel pattern needs its branches here: a list of branches (id, steps)'), reduce: chainStepSchema.optional() }),
-});
-
-const patternSchema = z.discriminatedUnion('type', [chainPatternSchema, workflowPatternSchema, parallelPatternSchema]);
+const patternSchema = z.discriminatedUnion('type', patternSchemas);
 
 const inputTypeSchema = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
@@ -187,19 +120,16 @@ export type RuntimeSpec = WorkflowSpec['runtime'];
 export type ScriptedSpec = z.infer<typeof scriptedSchema>;
 export type ScriptedFault = z.infer<typeof faultSchema>;
 export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
-export type ChainStep = z.infer<typeof chainStepSchema>;
-export type AgentStep = z.infer<typeof agentStepSchema>;
-export type ApprovalStep = z.infer<typeof approvalStepSchema>;
+export type { AgentStep, ApprovalStep, ChainStep };
 export type PatternSpec = WorkflowSpec['pattern'];
-export type ChainPattern = z.infer<typeof chainPatternSchema>;
-export type WorkflowPattern = z.infer<typeof workflowPatternSchema>;
-export type ParallelPattern = z.infer<typeof parallelPatternSchema>;
-export type WorkflowTask = z.infer<typeof workflowTaskSchema>;
-export type AgentTask = z.infer<typeof agentTaskSchema>;
-export type ApprovalTask = z.infer<typeof approvalTaskSchema>;
-export type ParallelBranch = z.infer<typeof branchSchema>;
+export type PatternType = PatternSpec['type'];
+export type ChainPattern = Extract<PatternSpec, { type: 'chain' }>;
+export type WorkflowPattern = Extract<PatternSpec, { type: 'workflow' }>;
+export type ParallelPattern = Extract<PatternSpec, { type: 'parallel' }>;
+export type { AgentTask, ApprovalTask, WorkflowTask } from './patterns/workflow.js';
+export type { ParallelBranch } from './patterns/parallel.js';
 
 /** Pattern types strands-cli knows: one acode does not support is named in the error, not "invalid". */
 export const knownPatternTypes = ['chain', 'routing', 'parallel', 'orchestrator_workers', 'evaluator_optimizer', 'graph', 'workflow'];
 /** Pattern types the schema above accepts. */
-export const supportedPatternTypes: readonly PatternSpec['type'][] = ['chain', 'workflow', 'parallel'];
+export const supportedPatternTypes: readonly PatternType[] = patternSchemas.map((schema) => schema.shape.type.value);

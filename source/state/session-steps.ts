@@ -1,4 +1,5 @@
 import { fenceEvents } from '../engine/epoch-fence.js';
+import { isNumbered } from '../engine/patterns/pattern-for.js';
 import type { Hue } from '../session/status-words.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Pattern, ShapeNode } from '../engine/pattern.js';
@@ -108,7 +109,7 @@ export type ChainCheckpoint = Pick<Checkpoint, 'status' | 'steps_done'> & { in_p
  * steps stay pending.
  */
 export function checkpointSteps(pattern: Pattern, checkpoint: ChainCheckpoint, live: boolean): SessionStep[] {
-  const chain = pattern.type === 'chain';
+  const chain = isNumbered(pattern.type);
   const done = chain ? checkpoint.steps_done : 0;
   const stopped = checkpoint.status === 'failed' || checkpoint.status === 'cancelled';
   const runs = checkpoint.status === 'running' || checkpoint.status === 'awaiting_approval';

@@ -4,7 +4,7 @@ import { rolledForward } from './log-tail.js';
 import { join } from 'node:path';
 import type { EngineEvent } from '../engine/events.js';
 import type { Pattern } from '../engine/pattern.js';
-import { patternFor } from '../engine/patterns/pattern-for.js';
+import { hasPatternShape, patternFor } from '../engine/patterns/pattern-for.js';
 import type { Checkpoint } from '../engine/session-progress.js';
 import type { StepId } from '../engine/step-id.js';
 import type { WorkflowSpec } from '../spec/schema.js';
@@ -37,29 +37,6 @@ function readJson(path: string): unknown {
 /** A JSON object (not null, not a scalar): the structural checks of files read without a schema. */
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-const isString = (value: unknown): value is string => typeof value === 'string';
-/** A chain, branch or reduce step: an agent's, or an approval (type: approval / hitl). */
-const isStep = (step: unknown) => isObject(step) && (isString(step.agent) || isString(step.type));
-const isTask = (task: unknown) => isStep(task) && isObject(task) && isString(task.id) && (task.deps === undefined || (Array.isArray(task.deps) && task.deps.every(isString)));
-const isBranch = (branch: unknown) => isObject(branch) && isString(branch.id) && Array.isArray(branch.steps) && branch.steps.every(isStep);
-
-/** True when what the pattern plug-ins read of a stored spec is there, shaped as the schema made it. */
-function hasPatternShape(spec: unknown): spec is WorkflowSpec {
-  const pattern = isObject(spec) ? spec.pattern : undefined;
-  const config = isObject(pattern) ? pattern.config : undefined;
-  if (!isObject(pattern) || !isObject(config)) return false;
-  switch (pattern.type) {
-    case 'chain':
-      return Array.isArray(config.steps) && config.steps.every(isStep);
-    case 'workflow':
-      return Array.isArray(config.tasks) && config.tasks.every(isTask);
-    case 'parallel':
-      return Array.isArray(config.branches) && config.branches.every(isBranch) && (config.reduce === undefined || isStep(config.reduce));
-    default:
-      return false;
-  }
-}
-
 /** A running session's snapshot rolled forward over its log's tail: the snapshot is written lazily (store/log-tail.ts). */
 function shownCheckpoint(dir: string, raw: Record<string, unknown>): Record<string, unknown> {
   if (raw.status !== 'running' || typeof raw.last_event_id !== 'number') return raw;
@@ -85,7 +62,7 @@ export function peekSession(dir: string): SessionPeek {
   }
   const spec = readJson(join(dir, 'spec.json'));
   if (!hasPatternShape(spec)) throw new Error(`${join(dir, 'spec.json')} is not a valid spec`);
-  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter(isString) : []);
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
   // Schema 1 kept one step under way as { step: <chain index> }; schema 2 keys them by step id.
   const running = isObject(cp.in_progress) ? (typeof cp.in_progress.step === 'number' ? [String(cp.in_progress.step)] : Object.keys(cp.in_progress)) : [];
   const log = join(dir, 'events.jsonl');

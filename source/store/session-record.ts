@@ -1,5 +1,6 @@
 import { z } from '../validation/z.js';
 import type { Checkpoint } from '../engine/session-progress.js';
+import { stopReasons } from '../engine/events.js';
 import { upgradeCheckpoint } from './checkpoint-upgrade.js';
 import { sessionStatuses } from '../session/status-words.js';
 
@@ -16,7 +17,7 @@ const checkpointSchema = z.preprocess(upgradeCheckpoint, z.object({
   awaiting: z.array(z.string()),
   tokens: tokensSchema,
   stop_reason: z
-    .enum(['user_exit', 'crash', 'rate_limit', 'context_exhausted', 'provider_error', 'budget_exceeded', 'template_error', 'artifact_error', 'approval_rejected', 'disk_full'])
+    .enum(stopReasons)
     .nullable(),
   error: z.string().nullable(),
   artifacts: z.array(z.string()),

@@ -40,7 +40,8 @@ export function revisionLoop(maxIterations: number): Pattern {
     ]);
   const firstUnfinished = (progress: SessionProgress) => shape(progress).find((node) => !progress.completed[node.id])?.id;
   return {
-    type: 'revision_loop',
+    // A plug-in no spec can name: the engine runs any Pattern it is given.
+    type: 'revision_loop' as Pattern['type'],
     shape,
     step: (id) => stepOf(id),
     ready(progress) {

@@ -1,4 +1,6 @@
-import type { ChainStep } from '../../spec/schema.js';
+import type { ChainPattern, ChainStep } from '../../spec/schema.js';
+import { plural } from '../../human-units.js';
+import { isStepShape, type EngineKind } from '../pattern-kind.js';
 import { isApprovalStep, stepLabel } from '../../spec/chain-steps.js';
 import type { Pattern, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress, StepRecord } from '../session-progress.js';
@@ -73,3 +75,10 @@ export function chainPattern(steps: readonly ChainStep[]): Pattern {
 }
 
 export type { Variables };
+
+export const chainKind: EngineKind<ChainPattern> = {
+  plugin: (config) => chainPattern(config.steps),
+  hasShape: (config) => Array.isArray(config.steps) && config.steps.every(isStepShape),
+  words: { lane: ['group', 'groups'], laneLabel: (group) => group, shapeWords: (steps) => plural(steps.length, 'step') },
+  numbered: true,
+};

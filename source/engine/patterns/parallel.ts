@@ -1,4 +1,6 @@
 import type { ChainStep, ParallelPattern } from '../../spec/schema.js';
+import { plural } from '../../human-units.js';
+import { isObject, isStepShape, isString, type EngineKind } from '../pattern-kind.js';
 import { isApprovalStep, stepLabel } from '../../spec/chain-steps.js';
 import type { Pattern, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
@@ -87,3 +89,21 @@ export function parallelPattern(config: ParallelPattern['config']): Pattern {
     firstUnfinished: (progress) => allIds.find((id) => !progress.completed[id]),
   };
 }
+
+const isBranch = (branch: unknown) => isObject(branch) && isString(branch.id) && Array.isArray(branch.steps) && branch.steps.every(isStepShape);
+
+export const parallelKind: EngineKind<ParallelPattern> = {
+  plugin: parallelPattern,
+  hasShape: (config) => Array.isArray(config.branches) && config.branches.every(isBranch) && (config.reduce === undefined || isStepShape(config.reduce)),
+  words: {
+    lane: ['branch', 'branches'],
+    glyphsByLane: true,
+    laneLabel: (group) => `branch ${group}`,
+    shapeWords(steps) {
+      const groups = new Set(steps.map((step) => step.group).filter((group) => group !== null));
+      const reduce = steps.some((step) => step.group === null);
+      return `${plural(steps.length, 'step')} in ${plural(groups.size, 'branch', 'branches')}${reduce ? ', then reduce' : ''}`;
+    },
+  },
+  numbered: false,
+};

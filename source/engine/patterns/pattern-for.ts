@@ -1,18 +1,45 @@
-import type { WorkflowSpec } from '../../spec/schema.js';
+import type { PatternSpec, PatternType, WorkflowSpec } from '../../spec/schema.js';
 import type { Pattern } from '../pattern.js';
-import { chainPattern } from './chain.js';
-import { parallelPattern } from './parallel.js';
-import { workflowPattern } from './workflow.js';
+import { isObject, type EngineKind, type PatternWords } from '../pattern-kind.js';
+import { chainKind } from './chain.js';
+import { parallelKind } from './parallel.js';
+import { workflowKind } from './workflow.js';
+
+/**
+ * Every pattern the engine runs, keyed by type (its spec side is spec/pattern-kinds.ts): a new
+ * pattern is a module in this folder, one line here and one there.
+ */
+export const engineKinds: { [T in PatternType]: EngineKind<Extract<PatternSpec, { type: T }>> } = {
+  chain: chainKind,
+  workflow: workflowKind,
+  parallel: parallelKind,
+};
+
+function kindOf(type: string): EngineKind<PatternSpec> | undefined {
+  return Object.hasOwn(engineKinds, type) ? (engineKinds[type as PatternType] as unknown as EngineKind<PatternSpec>) : undefined;
+}
 
 /** The plug-in that runs a spec's pattern. */
-export function patternFor(spec: WorkflowSpec): Pattern {
-  const pattern = spec.pattern;
-  switch (pattern.type) {
-    case 'chain':
-      return chainPattern(pattern.config.steps);
-    case 'workflow':
-      return workflowPattern(pattern.config);
-    case 'parallel':
-      return parallelPattern(pattern.config);
-  }
+export function patternFor(spec: Pick<WorkflowSpec, 'pattern'>): Pattern {
+  return kindOf(spec.pattern.type)!.plugin(spec.pattern.config);
+}
+
+/** True when what the plug-ins read of a stored spec is there, shaped as the schema made it. */
+export function hasPatternShape(spec: unknown): spec is WorkflowSpec {
+  const pattern = isObject(spec) ? spec.pattern : undefined;
+  const config = isObject(pattern) ? pattern.config : undefined;
+  if (!isObject(pattern) || !isObject(config) || typeof pattern.type !== 'string') return false;
+  return kindOf(pattern.type)?.hasShape(config) ?? false;
+}
+
+const plainWords: PatternWords = { lane: ['group', 'groups'], laneLabel: (group) => group, shapeWords: (steps) => `${steps.length} step${steps.length === 1 ? '' : 's'}` };
+
+/** How views word a pattern, by its type as a session records it (one this build does not know: plainly). */
+export function patternWords(type: string): PatternWords {
+  return kindOf(type)?.words ?? plainWords;
+}
+
+/** Steps named by 1-based position, completing in order (see EngineKind.numbered). */
+export function isNumbered(type: string): boolean {
+  return kindOf(type)?.numbered ?? false;
 }

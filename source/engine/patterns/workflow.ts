@@ -1,4 +1,6 @@
 import type { WorkflowPattern } from '../../spec/schema.js';
+import { plural } from '../../human-units.js';
+import { isObject, isStepShape, isString, type EngineKind } from '../pattern-kind.js';
 import { isApprovalStep } from '../../spec/chain-steps.js';
 import { taskGraph, taskLevels } from '../../spec/task-graph.js';
 import type { Pattern, PatternStep, ShapeNode } from '../pattern.js';
@@ -63,3 +65,16 @@ export function workflowPattern(config: WorkflowPattern['config']): Pattern {
   };
 }
 
+
+const isTask = (task: unknown) => isStepShape(task) && isObject(task) && isString(task.id) && (task.deps === undefined || (Array.isArray(task.deps) && task.deps.every(isString)));
+
+export const workflowKind: EngineKind<WorkflowPattern> = {
+  plugin: workflowPattern,
+  hasShape: (config) => Array.isArray(config.tasks) && config.tasks.every(isTask),
+  words: {
+    lane: ['level', 'levels'],
+    laneLabel: (group) => group,
+    shapeWords: (steps) => `${plural(steps.length, 'task')} in ${plural(new Set(steps.map((step) => step.group).filter((group) => group !== null)).size, 'level')}`,
+  },
+  numbered: false,
+};

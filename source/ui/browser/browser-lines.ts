@@ -1,4 +1,5 @@
 import { formatAgo, formatCount } from '../../human-units.js';
+import { isNumbered, patternWords } from '../../engine/patterns/pattern-for.js';
 import { countByStatus, matchedChars, statusLabel, type BrowserRow, type BrowserScope, type MatchedChars } from '../../state/browser-rows.js';
 import type { SessionDetails, WholeList } from '../../state/browser-store.js';
 import { nameInLane, stepStateStyle, type SessionStep } from '../../state/session-steps.js';
@@ -246,7 +247,7 @@ const stepsListed = 24;
 function stepsLine(details: SessionDetails): Line {
   const shown = details.steps.slice(0, stepsListed);
   const line: Line = [];
-  if (details.pattern === 'parallel') {
+  if (patternWords(details.pattern).glyphsByLane) {
     for (const [i, step] of shown.entries()) {
       if (step.group === null) line.push(dim(`${i ? '  ' : ''}${step.title} `));
       else if (shown[i - 1]?.group !== step.group) line.push(dim(`${i ? '  ' : ''}${step.group} `));
@@ -254,7 +255,7 @@ function stepsLine(details: SessionDetails): Line {
     }
     if (line.length) line.push({ text: '  ' });
   } else {
-    for (const step of shown) line.push({ ...glyph(step), text: `${glyph(step).text} ${details.pattern === 'chain' ? step.agent : nameInLane(step)}  ` });
+    for (const step of shown) line.push({ ...glyph(step), text: `${glyph(step).text} ${isNumbered(details.pattern) ? step.agent : nameInLane(step)}  ` });
   }
   if (details.steps.length > shown.length) line.push(dim(`… ${details.steps.length - shown.length} more`));
   return line;

@@ -1,4 +1,5 @@
 import { Box, Static, Text } from 'ink';
+import { patternWords } from '../../engine/patterns/pattern-for.js';
 import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
@@ -93,7 +94,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const items: StaticItem[] = started ? [{ key: 'header', kind: 'header' }, ...finishedLanes(lanes).map((lane): StaticItem => ({ key: `lane-${lane.key}`, kind: 'lane', lane }))] : [];
   const streamed = laneStreamRows(rows, approvalLines, streaming, below);
   const live = liveLanes(lanes, Math.max(fewestLaneLines, rows - 1 - below - approvalLines - (streamed > 0 ? streamed + 2 : 0)));
-  const [one, many] = pattern === 'parallel' ? ['branch', 'branches'] : pattern === 'workflow' ? ['level', 'levels'] : ['group', 'groups'];
+  const [one, many] = patternWords(pattern).lane;
   return (
     <>
       <Static items={items}>{(item) => (item.kind === 'header' ? <Header key={item.key} store={store} /> : <FinishedLane key={item.key} lane={item.lane} />)}</Static>

@@ -1,18 +1,12 @@
 import { Text } from 'ink';
+import { patternWords } from '../../engine/patterns/pattern-for.js';
 import { useStore } from 'zustand';
 import type { RunStore, StepView } from '../../state/run-store.js';
-import { plural } from '../../human-units.js';
 import { terminalText } from '../../printable-text.js';
 
 /** "3 steps", "4 tasks in 3 levels", "5 steps in 2 branches, then reduce": the shape in a few words. */
 export function shapeWords(steps: readonly Pick<StepView, 'group'>[], pattern: string): string {
-  const groups = new Set(steps.map((step) => step.group).filter((group) => group !== null));
-  if (pattern === 'workflow') return `${plural(steps.length, 'task')} in ${plural(groups.size, 'level')}`;
-  if (pattern === 'parallel') {
-    const reduce = steps.some((step) => step.group === null);
-    return `${plural(steps.length, 'step')} in ${plural(groups.size, 'branch', 'branches')}${reduce ? ', then reduce' : ''}`;
-  }
-  return plural(steps.length, 'step');
+  return patternWords(pattern).shapeWords(steps);
 }
 
 /** The first line of the run view: workflow, shape, session id, this process's pid, and whether it resumed. */

@@ -1,4 +1,5 @@
 import type { StepStatus, StepView } from '../../state/run-store.js';
+import { patternWords } from '../../engine/patterns/pattern-for.js';
 
 /**
  * A lane of the run view: a DAG level of a workflow, a branch of a parallel run, or a step of its own
@@ -38,7 +39,7 @@ export function lanesOf(steps: readonly StepView[], pattern: string): Lane[] {
   }
   return [...byKey].map(([key, laneSteps]) => {
     const first = laneSteps[0]!;
-    const label = first.group === null ? first.title : pattern === 'parallel' ? `branch ${first.group}` : first.group;
+    const label = first.group === null ? first.title : patternWords(pattern).laneLabel(first.group);
     const finished = laneSteps.every(ended);
     return { key, label, steps: laneSteps, counts: countStatuses(laneSteps), finished, finishedSeq: finished ? Math.max(...laneSteps.map((s) => s.finishedSeq ?? 0)) : 0 };
   });

@@ -1,0 +1,24 @@
+import type { PatternSpec } from './schema.js';
+import type { PatternOf, SpecKind } from './pattern-kind.js';
+import { chainKind, chainSchema } from './patterns/chain.js';
+import { parallelKind, parallelSchema } from './patterns/parallel.js';
+import { workflowKind, workflowSchema } from './patterns/workflow.js';
+
+/**
+ * The spec side of every pattern acode runs, keyed by type: a new pattern is a module in
+ * spec/patterns/ (its schema and its SpecKind) added here, and one in engine/patterns/ (its
+ * plug-in) added to engine/patterns/pattern-for.ts; the compiler names any place still missing it.
+ */
+
+export const patternSchemas = [chainSchema, workflowSchema, parallelSchema] as const;
+
+export const specKinds: { [T in PatternSpec['type']]: SpecKind<PatternOf<T>> } = {
+  chain: chainKind,
+  workflow: workflowKind,
+  parallel: parallelKind,
+};
+
+/** The spec kind of a pattern, typed for that pattern. */
+export function specKindOf<P extends PatternSpec>(pattern: P): SpecKind<P> {
+  return specKinds[pattern.type] as unknown as SpecKind<P>;
+}

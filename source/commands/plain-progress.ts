@@ -65,7 +65,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'session_paused':
       return `${headline('paused')}: ${event.message}`;
     case 'session_completed':
-      return undefined; // the closing summary says it, with counts
+      // The closing summary says it, with counts; what the pattern says of how it ended goes before.
+      return event.note ? `note: ${event.note}` : undefined;
     case 'session_failed':
       return `${headline('failed')}: ${event.message}`;
     case 'lock_taken_over':

@@ -103,7 +103,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price, saved: prepared.saved });
+    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price, saved: prepared.saved, describe: (id) => pattern.shape(prepared.progress).find((node) => node.id === id) });
     const screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
     return {
       approvals,

@@ -16,6 +16,8 @@ export interface ApprovalStepDeps {
   approvals?: ApprovalDesk;
   signal: AbortSignal;
   emit(body: EngineEventBody): void;
+  /** The steps the pattern knows of now, when it grew (see SessionExecutor.stepsTotalNow). */
+  stepsTotal?: () => { steps_total?: number };
 }
 
 /**
@@ -28,7 +30,7 @@ export async function runApprovalStep(step: StepId, config: ApprovalStep, deps: 
   const { sessionId, progress, emit, signal } = deps;
   const attempt = nextAttempt(progress, step);
   const key = `${sessionId}:${step}:${attempt}`;
-  emit({ type: 'step_started', step, agent: 'approval', attempt, idempotency_key: key });
+  emit({ type: 'step_started', step, agent: 'approval', attempt, idempotency_key: key, ...deps.stepsTotal?.() });
   const started = performance.now();
   let request: ApprovalRequest;
   try {

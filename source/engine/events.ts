@@ -65,6 +65,8 @@ export type EngineEventBody =
       idempotency_key: string;
       /** Set when this attempt is an automatic retry: which one, of how many (the countdown's "retry 2/5"). */
       retry?: { n: number; max: number };
+      /** Set when the pattern knows of more steps than the session said (routing, evaluator loops, workers, graph visits). */
+      steps_total?: number;
     }
   /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
@@ -121,7 +123,8 @@ export type EngineEventBody =
   | { type: 'approval_answered'; step: StepId; attempt: number; decision: ApprovalDecision; response: string }
   /** The person rejected an approval step: the session ends (fork it to try again). */
   | { type: 'session_cancelled'; reason: StopReason; message: string; step: StepId | null }
-  | { type: 'session_completed'; tokens: TokenUsage }
+  /** `note`: what the pattern says of how it ended (an evaluator loop whose best draft was not accepted). */
+  | { type: 'session_completed'; tokens: TokenUsage; note?: string }
   | { type: 'session_failed'; reason: StopReason; message: string; step: StepId | null };
 
 /**

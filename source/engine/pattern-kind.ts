@@ -1,4 +1,4 @@
-import type { PatternSpec } from '../spec/schema.js';
+import type { PatternSpec, WorkflowSpec } from '../spec/schema.js';
 import type { Pattern, ShapeNode } from './pattern.js';
 
 /** How views word a pattern's lanes and shape: "branch web", "3 tasks in 2 levels". */
@@ -19,7 +19,8 @@ export interface PatternWords {
  * word it. engine/patterns/pattern-for.ts keys these by type.
  */
 export interface EngineKind<P extends PatternSpec> {
-  plugin(config: P['config']): Pattern;
+  /** The plug-in for a spec's pattern; `spec` for what it reads beside its config (an agent's prompt, the workflow's name). */
+  plugin(config: P['config'], spec: Pick<WorkflowSpec, 'name' | 'agents'>): Pattern;
   /** True when a stored spec's `pattern.config` holds what the plug-in reads, shaped as the schema made it. */
   hasShape(config: Record<string, unknown>): boolean;
   words: PatternWords;

@@ -13,8 +13,11 @@ export type StepWork =
       /** A template, rendered with the step's context. */
       input: string;
       vars?: Variables;
-      /** Text sent after the rendered input as it is (never rendered): what a pattern adds, such as the answer format it needs. */
-      append?: string;
+      /**
+       * Text sent after the rendered input as it is (never rendered): what a pattern adds, such as the
+       * answer format it needs, or a request built from data (the run's variables as JSON).
+       */
+      append?: string | ((variables: Variables) => string);
     }
   | { kind: 'approval'; approval: ApprovalStep };
 
@@ -73,6 +76,8 @@ export interface Pattern {
    * rest, so a resume stops at the same place until the spec (or the limit) changes.
    */
   halted?(progress: SessionProgress): PatternHalt | undefined;
+  /** How a finished run ended, when the pattern has something to say of it (a best draft that was not accepted). */
+  outcome?(progress: SessionProgress): string | undefined;
 }
 
 /** A pattern's own stop: `paused` ones can go on once the limit is raised; `failed` ones cannot. */
@@ -93,9 +98,14 @@ export function completedInOrder(pattern: Pattern, progress: SessionProgress): S
  * named from their id.
  */
 export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: StepId) => string {
-  const shape = pattern.shape(progress);
-  const nodes = new Map(shape.map((node, index) => [node.id, { node, index }]));
+  let shape = pattern.shape(progress);
+  let nodes = new Map(shape.map((node, index) => [node.id, { node, index }]));
   return (id) => {
+    // A step the pattern created since (a route's, a worker's, a graph visit): `progress` is the run's own, read again.
+    if (!nodes.has(id)) {
+      shape = pattern.shape(progress);
+      nodes = new Map(shape.map((node, index) => [node.id, { node, index }]));
+    }
     const known = nodes.get(id);
     if (!known) return stepTitle(id);
     if (isNumbered(pattern.type)) return `step ${known.index + 1}/${shape.length} ${known.node.label}`.trimEnd();

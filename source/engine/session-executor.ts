@@ -169,7 +169,8 @@ export class SessionExecutor {
       if (this.cancelled && this.waiting.size === 0 && !this.pattern.finished(this.progress)) throw new StopRun('paused', 'user_exit', 'stopped by the user');
       if (this.waiting.size === 0 && this.pattern.finished(this.progress)) {
         this.finishArtifacts();
-        this.emit({ type: 'session_completed', tokens: this.progress.tokens });
+        const note = this.pattern.outcome?.(this.progress);
+        this.emit({ type: 'session_completed', tokens: this.progress.tokens, ...(note ? { note } : {}) });
       } else if (this.waiting.size === 0 && !this.cancelled) {
         const halt = this.pattern.halted?.(this.progress);
         if (halt) throw new StopRun(halt.outcome, halt.reason, halt.message);
@@ -239,6 +240,12 @@ export class SessionExecutor {
     for (const wait of this.waits) wait.end('abandon');
   }
 
+  /** The steps the pattern knows of now, when more than the session said: patterns that decide at run time grow. */
+  stepsTotalNow(): { steps_total?: number } {
+    const total = this.pattern.shape(this.progress).length;
+    return total !== this.progress.steps_total ? { steps_total: total } : {};
+  }
+
   /** How the pattern names a step in messages (only on the way to a stop: it walks the shape). */
   private title(id: StepId): string {
     return titleOf(this.pattern, this.progress, id);
@@ -257,7 +264,8 @@ export class SessionExecutor {
     const context = this.pattern.context(step.id, this.progress, variables);
     try {
       const system = renderTemplate(spec.agents[step.work.agent]?.prompt ?? '', context);
-      const user = renderTemplate(step.work.input, context) + (step.work.append ?? '');
+      const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
+      const user = renderTemplate(step.work.input, context) + append;
       return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
     } catch (error) {
       if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): ${error.message}`);
@@ -271,7 +279,7 @@ export class SessionExecutor {
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.completed[id]) return;
     if (step.work.kind === 'approval') {
-      await runApprovalStep(id, step.work.approval, { ...this.options, title: this.title(id), progress: this.progress, context: () => this.pattern.context(id, this.progress, variables), signal: this.abort.signal, emit: (body) => this.emit(body) });
+      await runApprovalStep(id, step.work.approval, { ...this.options, title: this.title(id), progress: this.progress, context: () => this.pattern.context(id, this.progress, variables), signal: this.abort.signal, emit: (body) => this.emit(body), stepsTotal: () => this.stepsTotalNow() });
       this.executed++;
       return;
     }
@@ -290,7 +298,7 @@ export class SessionExecutor {
       // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
       const startLength = messages.length;
       const attempt = nextAttempt(this.progress, id);
-      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}) });
+      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...this.stepsTotalNow() });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
       await this.options.journal.flush?.();
       const started = performance.now();

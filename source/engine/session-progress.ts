@@ -172,6 +172,8 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'step_started':
       progress.in_progress[event.step] = { step: event.step, attempt: event.attempt, idempotency_key: event.idempotency_key };
+      // A pattern that creates steps while it runs says how many it knows of now.
+      if (event.steps_total !== undefined) progress.steps_total = event.steps_total;
       break;
     case 'step_completed': {
       const spent = spend(progress, event.step, event.usage);

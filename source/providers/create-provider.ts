@@ -10,6 +10,8 @@ import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 
 const ollamaDefaultHost = 'http://localhost:11434/v1';
 const anthropicDefaultHost = 'https://api.anthropic.com';
+/** Gemini's OpenAI-compatible endpoint. */
+const geminiDefaultHost = 'https://generativelanguage.googleapis.com/v1beta/openai';
 
 /** Ollama's native host (http://host:11434) serves the OpenAI API under /v1. */
 function ollamaBaseUrl(host: string | undefined): string {
@@ -19,7 +21,7 @@ function ollamaBaseUrl(host: string | undefined): string {
 }
 
 /** Where a provider's base URL came from: what a person fixes when it cannot be reached. */
-export type UrlSource = 'runtime.host' | 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL' | 'default';
+export type UrlSource = 'runtime.host' | 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL' | 'GEMINI_BASE_URL' | 'default';
 
 /** What to check when the server cannot be reached, naming the setting the URL came from. */
 export function unreachableHint(provider: WorkflowSpec['runtime']['provider'], source: UrlSource): string {
@@ -67,6 +69,12 @@ export function modelEndpoint(spec: WorkflowSpec, env: NodeJS.ProcessEnv): Model
       const source: UrlSource = runtime.host ? 'runtime.host' : runtime.provider === 'openai' && env.OPENAI_BASE_URL ? 'OPENAI_BASE_URL' : 'default';
       return { api: 'openai', baseUrl, source, apiKey: keyOf(env.OPENAI_API_KEY) };
     }
+    case 'gemini': {
+      // Gemini through its OpenAI-compatible endpoint: the same wire protocol, Google's key.
+      const baseUrl = runtime.host ?? (env.GEMINI_BASE_URL || geminiDefaultHost);
+      const source: UrlSource = runtime.host ? 'runtime.host' : env.GEMINI_BASE_URL ? 'GEMINI_BASE_URL' : 'default';
+      return { api: 'openai', baseUrl, source, apiKey: keyOf(env.GEMINI_API_KEY) ?? keyOf(env.GOOGLE_API_KEY) };
+    }
     case 'anthropic': {
       const baseUrl = runtime.host ?? (env.ANTHROPIC_BASE_URL || anthropicDefaultHost);
       const source: UrlSource = runtime.host ? 'runtime.host' : env.ANTHROPIC_BASE_URL ? 'ANTHROPIC_BASE_URL' : 'default';
@@ -90,7 +98,10 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
   if (shown !== undefined) {
     throw new AcodeError(`${source === 'default' ? 'the model server URL' : source} holds a user name or password (${shown} with them removed); acode sends keys only from the environment (${api === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'}): take them out of ${source === 'default' ? 'the URL' : source}`, ExitCode.usage);
   }
-  if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, 'gpt-4o-mini'));
+  if (api === 'openai' && spec.runtime.provider === 'gemini' && !apiKey && source === 'default') {
+    throw new AcodeError('GEMINI_API_KEY is not set; export it (a key from aistudio.google.com) or point runtime.host at another server', ExitCode.usage);
+  }
+  if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, spec.runtime.provider === 'gemini' ? 'gemini-2.5-flash' : 'gpt-4o-mini'));
   // A local proxy or test server may need no key; the real API always does, so say so before the first step.
   if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {
     throw new AcodeError('ANTHROPIC_API_KEY is not set; export it (a key from console.anthropic.com) or point runtime.host at another server', ExitCode.usage);

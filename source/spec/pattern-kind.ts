@@ -17,6 +17,8 @@ export type PatternOf<T extends PatternSpec['type']> = Extract<PatternSpec, { ty
  * keys them by type, so a new pattern is one module and the compiler names what it still lacks).
  */
 export interface SpecKind<P extends PatternSpec> {
+  /** Names the pattern gives its templates at run time (never a `--var`'s to claim unused). */
+  names: readonly string[];
   /** What the schema cannot say: agents that exist, ids unique, references that resolve. */
   check(spec: WorkflowSpec, pattern: P, error: PathReport, warn: PathReport): void;
   /** Every template field under `pattern`, with its path (from the spec's root) for error positions. */

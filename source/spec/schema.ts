@@ -53,7 +53,12 @@ function isServerUrl(host: string): boolean {
 }
 
 const runtimeSchema = z.strictObject({
-  provider: z.enum(['openai', 'ollama', 'anthropic', 'scripted']),
+  provider: z.enum(['openai', 'ollama', 'anthropic', 'gemini', 'scripted'], {
+    error: (issue) =>
+      issue.input === 'bedrock'
+        ? 'provider bedrock is not supported by acode: point the spec at an OpenAI-compatible gateway to Bedrock instead (provider: openai, host: the gateway\'s https://…/v1 URL, its key in OPENAI_API_KEY)'
+        : `provider ${JSON.stringify(issue.input)} is not one acode has: openai (any OpenAI-compatible server), ollama, anthropic, gemini or scripted`,
+  }),
   model_id: z.string().optional(),
   host: z.string().refine(isServerUrl, { message: 'must be the model server\'s http:// or https:// URL, such as http://localhost:11434 (a scheme, a host, a port from 1 to 65535, no spaces)' }).optional(),
   region: z.string().optional(),
@@ -126,6 +131,10 @@ export type PatternType = PatternSpec['type'];
 export type ChainPattern = Extract<PatternSpec, { type: 'chain' }>;
 export type WorkflowPattern = Extract<PatternSpec, { type: 'workflow' }>;
 export type ParallelPattern = Extract<PatternSpec, { type: 'parallel' }>;
+export type RoutingPattern = Extract<PatternSpec, { type: 'routing' }>;
+export type EvaluatorOptimizerPattern = Extract<PatternSpec, { type: 'evaluator_optimizer' }>;
+export type OrchestratorWorkersPattern = Extract<PatternSpec, { type: 'orchestrator_workers' }>;
+export type GraphPattern = Extract<PatternSpec, { type: 'graph' }>;
 export type { AgentTask, ApprovalTask, WorkflowTask } from './patterns/workflow.js';
 export type { ParallelBranch } from './patterns/parallel.js';
 

@@ -21,6 +21,50 @@ export const forbiddenKeys: ReadonlySet<string> = new Set([
   '__lookupSetter__',
 ]);
 
+/**
+ * Python's string methods that strands-cli's Jinja templates call (`nodes.a.response.lower()`,
+ * `x.startswith('y')`), as Python answers them: the only methods a template may call on data.
+ */
+const stringMethods: Record<string, (text: string, ...args: unknown[]) => unknown> = {
+  lower: (text) => text.toLowerCase(),
+  upper: (text) => text.toUpperCase(),
+  strip: (text, chars) => (typeof chars === 'string' ? trimChars(text, chars, true, true) : text.trim()),
+  lstrip: (text, chars) => (typeof chars === 'string' ? trimChars(text, chars, true, false) : text.trimStart()),
+  rstrip: (text, chars) => (typeof chars === 'string' ? trimChars(text, chars, false, true) : text.trimEnd()),
+  startswith: (text, prefix) => text.startsWith(String(prefix)),
+  endswith: (text, suffix) => text.endsWith(String(suffix)),
+  title: (text) => text.replace(/[A-Za-z]+/g, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase()),
+  capitalize: (text) => (text ? text[0]!.toUpperCase() + text.slice(1).toLowerCase() : text),
+  split: (text, separator) => (separator === undefined || separator === null ? text.trim().split(/\s+/).filter(Boolean) : text.split(String(separator))),
+  replace: (text, from, to) => text.split(String(from)).join(String(to)),
+  count: (text, part) => (String(part) === '' ? text.length + 1 : text.split(String(part)).length - 1),
+  find: (text, part) => text.indexOf(String(part)),
+  isdigit: (text) => /^\d+$/.test(text),
+  isalpha: (text) => /^[A-Za-z]+$/.test(text),
+};
+
+/** Python's dict methods (`for k, v in nodes.items()`), for objects that have no key of that name. */
+const dictMethods: Record<string, (object: Record<string, unknown>, ...args: unknown[]) => unknown> = {
+  items: (object) => Object.entries(object),
+  keys: (object) => Object.keys(object),
+  values: (object) => Object.values(object),
+  get: (object, key, fallback = null) => (typeof key === 'string' && Object.hasOwn(object, key) ? object[key] : fallback),
+};
+
+/** Names of the dict methods templates may call. */
+export const templateDictMethods: ReadonlySet<string> = new Set(Object.keys(dictMethods));
+
+/** Names of the string methods templates may call. */
+export const templateStringMethods: ReadonlySet<string> = new Set(Object.keys(stringMethods));
+
+function trimChars(text: string, chars: string, start: boolean, end: boolean): string {
+  let from = 0;
+  let to = text.length;
+  while (start && from < to && chars.includes(text[from]!)) from++;
+  while (end && to > from && chars.includes(text[to - 1]!)) to--;
+  return text.slice(from, to);
+}
+
 /** Methods a cycler object may have called on it (`{{ c.next() }}`). */
 const cyclerMethods = new Set(['next', 'reset']);
 
@@ -61,6 +105,10 @@ const sandboxRuntime: Runtime = {
   memberLookup(obj, rawKey) {
     const key = safeKey(rawKey);
     if (obj === undefined || obj === null) return undefined;
+    if (typeof obj === 'string' && typeof key === 'string' && Object.hasOwn(stringMethods, key)) return allow((...args: unknown[]) => stringMethods[key]!(obj, ...args));
+    if (typeof obj === 'object' && !Array.isArray(obj) && typeof key === 'string' && Object.hasOwn(dictMethods, key) && !Object.hasOwn(obj, key)) {
+      return allow((...args: unknown[]) => dictMethods[key]!(obj as Record<string, unknown>, ...args));
+    }
     const value = (obj as Record<string | number, unknown>)[key];
     if (typeof value !== 'function') return value;
     // A function read from data is never callable; only a cycler's own methods are.
@@ -69,7 +117,7 @@ const sandboxRuntime: Runtime = {
   },
   callWrap(fn, name, context, args) {
     if (typeof fn !== 'function' || !callable.has(fn)) {
-      throw new TemplateSandboxError(`'${name}' cannot be called in a template: only range(), cycler(), joiner() and the template's own macros can; use a filter (e.g. | upper) to transform a value`);
+      throw new TemplateSandboxError(`'${name}' cannot be called in a template: only range(), cycler(), joiner(), the template's own macros and string methods (lower(), strip(), startswith() …) can; use a filter (e.g. | upper) to transform a value`);
     }
     return (fn as (...a: unknown[]) => unknown).apply(context, args);
   },

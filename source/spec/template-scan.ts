@@ -1,4 +1,6 @@
 import nunjucks from 'nunjucks';
+import { templateDictMethods, templateStringMethods } from './template-sandbox.js';
+import { jinjaDialect } from './template-dialect.js';
 import { forbiddenKeys } from './template-sandbox.js';
 import { closestName } from '../closest-name.js';
 
@@ -295,12 +297,14 @@ class Walker {
     const callee = n.name as TemplateNode;
     const name = callee.typename === 'Symbol' ? String(callee.value) : undefined;
     const method = callee.typename === 'LookupVal' && (callee.val as TemplateNode).typename === 'Literal' ? String((callee.val as TemplateNode).value) : undefined;
-    const allowed = name !== undefined ? (locals.has(name) ? locals.get(name) === true : globalFunctions.has(name)) : method === 'next' || method === 'reset';
+    const allowed = name !== undefined ? (locals.has(name) ? locals.get(name) === true : globalFunctions.has(name)) : method === 'next' || method === 'reset' || (method !== undefined && (templateStringMethods.has(method) || templateDictMethods.has(method)));
     if (!allowed) {
       const what = name ?? method;
-      this.report('unsafe', callee, `${what === undefined ? 'a computed value' : `'${what}'`} cannot be called in a template: only range(), cycler(), joiner() and the template's own macros can; use a filter (e.g. | upper) to transform a value`);
+      this.report('unsafe', callee, `${what === undefined ? 'a computed value' : `'${what}'`} cannot be called in a template: only range(), cycler(), joiner(), the template's own macros and string methods (lower(), strip(), startswith() …) can; use a filter (e.g. | upper) to transform a value`);
     }
-    if (callee.typename !== 'Symbol') this.walk(callee, locals, guarded);
+    // A dict method (`nodes.items()`) names no key of the object: walk the object alone.
+    if (method !== undefined && templateDictMethods.has(method) && callee.typename === 'LookupVal') this.walk(callee.target, locals, guarded);
+    else if (callee.typename !== 'Symbol') this.walk(callee, locals, guarded);
     for (const arg of (n.args as TemplateNode).children ?? []) this.walk(arg, locals, guarded);
   }
 }
@@ -315,7 +319,7 @@ export interface TemplateScan {
 export function scanTemplate(source: string, scope?: TemplateScope): TemplateScan {
   // The parser is public (nunjucks' index exports it) but absent from @types/nunjucks.
   const { parser } = nunjucks as unknown as { parser: { parse(src: string, extensions: unknown[], opts: object): TemplateNode } };
-  const root = parser.parse(source, [], {});
+  const root = parser.parse(jinjaDialect(source), [], {});
   const walker = new Walker(scope);
   walker.walk(root, new Map());
   const findings = walker.findings.sort((a, b) => a.line - b.line || a.column - b.column);

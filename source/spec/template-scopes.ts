@@ -1,6 +1,6 @@
 import type { ChainStep, WorkflowSpec } from './schema.js';
 import { isApprovalStep } from './chain-steps.js';
-import { specKindOf } from './pattern-kinds.js';
+import { specKindOf, specKinds } from './pattern-kinds.js';
 import { closestName, scanTemplate, type TemplateScope } from './template-scan.js';
 import { templateFilters } from './template.js';
 
@@ -27,7 +27,10 @@ export function declaredInputs(spec: WorkflowSpec): string[] {
 }
 
 /** Names the engine provides at run time in one pattern or another (never a `--var`'s to claim unused). */
-export const runtimeNames = ['steps', 'last_response', 'TRACE', 'tasks', 'branches', 'hitl_response'];
+export function runtimeNames(): readonly string[] {
+  // Asked when needed, not when this module loads: the pattern modules import this one.
+  return [...new Set(Object.values(specKinds).flatMap((kind) => kind.names))];
+}
 
 export const tasksElsewhere = 'tasks.<id> belongs to the workflow pattern';
 export const branchesElsewhere = 'branches.<id> belongs to the parallel pattern (its reduce step and artifacts read it)';
@@ -71,5 +74,5 @@ export function unusedVariables(spec: WorkflowSpec, names: readonly string[], te
   for (const source of templates) for (const name of scanTemplate(source).names) used.add(name);
   return names
     .filter((name) => !declared.includes(name) && !used.has(name))
-    .map((name) => ({ name, closest: closestName(name, declared) ?? closestName(name, [...used].filter((n) => !runtimeNames.includes(n))) }));
+    .map((name) => ({ name, closest: closestName(name, declared) ?? closestName(name, [...used].filter((n) => !runtimeNames().includes(n))) }));
 }

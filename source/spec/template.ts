@@ -1,5 +1,6 @@
 import nunjucks from 'nunjucks';
 import { guardFilters, installSandboxGlobals, sandboxTemplate, TemplateSandboxError } from './template-sandbox.js';
+import { jinjaDialect, pySlice } from './template-dialect.js';
 
 /**
  * Jinja-compatible templates, rendered the way strands-cli renders them: no autoescaping, an
@@ -19,6 +20,9 @@ env.addFilter('regex_search', (value: unknown, pattern: string) => {
   const match = new RegExp(pattern, 'i').exec(String(value ?? ''));
   return match ? (match[1] ?? match[0]) : '';
 });
+
+// Python's x[a:b], which templates reach through jinjaDialect's rewrite.
+env.addFilter('pyslice', pySlice);
 
 guardFilters(env);
 
@@ -45,7 +49,7 @@ function compile(source: string): nunjucks.Template {
   let template = cache.get(source);
   if (!template) {
     // eagerCompile surfaces syntax errors now, not at first render.
-    template = sandboxTemplate(new nunjucks.Template(source, env, undefined, true));
+    template = sandboxTemplate(new nunjucks.Template(jinjaDialect(source), env, undefined, true));
     cache.set(source, template);
   }
   return template;

@@ -128,13 +128,18 @@ export interface RunStoreInit {
   price?: StepPricer;
   /** false for a run with --no-save-session: nothing of it can be resumed. Absent: saved. */
   saved?: boolean;
+  /** A step the pattern created while running, as the pattern names it now (routes, iterations, workers, graph visits). */
+  describe?: (id: StepId) => { label: string; title: string; group: string | null } | undefined;
 }
 
 export type RunStore = StoreApi<RunState>;
 
-/** The steps with one changed; a step the pattern created while running is added at the end. */
-function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>): StepView[] {
-  if (!steps.some((step) => step.id === id)) return [...steps, { id, index: steps.length, agent: patch.agent ?? '', title: stepTitle(id), group: null, status: 'pending', attempt: 0, ...patch }];
+/** The steps with one changed; a step the pattern created while running is added at the end, named as the pattern names it. */
+function updateStep(steps: StepView[], id: StepId, patch: Partial<StepView>, describeNew?: RunStoreInit['describe']): StepView[] {
+  if (!steps.some((step) => step.id === id)) {
+    const known = describeNew?.(id);
+    return [...steps, { id, index: steps.length, agent: patch.agent ?? known?.label ?? '', title: known?.title ?? stepTitle(id), group: known?.group ?? null, status: 'pending', attempt: 0, ...patch }];
+  }
   return steps.map((step) => (step.id === id ? { ...step, ...patch } : step));
 }
 
@@ -148,6 +153,7 @@ function stepTokens(steps: readonly StepView[], id: StepId, usage: TokenUsage): 
 
 /** One store per run view; the engine writes through `apply`, the view reads with selectors. */
 export function createRunStore(init: RunStoreInit): RunStore {
+  const update = (steps: StepView[], id: StepId, patch: Partial<StepView>): StepView[] => updateStep(steps, id, patch, init.describe);
   const now = init.now ?? Date.now;
   let finished = 0;
   /** A step reaches an end (done, skipped, failed): stamped so lanes can be printed in the order they finish. */
@@ -246,12 +252,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_skipped': {
-          const next = updateStep(steps, event.step, ended('skipped'));
+          const next = update(steps, event.step, ended('skipped'));
           set({ steps: next, saving: { ...savingWith(get().saving, event.agent, event.usage, init.price), stepsTotal: next.length } });
           return;
         }
         case 'tool_called':
-          set({ steps: updateStep(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
+          set({ steps: update(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
           return;
         case 'step_reused':
         case 'session_forked':
@@ -265,14 +271,14 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'environment_accepted':
           return;
         case 'step_started': {
-          const next = updateStep(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined, startedAt: now() });
+          const next = update(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined, startedAt: now() });
           set({ retry: get().retry?.step === event.step ? null : get().retry, steps: next, phase: phaseWith(get().phase, next), ...withoutStream(get(), event.step) });
           return;
         }
         case 'resume_attempt': {
           if (event.outcome.kind !== 'delayed' || event.strategy !== 'same_session') return set({ retry: null });
           const reason = retryReasonText(event.stop_reason, event.detail);
-          const next = updateStep(steps, event.step, { status: 'waiting', note: reason });
+          const next = update(steps, event.step, { status: 'waiting', note: reason });
           set({
             ...withoutStream(get(), event.step),
             retry: { step: event.step, reason, message: event.message, at: Date.parse(event.outcome.next_attempt_at), since: Date.now(), attempt: event.attempt, maxAttempts: event.max_attempts },
@@ -282,26 +288,26 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         }
         case 'conversation_saved':
-          set({ tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage), steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage) }) });
+          set({ tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage), steps: update(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage) }) });
           return;
         case 'conversation_reset':
           set({
             tokens: addUsage(get().tokens, event.usage),
             dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage),
-            steps: updateStep(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
+            steps: update(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
           });
           return;
         case 'step_retry_scheduled':
-          set({ steps: updateStep(steps, event.step, { status: 'waiting', note: `${stopReasonText(event.reason)}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
+          set({ steps: update(steps, event.step, { status: 'waiting', note: `${stopReasonText(event.reason)}: retrying in ${Math.ceil(event.delay_ms / 1000)} s` }) });
           return;
         case 'step_completed': {
           asked.delete(event.step);
-          const next = updateStep(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : undefined });
+          const next = update(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : undefined });
           set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }
         case 'step_failed': {
-          const next = updateStep(steps, event.step, { ...ended('failed'), note: event.message });
+          const next = update(steps, event.step, { ...ended('failed'), note: event.message });
           set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next) });
           return;
         }
@@ -320,11 +326,11 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'session_completed':
-          set({ phase: 'completed', finishedAt: now() });
+          set({ phase: 'completed', finishedAt: now(), ...(event.note ? { message: event.note } : {}) });
           return;
         case 'approval_requested': {
           asked.add(event.step);
-          const next = updateStep(steps, event.step, { status: 'waiting', note: 'awaiting approval' });
+          const next = update(steps, event.step, { status: 'waiting', note: 'awaiting approval' });
           set({ phase: phaseWith(get().phase, next), steps: next });
           return;
         }
@@ -332,7 +338,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           asked.delete(event.step);
           // The next branch's question may already be up: only this step's answer closes the panel.
           const approval = get().approval?.step === event.step ? null : get().approval;
-          const next = updateStep(steps, event.step, { note: event.decision });
+          const next = update(steps, event.step, { note: event.decision });
           set({ phase: phaseWith(get().phase, next), approval, steps: next });
           return;
         }

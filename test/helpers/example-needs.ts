@@ -9,7 +9,7 @@ export function exampleNeeds(spec: WorkflowSpec) {
   const read = new Set([...templateFields(spec)].flatMap(([, source]) => [...scanTemplate(source).names]));
   const declared = declaredInputs(spec);
   const required = Object.entries(spec.inputs?.required ?? {}).filter(([, type]) => typeof type !== 'object' || type.default === undefined).map(([name]) => name);
-  const vars = [...new Set([...required, ...[...read].filter((name) => !declared.includes(name) && !runtimeNames.includes(name))])].sort();
+  const vars = [...new Set([...required, ...[...read].filter((name) => !declared.includes(name) && !runtimeNames().includes(name))])].sort();
   const pattern = spec.pattern;
   // Patterns that decide their steps while they run have no count before they do: undefined.
   const steps = pattern.type === 'workflow' ? pattern.config.tasks : pattern.type === 'parallel' ? [...pattern.config.branches.flatMap((b) => b.steps), ...(pattern.config.reduce ? [pattern.config.reduce] : [])] : pattern.type === 'chain' ? pattern.config.steps : undefined;

@@ -228,9 +228,9 @@ describe('spec fields shared by every pattern', () => {
     expect(problems(workflow.replace('model_id: m }', 'model_id: m, max_parallel: 0 }'))).toEqual(['spec.yaml:3:57: error: runtime.max_parallel: Too small: expected number to be >=1']);
   });
 
-  it('still names the patterns acode does not support', () => {
-    expect(problems(workflow.replace('type: workflow', 'type: graph'))).toEqual([
-      "spec.yaml:10:9: error: pattern type 'graph' is not supported by acode yet; supported: chain, workflow, parallel",
+  it('names the pattern types there are for one it does not know', () => {
+    expect(problems(workflow.replace('type: workflow', 'type: loop'))).toEqual([
+      "spec.yaml:10:9: error: pattern.type: Invalid discriminator value. Expected 'chain' | 'workflow' | 'parallel' | 'routing' | 'evaluator_optimizer' | 'orchestrator_workers' | 'graph'",
     ]);
   });
 

@@ -84,9 +84,9 @@ describe('spec loading', () => {
     ]);
   });
 
-  it('names unsupported pattern types', () => {
-    expect(problems(valid.replace('type: chain', 'type: routing'))).toEqual([
-      "spec.yaml:9:9: error: pattern type 'routing' is not supported by acode yet; supported: chain, workflow, parallel",
+  it('names the pattern types there are for one it does not know', () => {
+    expect(problems(valid.replace('type: chain', 'type: swarm'))).toEqual([
+      "spec.yaml:9:9: error: pattern.type: Invalid discriminator value. Expected 'chain' | 'workflow' | 'parallel' | 'routing' | 'evaluator_optimizer' | 'orchestrator_workers' | 'graph'",
     ]);
   });
 

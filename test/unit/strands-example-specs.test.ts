@@ -39,15 +39,24 @@ const chainNow = [
   'atomic-ref-demo-openai.yaml', 'chain-interactive-prompts-openai.yaml', 'compaction-auto-reduce-test.yaml', 'compaction-test-ollama.yaml',
   'debug-demo-openai.yaml', 'duckduckgo-search-demo.yaml', 'skills-demo.yaml', 'strands-spec-builder-demo.yaml', 'tavily-deep-research-demo.yaml',
   'tavily-search-demo.yaml', 'telemetry-redaction-demo-openai.yaml', 'telemetry-simple-openai.yaml',
+  // gemini through its OpenAI-compatible endpoint.
+  'mermaid-diagram-generator.yaml', 'single-agent-chain-gemini.yaml',
 ].sort();
 
 /** Chain examples refused, each for a reason strands-cli's own run would meet or acode does not offer. */
 const chainRefused: Record<string, RegExp> = {
   // Its artifact reads name, runtime and context_policy: no render context has them, strands-cli's neither.
   'compaction-test-openai.yaml': /undefined variable 'name'/,
-  'mermaid-diagram-generator.yaml': /runtime\.provider: Invalid option/, // bedrock
-  'single-agent-chain-bedrock.yaml': /runtime\.provider: Invalid option/,
-  'single-agent-chain-gemini.yaml': /runtime\.provider: Invalid option/,
+  'single-agent-chain-bedrock.yaml': /provider bedrock is not supported by acode: point the spec at an OpenAI-compatible gateway/,
+};
+
+/** Examples of the patterns that decide at run time that are refused: one clear reason each, as strands-cli's own run would meet. */
+const decidingRefused: Record<string, RegExp> = {
+  'evaluator-optimizer-code-review-bedrock.yaml': /provider bedrock is not supported by acode/,
+  // `{{ fix %}`: a template that does not close; Jinja refuses it too.
+  'evaluator-optimizer-writing-ollama.yaml': /revise_prompt: expected variable end/,
+  // `when: "nodes.analyze.response contains 'high'"`: Jinja has no `contains` operator (strands-cli fails there at run time).
+  'graph-resume-demo-openai.yaml': /a condition has no operator 'contains' \(Jinja's is 'in'\)/,
 };
 
 const accepted = (pattern: string) => examples.filter((e) => e.pattern === pattern && e.check.spec).map((e) => e.file);
@@ -65,13 +74,13 @@ describe("strands-cli's example specs, read unchanged", () => {
     console.log(`${examples.length} strands-cli examples:\n${rows.join('\n')}`);
     expect(examples).toHaveLength(88);
     expect(Object.fromEntries(patterns.map((p) => [p, [accepted(p).length, refused(p).length]]))).toEqual({
-      chain: [46, 4],
+      chain: [48, 2],
       workflow: [10, 0],
       parallel: [6, 0],
-      routing: [0, 6],
-      evaluator_optimizer: [0, 6],
-      orchestrator_workers: [0, 5],
-      graph: [0, 5],
+      routing: [6, 0],
+      evaluator_optimizer: [4, 2],
+      orchestrator_workers: [5, 0],
+      graph: [4, 1],
     });
   });
 
@@ -91,14 +100,17 @@ describe("strands-cli's example specs, read unchanged", () => {
     }
   });
 
-  it('names the patterns it does not support', () => {
+  it('accepts every routing, evaluator_optimizer, orchestrator_workers and graph example but three, each refused for one clear reason', () => {
     for (const example of examples.filter((e) => !['chain', 'workflow', 'parallel'].includes(e.pattern))) {
-      expect(example.check.problems.map((p) => p.message), example.file).toContain(`pattern type '${example.pattern}' is not supported by acode yet; supported: chain, workflow, parallel`);
+      const errors = example.check.problems.filter((p) => p.severity === 'error').map((p) => p.message);
+      const reason = decidingRefused[example.file];
+      if (reason) expect(errors.join('\n'), example.file).toMatch(reason);
+      else expect(errors, example.file).toEqual([]);
     }
   });
 
   it('lists what each workflow and parallel example needs to run: --vars, approvals, tools, providers', () => {
-    const table = Object.fromEntries(examples.filter((e) => e.check.spec && e.pattern !== 'chain').map((e) => [e.file, needs(e.check.spec!)]));
+    const table = Object.fromEntries(examples.filter((e) => e.check.spec && (e.pattern === 'workflow' || e.pattern === 'parallel')).map((e) => [e.file, needs(e.check.spec!)]));
     console.log(Object.entries(table).map(([file, n]) => `  ${file}: ${n.providers.join('+')}${n.vars.length ? `, --var ${n.vars.join(' ')}` : ''}${n.approvals ? `, ${n.approvals} approval${n.approvals === 1 ? '' : 's'}` : ''}${n.tools.length ? `, tools ${n.tools.join(' ')}` : ''}`).join('\n'));
     expect(table).toEqual({
       'customer-support-intake-composite-openai.yaml': { providers: ['openai'], vars: ['body', 'subject'], approvals: 0, tools: [] },

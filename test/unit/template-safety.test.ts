@@ -180,7 +180,8 @@ describe("strands-cli's example specs", () => {
 
   // Its artifact reads name, runtime and context_policy, which no render context has (strands-cli's
   // neither): refused for its templates since `version: 1` is accepted.
-  const readsSpecFields = ['compaction-test-openai.yaml'];
+  // A revise_prompt with `{{ fix %}`, which does not close (Jinja refuses it too).
+  const readsSpecFields = ['compaction-test-openai.yaml', 'evaluator-optimizer-writing-ollama.yaml'];
 
   it('validates every spec acode accepted before, and rejects the others for none of the new reasons', () => {
     const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();

@@ -3,6 +3,10 @@ import type { Pattern } from '../pattern.js';
 import { isObject, type EngineKind, type PatternWords } from '../pattern-kind.js';
 import { chainKind } from './chain.js';
 import { parallelKind } from './parallel.js';
+import { routingKind } from './routing.js';
+import { evaluatorOptimizerKind } from './evaluator-optimizer.js';
+import { orchestratorWorkersKind } from './orchestrator-workers.js';
+import { graphKind } from './graph.js';
 import { workflowKind } from './workflow.js';
 
 /**
@@ -13,6 +17,10 @@ export const engineKinds: { [T in PatternType]: EngineKind<Extract<PatternSpec, 
   chain: chainKind,
   workflow: workflowKind,
   parallel: parallelKind,
+  routing: routingKind,
+  evaluator_optimizer: evaluatorOptimizerKind,
+  orchestrator_workers: orchestratorWorkersKind,
+  graph: graphKind,
 };
 
 function kindOf(type: string): EngineKind<PatternSpec> | undefined {
@@ -20,8 +28,8 @@ function kindOf(type: string): EngineKind<PatternSpec> | undefined {
 }
 
 /** The plug-in that runs a spec's pattern. */
-export function patternFor(spec: Pick<WorkflowSpec, 'pattern'>): Pattern {
-  return kindOf(spec.pattern.type)!.plugin(spec.pattern.config);
+export function patternFor(spec: Pick<WorkflowSpec, 'pattern' | 'name' | 'agents'>): Pattern {
+  return kindOf(spec.pattern.type)!.plugin(spec.pattern.config, spec);
 }
 
 /** True when what the plug-ins read of a stored spec is there, shaped as the schema made it. */

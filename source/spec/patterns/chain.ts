@@ -13,6 +13,7 @@ export const chainSchema = z.strictObject({
 });
 
 export const chainKind: SpecKind<PatternOf<'chain'>> = {
+  names: ['steps', 'last_response', 'TRACE'],
   check(spec, pattern, error) {
     checkSteps(spec, pattern.config.steps, [...configPath, 'steps'], (i) => `step ${i + 1}`, error);
   },

@@ -57,6 +57,7 @@ function reduceScope(pattern: ParallelPattern, variables: readonly string[]): Te
  * - artifacts: `branches`; last_response is the reduce's response.
  */
 export const parallelKind: SpecKind<ParallelPattern> = {
+  names: ['steps', 'last_response', 'branches', 'hitl_response', 'TRACE'],
   check(spec, pattern, error) {
     const { branches, reduce } = pattern.config;
     const at: SpecPath = [...configPath, 'branches'];

@@ -137,6 +137,7 @@ function taskScope(pattern: WorkflowPattern, variables: readonly string[], index
  * - artifacts: every task; last_response is the last task of the last level.
  */
 export const workflowKind: SpecKind<WorkflowPattern> = {
+  names: ['tasks', 'hitl_response', 'last_response', 'TRACE'],
   check: checkWorkflow,
   *templateFields(pattern) {
     for (const [i, task] of pattern.config.tasks.entries()) yield* stepFields(task, [...configPath, 'tasks', i]);

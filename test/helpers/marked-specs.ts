@@ -113,3 +113,102 @@ export function markedParallel(lengths: number[], options: { maxParallel?: numbe
     ].join('\n'),
   };
 }
+
+/** A reply the loopback server gives a marked request, or undefined for its usual deterministic answer. */
+export type MarkedAnswer = (step: string) => string | undefined;
+
+const footer = (from: string) => ['outputs:', '  artifacts:', '    - path: ./out/report.md', `      from: "${from}"`, ''];
+
+/** The router answers route `deep`; its three steps read the router's answer and each other. */
+export function markedRouting(): { spec: string; ids: string[]; answer: MarkedAnswer } {
+  return {
+    ids: ['router', 'deep/0', 'deep/1', 'deep/2'],
+    answer: (step) => (step === 'router' ? 'Looks deep to me: {"route": "deep"}' : undefined),
+    spec: [
+      ...header('marked-routing'),
+      'pattern:',
+      '  type: routing',
+      '  config:',
+      '    router: { agent: worker, input: "[[router]] classify {{ topic }}" }',
+      '    routes:',
+      '      shallow: { then: [ { agent: worker, input: "[[shallow/0]] {{ topic }}" } ] }',
+      '      deep:',
+      '        then:',
+      '          - { agent: worker, input: "[[deep/0]] {{ router.response }} on {{ topic }}" }',
+      '          - { agent: worker, input: "[[deep/1]] continue from {{ steps[0].response }}" }',
+      '          - { agent: worker, input: "[[deep/2]] continue from {{ steps[1].response }}" }',
+      ...footer('route {{ chosen_route }}\\n{% for s in steps %}{{ s.index }}: {{ s.response }}\\n{% endfor %}final: {{ last_response }}\\n'),
+    ].join('\n'),
+  };
+}
+
+/** Drafts score 41, 42, then 90 at the third evaluation: three drafts, three evaluations. */
+export function markedEvaluator(): { spec: string; ids: string[]; answer: MarkedAnswer } {
+  return {
+    ids: ['draft/1', 'eval/1', 'draft/2', 'eval/2', 'draft/3', 'eval/3'],
+    answer: (step) => {
+      const k = /^eval\/(\d+)$/.exec(step)?.[1];
+      return k === undefined ? undefined : JSON.stringify({ score: Number(k) >= 3 ? 90 : 40 + Number(k), issues: [`issue ${k}`], fixes: [`fix ${k}`] });
+    },
+    spec: [
+      // The producer's own prompt is its first request (strands-cli's way), so it carries the first draft's marker.
+      ...header('marked-evaluator').flatMap((line) => (line.startsWith('    prompt:') ? ['    prompt: "[[draft/1]] write about {{ topic }}"', '  critic:', '    prompt: "You score drafts."'] : [line])),
+      'pattern:',
+      '  type: evaluator_optimizer',
+      '  config:',
+      '    producer: worker',
+      '    evaluator: { agent: critic, input: "[[eval/{{ iteration }}]] score {{ draft }}" }',
+      '    accept: { min_score: 85, max_iters: 5 }',
+      '    revise_prompt: "[[draft/{{ iteration }}]] revise {{ draft }} ({{ evaluation.score }}: {{ evaluation.issues | join(\\", \\") }})"',
+      ...footer('{{ last_response }}\\nscore {{ final_score }} after {{ iterations }}\\n{% for h in history %}{{ h.iteration }}={{ h.score }} {% endfor %}\\n'),
+    ].join('\n'),
+  };
+}
+
+/** The plan names `workers` subtasks, run `maxWorkers` at once, then a reduce quotes them all. */
+export function markedOrchestrator(workers: number, maxWorkers: number): { spec: string; ids: string[]; answer: MarkedAnswer } {
+  const ids = ['plan', ...Array.from({ length: workers }, (_, i) => `worker/${i}`), 'reduce'];
+  return {
+    ids,
+    answer: (step) => (step === 'plan' ? JSON.stringify(Array.from({ length: workers }, (_, i) => ({ task: `[[worker/${i}]] part ${i} of durability` }))) : undefined),
+    spec: [
+      ...header('marked-orchestrator', maxWorkers),
+      // The orchestrator's request is strands-cli's fixed text with the variables as JSON: the marker rides in them.
+      '    marker: "[[plan]]"',
+      'pattern:',
+      '  type: orchestrator_workers',
+      '  config:',
+      `    orchestrator: { agent: worker, limits: { max_workers: ${maxWorkers} } }`,
+      '    worker_template: { agent: worker }',
+      '    reduce: { agent: worker, input: "[[reduce]] {% for w in workers %}{{ w.response }} + {% endfor %}" }',
+      ...footer('{% for w in workers %}{{ w.task }}: {{ w.response }}\\n{% endfor %}final: {{ last_response }}\\n'),
+    ].join('\n'),
+  };
+}
+
+/** write → review, back to write until the third review approves, then finish: seven node visits. */
+export function markedGraph(): { spec: string; ids: string[]; answer: MarkedAnswer } {
+  const visit = (node: string) => `[[${node}{% if nodes.${node}.iteration %}@{{ nodes.${node}.iteration + 1 }}{% endif %}]]`;
+  return {
+    ids: ['write', 'review', 'write@2', 'review@2', 'write@3', 'review@3', 'finish'],
+    answer: (step) => (step.startsWith('review') ? (step === 'review@3' ? 'APPROVED' : `needs work (${step})`) : undefined),
+    spec: [
+      ...header('marked-graph'),
+      'pattern:',
+      '  type: graph',
+      '  config:',
+      '    max_iterations: 4',
+      '    nodes:',
+      `      write: { agent: worker, input: "${visit('write')} write {{ topic }} {{ nodes.review.response }}" }`,
+      `      review: { agent: worker, input: "${visit('review')} review {{ nodes.write.response }}" }`,
+      '      finish: { agent: worker, input: "[[finish]] ship {{ nodes.write.response }}" }',
+      '    edges:',
+      '      - { from: write, to: review }',
+      '      - from: review',
+      '        choose:',
+      '          - { when: "{{ \'approved\' in nodes.review.response.lower() }}", to: finish }',
+      '          - { when: else, to: write }',
+      ...footer('{{ execution_path | join(\\" > \\") }}\\n{% for id, n in nodes.items() %}{{ id }}: {{ n.response }}\\n{% endfor %}final: {{ last_response }}\\n'),
+    ].join('\n'),
+  };
+}

@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { runtimeNames } from '../spec/template-scopes.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { brokenArtifactPathRule } from '../spec/artifact-path-rules.js';
 import type { WorkflowSpec } from '../spec/schema.js';
@@ -105,9 +106,6 @@ export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: st
   return { dir: record.artifacts_dir, force: record.artifacts_force ?? false, inherited: record.artifacts_inherited };
 }
 
-/** Names an artifact path may read that exist only once steps have run. */
-const runNames = ['steps', 'tasks', 'branches', 'last_response', 'TRACE'];
-
 /**
  * Checks, before the first step, every artifact path that does not depend on a response: rendered
  * with the variables alone and placed by `artifactPath`. Returns the problems by artifact index.
@@ -116,7 +114,8 @@ export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, tar
   const problems: { index: number; message: string }[] = [];
   for (const [index, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     const reads = scanTemplate(artifact.path).names;
-    if (runNames.some((name) => reads.has(name))) continue;
+    // Names the patterns give only once steps have run (a route chosen, a graph's terminal node).
+    if (runtimeNames().some((name) => reads.has(name))) continue;
     try {
       artifactPath(renderTemplate(artifact.path, preflightContext(variables)), target, () => false);
     } catch (error) {

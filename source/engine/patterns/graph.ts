@@ -50,6 +50,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
   const entry = nodeIds[0]!;
   const edges = config.edges;
   const limit = config.max_iterations;
+  const agentAliases = graphAgentAliases(config);
 
   /** What templates and conditions see of the nodes: every one, as strands-cli fills them in before the walk. */
   const nodesView = (progress: SessionProgress, path: readonly Visit[]) => {
@@ -59,6 +60,8 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
       view[id] = { response: '', agent: isApprovalStep(node) ? '' : node.agent, status: 'not_executed', iteration: 0 };
     }
     for (const visit of path) view[visit.node] = { ...view[visit.node]!, response: progress.completed[visit.id]?.response ?? '', status: 'success', iteration: visit.visit };
+    // strands-cli's examples read a node by its agent's name too (`nodes.validator` for node validate, run by agent validator).
+    for (const [agent, node] of agentAliases) view[agent] = view[node]!;
     return view;
   };
   const lastHitl = (progress: SessionProgress, path: readonly Visit[]) => {
@@ -152,11 +155,12 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     halted: (progress) => walk(progress).halt,
     context(id, progress, variables) {
       const state = walk(progress);
-      // What the node sees: the nodes finished before this visit.
+      // What the node sees: the nodes finished before this visit, and the last one's answer.
       const at = state.path.findIndex((visit) => visit.id === id);
       const before = at < 0 ? state.path : state.path.slice(0, at);
       const hitl = lastHitl(progress, before);
-      return { ...variables, nodes: nodesView(progress, before), hitl_response: hitl ?? null };
+      const previous = before.at(-1);
+      return { ...variables, nodes: nodesView(progress, before), hitl_response: hitl ?? null, last_response: previous ? (progress.completed[previous.id]?.response ?? '') : '' };
     },
     artifactContext(progress, variables) {
       const state = walk(progress);
@@ -185,6 +189,16 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     },
     firstUnfinished: (progress) => walk(progress).next?.id,
   };
+}
+
+/**
+ * Agent ids a template may use for the node they run, where no node has that id and one node alone
+ * runs the agent: agent → node.
+ */
+export function graphAgentAliases(config: Pick<Config, 'nodes'>): Map<string, string> {
+  const byAgent = new Map<string, string[]>();
+  for (const [id, node] of Object.entries(config.nodes)) if (!isApprovalStep(node)) byAgent.set(node.agent, [...(byAgent.get(node.agent) ?? []), id]);
+  return new Map([...byAgent].filter(([agent, nodes]) => nodes.length === 1 && !Object.hasOwn(config.nodes, agent)).map(([agent, nodes]) => [agent, nodes[0]!]));
 }
 
 function ordinal(n: number): string {

@@ -131,6 +131,8 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
         if (!answer) return { rounds, workers, next: [planning(round, attempt, progress, workers)], done: false };
         tries = attempt;
         tasks = readPlan(answer.response);
+        // A later round's plan that cannot be read ends the rounds: the work done so far goes on to reduce.
+        if (!tasks && attempt === planTries && round > 1) tasks = [];
         if (!tasks && attempt === planTries) {
           return { rounds, workers, next: [], done: false, halt: { outcome: 'failed', reason: 'unreadable_answer', message: `the orchestrator (${orchestrator.agent}) answered no readable plan in ${planTries} tries ("${answerGist(answer.response)}"); it must answer a JSON list such as [{"task": "…"}] — fork the session with a clearer orchestrator prompt` } };
         }

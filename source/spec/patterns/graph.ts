@@ -6,7 +6,7 @@ import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } 
 import { agentStepSchema, approvalStepSchema, identifier } from '../step-schemas.js';
 import { scope } from '../template-scopes.js';
 import type { KeyedScope } from '../template-scan.js';
-import { conditionTemplate } from '../../engine/patterns/graph.js';
+import { conditionTemplate, graphAgentAliases } from '../../engine/patterns/graph.js';
 
 const nodeSchema = z.union([agentStepSchema.omit({ input: true, vars: true }).extend({ input: z.string().optional() }), approvalStepSchema], {
   error: (issue) => (issue.code === 'invalid_union' ? 'a node is an agent node (agent, input) or an approval (type: hitl, prompt)' : undefined),
@@ -33,11 +33,11 @@ export const graphSchema = z.strictObject({
 type Pattern = PatternOf<'graph'>;
 
 function nodesKeyed(pattern: Pattern): KeyedScope {
-  const ids = new Set(Object.keys(pattern.config.nodes));
+  const ids = new Set([...Object.keys(pattern.config.nodes), ...graphAgentAliases(pattern.config).keys()]);
   return { noun: 'node', known: ids, available: ids, unavailable: () => '' };
 }
 
-const nodeNames = ['nodes', 'hitl_response'];
+const nodeNames = ['nodes', 'hitl_response', 'last_response'];
 
 /** `a contains 'b'` (the schema's own example in strands-cli): Jinja has no such operator, and says only "expected block end". */
 const usesContains = (when: string) => /\bcontains\b/.test(when.replace(/(["'])(?:\\.|(?!\1).)*\1/g, ''));

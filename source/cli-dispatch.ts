@@ -1,4 +1,5 @@
 import meow from 'meow';
+import { parseLimitSettings } from './spec/raised-limits.js';
 import { typedFlags, unknownFlagMessage } from './argument-typos.js';
 import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
@@ -154,7 +155,7 @@ function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   }
   const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
-  return { vars: cli.flags.var, json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  return { vars: cli.flags.var, limits: parseLimitSettings(cli.flags.set), json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */

@@ -36,11 +36,12 @@ export const cliFlags = {
   name: { type: 'string' },
   olderThan: { type: 'string' },
   provider: { type: 'string' },
+  set: { type: 'string', isMultiple: true, default: [] },
 } satisfies AnyFlags;
 
 export type FlagName = keyof typeof cliFlags;
 
-const resumeFlagNames = ['var', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
+const resumeFlagNames = ['var', 'set', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
 
 /**
  * The flags each command takes (`sessions <sub>` for the sessions commands; --help and --version go

@@ -64,6 +64,10 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return `wrote ${event.path} (${event.bytes} bytes)`;
     case 'session_paused':
       return `${headline('paused')}: ${event.message}`;
+    case 'budget_warning':
+      return `warning: ${event.message}`;
+    case 'limits_raised':
+      return `raised ${event.changes.map((c) => `${c.key} ${c.from ?? 'unset'} → ${c.to}`).join(', ')}`;
     case 'session_completed':
       // The closing summary says it, with counts; what the pattern says of how it ended goes before.
       return event.note ? `note: ${event.note}` : undefined;

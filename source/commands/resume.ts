@@ -19,6 +19,8 @@ import { parseVars } from './parse-vars.js';
 export interface ResumeFlags {
   /** `--var k=v`: variables the session stored without their value, given back. */
   vars?: readonly string[];
+  /** `--set key=value`: limits raised in the spec the session runs. */
+  limits?: Record<string, number>;
   json: boolean;
   /** `--stream`: without a terminal, each step's answer on stdout as it arrives. */
   stream?: boolean;
@@ -161,7 +163,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     await decideOnChanges(ctx, record.session_id, views, { onChange: changeDecision(flags, config.changed_files_action, ctx.interactive), ask: () => askOnTerminal(candidate) });
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
-  const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables });
+  const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables, limits: flags.limits });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];

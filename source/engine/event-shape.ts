@@ -37,6 +37,8 @@ const shapes: Record<EngineEventType, Record<string, Kind>> = {
   approval_answered: { step: 'string', attempt: 'number', decision: 'string', response: 'string' },
   session_cancelled: { reason: 'string', message: 'string', step: 'string|null' },
   session_completed: { tokens: 'usage' },
+  limits_raised: { changes: 'array' },
+  budget_warning: { budget: 'string', used: 'number', limit: 'number', message: 'string' },
   session_failed: { reason: 'string', message: 'string', step: 'string|null' },
 };
 

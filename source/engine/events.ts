@@ -73,6 +73,10 @@ export type EngineEventBody =
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
   | { type: 'session_forked'; from_session: string; steps_reused: number }
+  /** A resume raised limits of the spec the session runs (`--set`): a budget, a graph's max_iterations. */
+  | { type: 'limits_raised'; changes: { key: string; from: number | null; to: number }[] }
+  /** A budget's warn_threshold was reached: said once per session. */
+  | { type: 'budget_warning'; budget: string; used: number; limit: number; message: string }
   | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: StepId; attempt: number; action: string }[]; steps_remaining: number }
   | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }
   | { type: 'tool_called'; step: StepId; attempt: number; call_id: string; name: string; args: Record<string, unknown> }

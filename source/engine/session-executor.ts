@@ -251,11 +251,28 @@ export class SessionExecutor {
     return titleOf(this.pattern, this.progress, id);
   }
 
+  /**
+   * Before each model call: a budget reached pauses the session (resumable with it raised, --set);
+   * one past its warn_threshold is said once, in the log, so a resume does not say it again.
+   */
   private checkBudget(): void {
-    const limit = this.options.spec.runtime.budgets?.max_tokens;
-    const used = this.progress.tokens.input + this.progress.tokens.output;
-    if (limit !== undefined && used >= limit) {
-      throw new StopRun('failed', 'budget_exceeded', `token budget exhausted: ${used} of runtime.budgets.max_tokens ${limit} used; fork the session with a larger budget to continue`);
+    const budgets = this.options.spec.runtime.budgets;
+    if (!budgets) return;
+    const { sessionId } = this.options;
+    const used = {
+      max_steps: { used: this.progress.steps_done, words: 'steps completed' },
+      max_tokens: { used: this.progress.tokens.input + this.progress.tokens.output, words: 'tokens used' },
+      max_duration_s: { used: Math.round(this.progress.active_ms / 1000), words: 'seconds spent in steps' },
+    };
+    for (const [key, { used: spent, words }] of Object.entries(used) as [keyof typeof used, (typeof used)[keyof typeof used]][]) {
+      const limit = budgets[key];
+      if (limit === undefined) continue;
+      if (spent >= limit) {
+        throw new StopRun('paused', 'budget_exceeded', `budget reached: ${spent} ${words} of runtime.budgets.${key} ${limit}; to go on, raise it: acode resume ${sessionId} --set runtime.budgets.${key}=${Math.ceil(limit * 2)}`);
+      }
+      if (spent >= limit * budgets.warn_threshold && !this.progress.budgets_warned.includes(key)) {
+        this.emit({ type: 'budget_warning', budget: key, used: spent, limit, message: `${spent} ${words} of runtime.budgets.${key} ${limit} (warn_threshold ${budgets.warn_threshold})` });
+      }
     }
   }
 

@@ -83,6 +83,10 @@ export interface SessionProgress {
   files: Record<string, FileSeen>;
   /** Writes journaled but not yet known to be applied, by tool call id (replayed, not checkpointed). */
   pending_writes: Record<string, PendingWrite>;
+  /** Time the session's steps took, every run included (replayed, not checkpointed): runtime.budgets.max_duration_s. */
+  active_ms: number;
+  /** Budgets whose warn_threshold was reached and said (replayed, not checkpointed): each is said once. */
+  budgets_warned: string[];
   /** Each unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
   conversations: Record<StepId, string>;
   /** Approvals answered but not yet applied: a resume applies them without asking again (replayed, not checkpointed). */
@@ -95,7 +99,7 @@ export interface SessionProgress {
 }
 
 /** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
-type Replayed = 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
+type Replayed = 'active_ms' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
 
 export type Checkpoint = Omit<SessionProgress, Replayed>;
 
@@ -114,6 +118,8 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     epoch: 0,
     last_event_at: null,
     last_response_preview: '',
+    active_ms: 0,
+    budgets_warned: [],
     spent: {},
     completed: {},
     last_completed: null,
@@ -177,6 +183,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       break;
     case 'step_completed': {
       const spent = spend(progress, event.step, event.usage);
+      progress.active_ms += event.duration_ms;
       finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: spent.input + spent.output, ...(event.cut ? { cut: true as const } : {}) });
       break;
     }
@@ -246,11 +253,15 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
       delete progress.tool_outcomes[event.step];
       break;
+    case 'budget_warning':
+      if (!progress.budgets_warned.includes(event.budget)) progress.budgets_warned.push(event.budget);
+      break;
     case 'step_skipped':
     case 'step_retry_scheduled':
     case 'resume_attempt':
     case 'step_failed':
     case 'session_forked':
+    case 'limits_raised':
     case 'resume_planned':
     case 'lock_taken_over':
     case 'tool_called':
@@ -277,6 +288,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
+  const { active_ms: _active, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
   return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

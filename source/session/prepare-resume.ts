@@ -1,4 +1,5 @@
 import type { Variables } from '../engine/template-context.js';
+import { raiseLimits } from '../spec/raised-limits.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
@@ -272,6 +273,8 @@ export interface ResumeChoices {
   autoResume?: boolean;
   /** The variables to run with, withheld ones given back (withheld-variables.ts); the stored ones by default. */
   variables?: Variables;
+  /** Limits raised in the spec the session runs (`--set`, parsed by spec/raised-limits.ts). */
+  limits?: Record<string, number>;
 }
 
 /**
@@ -280,13 +283,18 @@ export interface ResumeChoices {
  * torn writes settled, leftover temp files removed). On any failure the lease is let go.
  */
 export async function claimResume(repository: SessionRepository, candidate: ResumeCandidate, choices: ResumeChoices): Promise<PreparedRun<ResumeIntro>> {
-  const { session, spec, pattern, progress, plan, config, environment, blobs, where } = candidate;
+  const { session, progress, plan, config, environment, blobs, where } = candidate;
+  // A limit raised (--set) is checked before anything is taken, and written once the lease is held.
+  const raised = choices.limits ? raiseLimits(candidate.spec, choices.limits) : { spec: candidate.spec, changes: [] };
+  const spec = raised.spec;
+  const pattern = raised.changes.length ? patternFor(spec) : candidate.pattern;
   const record = session.record;
   const provider = createProvider(spec, choices.env);
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);
   let journal: LeasedJournal | undefined;
   try {
     await confirmUnchanged(candidate);
+    if (raised.changes.length) await session.replaceSpec(spec);
     journal = session.openJournal();
     const accepted: EngineEventBody[] = environment.changes.length
       ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash ? snapshotNow(c.path, where, blobs) : null })) }]
@@ -307,7 +315,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         // --force on a resume lets its artifacts overwrite files this session did not write (as on run).
         artifacts: { ...recordedArtifactTarget(record), ...(choices.force ? { force: true } : {}) },
         autoResume: autoResumePolicy(config, choices.autoResume),
-        preamble: [...lease.preamble, ...accepted, ...settled, resumePlanned(plan)],
+        preamble: [...lease.preamble, ...accepted, ...settled, ...(raised.changes.length ? [{ type: 'limits_raised' as const, changes: raised.changes }] : []), resumePlanned(plan)],
       },
       lease,
       journal,

@@ -62,6 +62,8 @@ export interface StoredSession {
   readonly location: string;
   spec(): Promise<WorkflowSpec>;
   specText(): Promise<string>;
+  /** Replaces the spec the session runs (a limit raised on resume); only under the session's lease. */
+  replaceSpec(spec: WorkflowSpec): Promise<void>;
   events(): Promise<EngineEvent[]>;
   blobs(): SessionBlobs;
   /** Opens the session for appending events and writing checkpoints: only with its lease held. */

@@ -67,7 +67,20 @@ const runtimeSchema = z.strictObject({
   max_tokens: z.number().int().min(1).optional(),
   /** How many steps may run at once (workflow tasks, parallel branches); maxParallel() gives the default. */
   max_parallel: z.number().int().min(1).optional(),
-  budgets: z.strictObject({ max_tokens: z.number().int().min(1).optional() }).optional(),
+  /**
+   * Limits over the whole session, every resume included: steps completed, tokens, time spent in
+   * steps. Reached, the session pauses, resumable with the
+   * limit raised (acode resume <id> --set runtime.budgets.<key>=<value>); `warn_threshold` (a share
+   * of each) says so once before.
+   */
+  budgets: z
+    .strictObject({
+      max_steps: z.number().int().min(1).optional(),
+      max_tokens: z.number().int().min(1).optional(),
+      max_duration_s: z.number().min(1).optional(),
+      warn_threshold: z.number().min(0).max(1).default(0.8),
+    })
+    .optional(),
   scripted: scriptedSchema.optional(),
 });
 

@@ -261,6 +261,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_reused':
         case 'session_forked':
+        case 'limits_raised':
+        case 'budget_warning':
         case 'resume_planned':
         case 'lock_taken_over':
         case 'tool_result':

@@ -36,6 +36,10 @@ class LocalSession implements StoredSession {
     return this.handle.specText();
   }
 
+  async replaceSpec(spec: WorkflowSpec): Promise<void> {
+    this.handle.replaceSpec(spec);
+  }
+
   async events(): Promise<EngineEvent[]> {
     return this.handle.events();
   }

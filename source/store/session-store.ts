@@ -69,6 +69,11 @@ export class SessionHandle {
     return this.readOwn('spec.yaml');
   }
 
+  /** Replaces the spec this session runs (a limit raised on resume), durably; the caller holds the session's lease. */
+  replaceSpec(spec: WorkflowSpec): void {
+    writeFileDurable(join(this.dir, 'spec.json'), JSON.stringify(spec), 0o600, this.record.session_id);
+  }
+
   /** The spec this session runs, as validated when it was created. */
   spec(): WorkflowSpec {
     const path = join(this.dir, 'spec.json');

@@ -134,17 +134,17 @@ describe('acode run and resume with the scripted provider', () => {
     expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md'), 'utf8')).toContain('0: about AI agents');
   });
 
-  it('fails a session that exceeds its token budget, and refuses to resume it (exit 15)', async () => {
+  it('pauses a session that reaches its token budget; a resume pauses again until the budget is raised', async () => {
     const ws = workspace(chainSpec({ steps: 3, provider: 'scripted', budget: 100, scripted: scripted('') }));
     const result = await runCli(['run', 'spec.yaml'], ws);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('token budget exhausted');
-    const resumed = await runCli(['resume'], ws);
-    expect(resumed.code).toBe(14);
     const [record] = parseAllSessionFiles(ws.home);
-    const byId = await runCli(['resume', record!.session_id], ws);
-    expect(byId.code).toBe(15);
-    expect(byId.stderr).toContain('ACODE-RESUME-002');
+    expect(result.stderr).toContain(`runtime.budgets.max_tokens 100; to go on, raise it: acode resume ${record!.session_id} --set runtime.budgets.max_tokens=200`);
+    const again = await runCli(['resume'], ws);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('budget reached');
+    const raised = await runCli(['resume', record!.session_id, '--set', 'runtime.budgets.max_tokens=100000'], ws);
+    expect(raised.code, raised.stderr).toBe(0);
   });
 });
 

@@ -154,9 +154,10 @@ describe('the chain executor', () => {
 
     const resumed = executorFor(text, { cwd: tempDir(), journal, progress: replayed(journal, 3) });
     const summary = await resumed.executor.run();
-    expect(summary).toMatchObject({ status: 'failed', steps_executed: 1, steps_skipped: 1 });
+    // Reached, it pauses (resumable with the budget raised).
+    expect(summary).toMatchObject({ status: 'paused', steps_executed: 1, steps_skipped: 1 });
     expect(summary.tokens.input + summary.tokens.output).toBeGreaterThanOrEqual(250);
-    expect(journal.events.at(-1)).toMatchObject({ type: 'session_failed', reason: 'budget_exceeded' });
+    expect(journal.events.at(-1)).toMatchObject({ type: 'session_paused', reason: 'budget_exceeded', message: expect.stringContaining('--set runtime.budgets.max_tokens=500') });
   });
 
   it('refuses a spec whose step references an unknown variable before any step runs', () => {

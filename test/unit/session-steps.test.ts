@@ -50,9 +50,10 @@ describe('where the steps of a stored session stand', () => {
     expect(await ranSteps(dag(''), { live: false, upTo: startedTechnical })).toMatchObject({ overview: 'done', technical: 'interrupted' });
   });
 
-  it('marks the step a session failed on before it could start (the token budget ran out)', async () => {
+  it('leaves pending the step a session paused before (the token budget ran out)', async () => {
     const steps = await ranSteps(dag(`  max_parallel: 1\n  budgets: { max_tokens: 1 }`));
-    expect(steps).toEqual({ overview: 'done', technical: 'failed', applications: 'pending', synthesis: 'pending' });
+    // The budget pauses the session before the step starts (resumable with it raised): nothing of it ran.
+    expect(steps).toEqual({ overview: 'done', technical: 'pending', applications: 'pending', synthesis: 'pending' });
   });
 
   it('marks a rejected approval failed, and one nobody answered awaiting', async () => {

@@ -120,14 +120,14 @@ describe('keys acode does not know', () => {
   // `inptu` the step was sent to the model with no input, and paid for.
   it('are errors naming the key meant when they misspell one acode has there, and warnings when they are strands-cli keys', () => {
     const typos = valid
-      .replace('provider: scripted', 'provider: scripted\n  modle_id: x\n  budgets: { max_steps: 3 }')
+      .replace('provider: scripted', 'provider: scripted\n  modle_id: x\n  budgets: { max_stesp: 3 }')
       .replace('prompt: "You write."', 'prompt: "You write."\n    tols: [x]')
       .replace('input: "Write about {{ topic }}"', 'inptu: "Write about {{ topic }}"\n        input: "Write"');
     expect(problems(typos).sort()).toEqual([
       "spec.yaml:10:5: error: 'agents.writer.tols' is not a key acode or strands-cli has here — did you mean 'tools'?",
       "spec.yaml:16:9: error: 'pattern.config.steps.0.inptu' is not a key acode or strands-cli has here — did you mean 'input'?",
       "spec.yaml:5:3: error: 'runtime.modle_id' is not a key acode or strands-cli has here — did you mean 'model_id'?",
-      "spec.yaml:6:14: warning: 'runtime.budgets.max_steps' is not supported by acode yet and is ignored",
+      "spec.yaml:6:14: error: 'runtime.budgets.max_stesp' is not a key acode or strands-cli has here — did you mean 'max_steps'?",
     ]);
   });
 });

@@ -97,7 +97,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     while (node !== undefined) {
       const visit = (visits.get(node) ?? 0) + 1;
       if (visit > limit) {
-        return { path, halt: { outcome: 'paused', reason: 'pattern_limit', message: `node '${node}' would run a ${ordinal(visit)} time, past pattern.config.max_iterations ${limit}: raise it (acode resume --max-iterations ${limit * 2}) to go on, or fork the session` } };
+        return { path, halt: { outcome: 'paused', reason: 'pattern_limit', message: `node '${node}' would run a ${ordinal(visit)} time, past pattern.config.max_iterations ${limit}: raise it (acode resume --set pattern.config.max_iterations=${limit * 2}) to go on` } };
       }
       const current: Visit = { node, visit, id: visitStep(node, visit) };
       if (!progress.completed[current.id]) return { path, next: current };

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { checkSessionName } from '../session/session-name.js';
 import { checkStart, readSpecForRun, startRun } from '../session/start.js';
@@ -36,8 +37,13 @@ export async function runCommand(ctx: CommandContext, specPath: string, flags: R
   for (const { name, closest } of unused) {
     ctx.stderr.write(`acode: warning: --var ${name} is not declared under inputs and no template uses it; it is ignored${closest ? ` (did you mean '${closest}'?)` : ''}\n`);
   }
-  const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume, name });
   // --no-save-session: no repository, nothing stored.
-  const prepared = await startRun(flags.saveSession ? openRepository(ctx) : null, checked);
+  const repository = flags.saveSession ? openRepository(ctx) : null;
+  const owners = repository?.artifactOwners();
+  const checked = checkStart({ specPath, loaded, overrides, cwd: ctx.cwd, env: ctx.env, out: flags.out, force: flags.force, autoResume: flags.autoResume, name, ...(owners ? { owners } : {}) });
+  for (const { path, by } of checked.replaced) {
+    ctx.stderr.write(`acode: replacing ${relative(ctx.cwd, path) || path}, written by session ${by.session_id} and unchanged since\n`);
+  }
+  const prepared = await startRun(repository, checked);
   return runSession(ctx, prepared, { json: flags.json, approvals, stream: flags.stream });
 }

@@ -207,7 +207,7 @@ describe('hostile review of #14: the model check before a resume', () => {
     const refusedResume = await runCli(['resume', record!.session_id], ws);
     expect(refusedResume.stderr).not.toContain(key.slice(3, 20)); // the error redacts it
     const dry = await runCli(['resume', record!.session_id, '--dry-run'], ws);
-    expect(dry.code).toBe(0);
+    expect(dry.code).toBe(17); // as the resume would: its refusal, redacted, on stderr
     expect(dry.stdout).toContain('model:           test-model not offered');
     expect(dry.stdout + dry.stderr).not.toContain(key.slice(3, 20));
   });

@@ -35,7 +35,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
@@ -96,6 +96,7 @@ const flagHints: Partial<Record<FlagName, string>> = {
 const chosenAtStart: Partial<Record<FlagName, string>> = {
   out: `a resume writes to the session's own output folder`,
   saveSession: `a resume saves the session it resumes`,
+  offline: `a resume checks the session's models itself ('--yes' goes on past a missing one)`,
 };
 
 /** `acode` with no command (the browser, or the help without a terminal): it takes no flag but --help and --version. */
@@ -189,7 +190,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { runCommand } = await import('./commands/run.js');
       atMostOne('run', args, 'spec file');
       streamOrJson(cli);
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name, offline: flags.offline });
     }
     case 'resume': {
       atMostOne('resume', args, 'session');

@@ -16,6 +16,8 @@ const flagHelp = {
   name: `    --name <name>        run, fork: a name for the new session, unique in $ACODE_HOME; resume, show,
                          fork, delete and the browser's search take it wherever an id is taken`,
   saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
+  offline: `    --offline            run: do not ask the provider, before anything is created, whether it offers
+                         the spec's models (the scripted provider has none to ask)`,
   autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)`,
   approve: `    --approve            answer the approval step the session reaches with its default response`,
@@ -58,7 +60,7 @@ const usages = {
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 

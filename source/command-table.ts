@@ -16,6 +16,7 @@ export const cliFlags = {
   version: { type: 'boolean', shortFlag: 'v' },
   var: { type: 'string', isMultiple: true, default: [] },
   saveSession: { type: 'boolean', default: true },
+  offline: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   stream: { type: 'boolean', default: false },
   status: { type: 'string' },
@@ -48,7 +49,7 @@ const resumeFlagNames = ['var', 'dryRun', 'yes', 'onChange', 'strategy', 'force'
  * refused elsewhere naming the commands listed here.
  */
 export const commandFlags: Record<string, readonly FlagName[]> = {
-  run: ['var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
+  run: ['var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
   resume: resumeFlagNames,
   fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],

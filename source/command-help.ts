@@ -36,6 +36,7 @@ const flagHelp = {
                          (1-based) or a step id (a task id, branch/n, reduce)`,
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
+  limit: `    --limit N            sessions list: only the N newest (of those the other options keep)`,
   json: `    --json               print one JSON object (or array) on stdout`,
   stream: `    --stream             without a terminal: each step's answer on stdout as it arrives (progress
                          lines stay on stderr); a terminal's run view always shows it streaming`,
@@ -168,7 +169,7 @@ ${idNote}
   Manage the sessions stored in $ACODE_HOME.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
@@ -181,15 +182,17 @@ ${idNote}
   List the stored sessions, newest first.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
 
   Options
 ${flagHelp.status}
     --resumable          only sessions that can be resumed now
+${flagHelp.limit}
     --json               print an array of session summaries on stdout
 
   Examples
     $ acode sessions list --resumable
+    $ acode sessions list --limit 5
     $ acode sessions list --status failed --json | jq '.[].session_id'
 `,
   'sessions show': `

@@ -36,6 +36,7 @@ export const cliFlags = {
   out: { type: 'string' },
   name: { type: 'string' },
   olderThan: { type: 'string' },
+  limit: { type: 'string' },
   provider: { type: 'string' },
 } satisfies AnyFlags;
 
@@ -53,7 +54,7 @@ export const commandFlags: Record<string, readonly FlagName[]> = {
   resume: resumeFlagNames,
   fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],
-  'sessions list': ['status', 'resumable', 'json'],
+  'sessions list': ['status', 'resumable', 'limit', 'json'],
   'sessions show': ['step', 'json'],
   'sessions history': ['json'],
   'sessions delete': ['force'],

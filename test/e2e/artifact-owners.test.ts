@@ -27,6 +27,8 @@ describe("artifacts an earlier session wrote", () => {
     const second = await runCli(args, ws);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`acode: replacing artifacts/ai-agents-report.md, written by session ${idOf(first.stdout)} and unchanged since`);
+    // Said again as it is written (a resume, or a path made from a response, is checked only then).
+    expect(second.stderr).toMatch(new RegExp(`wrote .*ai-agents-report\\.md \\(\\d+ bytes\\), replacing session ${idOf(first.stdout)}'s, unchanged since it wrote it`));
     expect(readFileSync(report(ws.cwd), 'utf8')).toBe(written);
     // Now the second session's: a third run names it.
     const third = await runCli(args, ws);

@@ -61,7 +61,7 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     const [id] = readdirSync(join(ws.home, 'sessions')).filter((entry) => !entry.startsWith('.'));
     rmSync(join(ws.home, 'sessions', id!), { recursive: true, force: true });
     const shown = await runCli(['sessions', 'show', 'gone'], ws);
-    expect(shown.code).toBe(2);
+    expect(shown.code).toBe(1); // ACODE-RESUME-005, as for an id that matches nothing
     expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 

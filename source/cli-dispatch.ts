@@ -23,7 +23,7 @@ const help = `
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]   new session reusing <id>'s completed steps not depending on S
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
@@ -36,7 +36,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable', 'limit')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
@@ -97,6 +97,7 @@ const flagHints: Partial<Record<FlagName, string>> = {
 const chosenAtStart: Partial<Record<FlagName, string>> = {
   out: `a resume writes to the session's own output folder`,
   saveSession: `a resume saves the session it resumes`,
+  offline: `a resume checks the session's models itself ('--yes' goes on past a missing one)`,
 };
 
 /** `acode` with no command (the browser, or the help without a terminal): it takes no flag but --help and --version. */
@@ -190,7 +191,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const { runCommand } = await import('./commands/run.js');
       atMostOne('run', args, 'spec file');
       streamOrJson(cli);
-      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name });
+      return runCommand(context, requireArg(args[0], 'the spec file: acode run <spec.yaml>'), { vars: flags.var, saveSession: flags.saveSession, json: flags.json, stream: flags.stream, autoResume: flags.autoResume, approval: { approve: flags.approve, reject: flags.reject, response: flags.response }, out: flags.out, force: flags.force, name: flags.name, offline: flags.offline });
     }
     case 'resume': {
       atMostOne('resume', args, 'session');
@@ -212,7 +213,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const [sub, id] = args;
       if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
       if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });

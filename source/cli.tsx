@@ -101,16 +101,37 @@ function unusableFile(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `--json` was typed (before a `--`): a script that asked for JSON gets its errors as JSON
+ * too. Read from argv itself, so that an error before or during argument parsing is said the same way.
+ */
+function jsonRequested(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === '--json' || arg === '--json=true') return true;
+  }
+  return false;
+}
+
+/** An expected failure on stderr: `acode: CODE: message`, or with --json one object a script can parse. */
+function reportFailure(code: string | undefined, exit: ExitCode, message: string): void {
+  if (jsonRequested(process.argv.slice(2))) {
+    process.stderr.write(`${JSON.stringify({ error: { code: code ?? null, exit, message: redact(message) } })}\n`);
+  } else {
+    process.stderr.write(redact(`acode: ${code ? `${code}: ` : ''}${message}\n`));
+  }
+}
+
 let exitCode: ExitCode;
 try {
   exitCode = await main();
 } catch (error) {
   if (isAcodeError(error)) {
-    process.stderr.write(redact(`acode: ${error.code ? `${error.code}: ` : ''}${error.message}\n`));
     exitCode = error.exitCode;
+    reportFailure(error.code, exitCode, error.message);
   } else if (unusableFile(error)) {
-    process.stderr.write(redact(`acode: ${unusableFile(error)}\n`));
     exitCode = ExitCode.failure;
+    reportFailure(undefined, exitCode, unusableFile(error)!);
   } else {
     reportBug(error);
     exitCode = ExitCode.failure;

@@ -16,6 +16,8 @@ const flagHelp = {
   name: `    --name <name>        run, fork: a name for the new session, unique in $ACODE_HOME; resume, show,
                          fork, delete and the browser's search take it wherever an id is taken`,
   saveSession: `    --no-save-session    run without writing a session (nothing to resume)`,
+  offline: `    --offline            run: do not ask the provider, before anything is created, whether it offers
+                         the spec's models (the scripted provider has none to ask)`,
   autoResume: `    --no-auto-resume     pause at the first rate limit, context overflow or provider failure instead
                          of waiting and retrying (default: up to resume.max_attempts, 5, in a row)`,
   approve: `    --approve            answer the approval step the session reaches with its default response`,
@@ -36,6 +38,7 @@ const flagHelp = {
                          (1-based) or a step id (a task id, branch/n, reduce)`,
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
+  limit: `    --limit N            sessions list: only the N newest (of those the other options keep)`,
   json: `    --json               print one JSON object (or array) on stdout`,
   stream: `    --stream             without a terminal: each step's answer on stdout as it arrives (progress
                          lines stay on stderr); a terminal's run view always shows it streaming`,
@@ -60,7 +63,7 @@ const usages = {
     $ acode run --resume <id> [resume options]   same as acode resume <id>
 
   Options
-${flagLines('var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream')}
+${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
     --json               print one JSON object on stdout
 
@@ -168,7 +171,7 @@ ${idNote}
   Manage the sessions stored in $ACODE_HOME.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
@@ -181,15 +184,17 @@ ${idNote}
   List the stored sessions, newest first.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
 
   Options
 ${flagHelp.status}
     --resumable          only sessions that can be resumed now
+${flagHelp.limit}
     --json               print an array of session summaries on stdout
 
   Examples
     $ acode sessions list --resumable
+    $ acode sessions list --limit 5
     $ acode sessions list --status failed --json | jq '.[].session_id'
 `,
   'sessions show': `

@@ -16,6 +16,7 @@ export const cliFlags = {
   version: { type: 'boolean', shortFlag: 'v' },
   var: { type: 'string', isMultiple: true, default: [] },
   saveSession: { type: 'boolean', default: true },
+  offline: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   stream: { type: 'boolean', default: false },
   status: { type: 'string' },
@@ -35,6 +36,7 @@ export const cliFlags = {
   out: { type: 'string' },
   name: { type: 'string' },
   olderThan: { type: 'string' },
+  limit: { type: 'string' },
   provider: { type: 'string' },
   set: { type: 'string', isMultiple: true, default: [] },
 } satisfies AnyFlags;
@@ -49,11 +51,11 @@ const resumeFlagNames = ['var', 'set', 'dryRun', 'yes', 'onChange', 'strategy', 
  * refused elsewhere naming the commands listed here.
  */
 export const commandFlags: Record<string, readonly FlagName[]> = {
-  run: ['var', 'name', 'out', 'force', 'saveSession', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
+  run: ['var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
   resume: resumeFlagNames,
   fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],
-  'sessions list': ['status', 'resumable', 'json'],
+  'sessions list': ['status', 'resumable', 'limit', 'json'],
   'sessions show': ['step', 'json'],
   'sessions history': ['json'],
   'sessions delete': ['force'],

@@ -45,12 +45,15 @@ export async function decideOnChanges(
   const useAsk = options.onChange === 'prompt' && ctx.interactive && options.ask;
   if (!useAsk) ctx.stderr.write(`acode: ${views.length} file${views.length === 1 ? '' : 's'} changed since session ${sessionId} stopped:\n${changeLines(views).join('\n')}\n`);
   const decision: ChangeDecision = useAsk ? await options.ask!() : options.onChange === 'continue' ? 'continue' : 'abort';
-  if (decision === 'abort') {
-    throw new AcodeError(
-      `${views.length} file${views.length === 1 ? '' : 's'} changed since session ${sessionId} stopped; aborted, nothing was changed. Review them (in a terminal, 'acode resume ${sessionId}' shows diffs), then resume with --yes or --on-change continue to go on`,
-      ExitCode.environmentInvalid,
-      'ACODE-RESUME-004',
-    );
-  }
+  if (decision === 'abort') throw changesAborted(sessionId, views.length);
   return decision;
+}
+
+/** The refusal of a resume stopped by changed files (exit 17): said alike by the resume and by its dry run. */
+export function changesAborted(sessionId: string, count: number): AcodeError {
+  return new AcodeError(
+    `${count} file${count === 1 ? '' : 's'} changed since session ${sessionId} stopped; aborted, nothing was changed. Review them (in a terminal, 'acode resume ${sessionId}' shows diffs), then resume with --yes or --on-change continue to go on`,
+    ExitCode.environmentInvalid,
+    'ACODE-RESUME-004',
+  );
 }

@@ -61,7 +61,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'conversation_saved':
       return undefined; // a bookkeeping event: the tool lines show the rounds
     case 'artifact_written':
-      return `wrote ${event.path} (${event.bytes} bytes)`;
+      return `wrote ${event.path} (${event.bytes} bytes)${event.replaced_session ? `, replacing session ${event.replaced_session}'s, unchanged since it wrote it` : ''}`;
     case 'session_paused':
       return `${headline('paused')}: ${event.message}`;
     case 'budget_warning':

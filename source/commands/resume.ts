@@ -4,11 +4,13 @@ import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
+import { sessionInUse } from '../session/lease.js';
+import type { SessionRepository } from '../session/repository.js';
 import { checkResumeModels, modelLine, modelProblem } from '../session/model-check.js';
 import { changesToAsk, claimResume, prepareResume, requireEnvironmentChecked, type ResumeCandidate } from '../session/prepare-resume.js';
 import type { ModelCheck } from '../providers/model-list.js';
 import { approvalsFrom, type ApprovalFlags } from './approval-flags.js';
-import { changeLines, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
+import { changeLines, changesAborted, decideOnChanges, viewChanges, type OnChange } from './changed-files.js';
 import { openRepository, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
 import { runSession } from './run-session.js';
@@ -92,6 +94,31 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
   ctx.stdout.write(terminalText(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`));
 }
 
+/**
+ * What would stop the resume the dry run stands in for, checked in the resume's order without
+ * asking or writing anything: a variable given back, the model, a writable session, changed files,
+ * the lock. A question the resume would ask on a terminal (a missing model, changed files with
+ * `prompt`) is not a refusal: the person answers it there.
+ */
+async function dryRunRefusal(ctx: CommandContext, repository: SessionRepository, candidate: ResumeCandidate, flags: ResumeFlags, models: readonly ModelCheck[], missing: readonly string[], onChange: OnChange): Promise<AcodeError | undefined> {
+  const { session, config } = candidate;
+  const id = session.record.session_id;
+  if (missing.length) return missingVariablesError(missing, id, 'resume');
+  const problem = flags.yes ? undefined : modelProblem(models, id, candidate.spec.runtime.provider === 'ollama');
+  if (problem && !ctx.interactive) return problem;
+  try {
+    await session.requireWritable(`resume session ${id}`);
+  } catch (error) {
+    if (error instanceof AcodeError) return error;
+    throw error;
+  }
+  const changed = changesToAsk(candidate).length;
+  if (changed && onChange === 'abort') return changesAborted(id, changed);
+  const lock = await repository.lockState(id, config.lock_timeout_seconds * 1000);
+  if (lock.kind === 'held') return sessionInUse(id, lock.owner);
+  return undefined;
+}
+
 /** Loads the changed-file prompt (React and Ink) only when a person has to answer it. */
 async function askOnTerminal(candidate: ResumeCandidate): Promise<'continue' | 'abort'> {
   const [{ askAboutChanges }, { diffLines }] = await Promise.all([importInk(() => import('../ui/changes/changes-screen.js')), import('./file-diff.js')]);
@@ -147,7 +174,11 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const models = await checkResumeModels(candidate, ctx.env);
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing, changeDecision(flags, candidate.config.changed_files_action, ctx.interactive));
+    const onChange = changeDecision(flags, candidate.config.changed_files_action, ctx.interactive);
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing, onChange);
+    // Exits as the resume would, so that `acode resume --dry-run && acode resume` works in a script.
+    const refusal = await dryRunRefusal(ctx, repository, candidate, flags, models, missing, onChange);
+    if (refusal) throw new AcodeError(`dry run: the resume would stop here (exit ${refusal.exitCode}): ${refusal.message}`, refusal.exitCode, refusal.code);
     return ExitCode.ok;
   }
   if (missing.length) throw missingVariablesError(missing, record.session_id, 'resume');

@@ -76,7 +76,8 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     tally.saving = noSaving(total, price);
     tally.dollars = price ? 0 : undefined;
     const agents = new Map<string, string>();
-    const printer = options.stream && !options.json ? new StreamPrinter((text) => ctx.stdout.write(text)) : undefined;
+    const header = (step: string, attempt: number) => terminalText(`── ${name(step)}${attempt > 1 ? ` (attempt ${attempt})` : ''} ──`);
+    const printer = options.stream && !options.json ? new StreamPrinter((text) => ctx.stdout.write(text), header) : undefined;
     if (printer) executor.onNotice((notice) => printer.notice(notice));
     executor.subscribe((event) => {
       printer?.event(event);

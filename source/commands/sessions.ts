@@ -13,7 +13,7 @@ import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
 import { sessionStatuses, statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
-import { callsDollars, formatDollars, pricerFor, totalDollars, type StepPricer } from '../state/step-cost.js';
+import { callsDollars, formatDollars, jsonDollars, pricerFor, totalDollars, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
@@ -39,15 +39,23 @@ function lockTimeoutMs(ctx: CommandContext, repository: SessionRepository): numb
   return loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
 }
 
-/** `acode sessions list [--status S] [--resumable] [--json]`: newest first. */
-export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean }): Promise<ExitCode> {
+/** `--limit N`: a whole number of at least 1, or a usage error saying so. */
+function parseLimit(limit: string | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  if (!/^\d+$/.test(limit.trim()) || Number(limit) < 1) throw new AcodeError(`--limit '${limit}' is not a number of sessions; give a whole number of at least 1 (--limit 20)`, ExitCode.usage);
+  return Number(limit);
+}
+
+/** `acode sessions list [--status S] [--resumable] [--limit N] [--json]`: newest first. */
+export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean }): Promise<ExitCode> {
   if (flags.status && !isStatus(flags.status)) {
     throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
   }
+  const limit = parseLimit(flags.limit);
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);
   const listed = await listWithLiveness(repository, timeoutMs, (row) => !flags.status || row.status === flags.status);
-  const rows = listed.filter((row) => !flags.resumable || row.resumable);
+  const rows = listed.filter((row) => !flags.resumable || row.resumable).slice(0, limit);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);
   else ctx.stdout.write(`${table(ctx, rows)}\n`);
@@ -115,10 +123,10 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   if (flags.json) {
     const shown = steps.map(({ index: _index, ...step }) => {
       const result = results.get(step.id);
-      const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: stepDollars(price, step as SessionStep, result) ?? null, first_line: firstLine(result.response), cut: result.cut } : {};
+      const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: jsonDollars(stepDollars(price, step as SessionStep, result)), first_line: firstLine(result.response), cut: result.cut } : {};
       return { ...step, ...facts };
     });
-    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: dollars ?? null, steps: shown }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: jsonDollars(dollars), steps: shown }, null, 2)}\n`);
     return ExitCode.ok;
   }
   // What came from the spec, a model or a server (names, paths, the message) is shown without terminal controls.
@@ -155,7 +163,7 @@ function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps
   const dollars = stepDollars(price, step, result);
   if (json) {
     const { index: _index, ...shown } = step;
-    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: dollars ?? null, response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: jsonDollars(dollars), response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
     return ExitCode.ok;
   }
   ctx.stdout.write(`${stepDetailLines(step, stepRef(pattern, step), result, dollars).join('\n')}\n`);

@@ -68,7 +68,11 @@ export class StreamPrinter {
   private live: { step: StepId; attempt: number; writer: RedactingWriter } | null = null;
   private readonly waiting = new Map<StepId, Held>();
 
-  constructor(private readonly write: (text: string) => void) {}
+  /** `header`: the line above each step's answer (`── step 2/3 writer ──`), so a reader of the pipe knows whose text follows. */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly header?: (step: StepId, attempt: number) => string,
+  ) {}
 
   notice(notice: StepNotice): void {
     const text = notice.type === 'step_text' ? notice.text : '\n';
@@ -104,6 +108,7 @@ export class StreamPrinter {
   }
 
   private begin(step: StepId, attempt: number, text: string): void {
+    if (this.header) this.write(`${redact(this.header(step, attempt))}\n`);
     this.live = { step, attempt, writer: new RedactingWriter(this.write) };
     this.live.writer.push(text);
   }

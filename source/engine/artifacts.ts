@@ -1,6 +1,7 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { runtimeNames } from '../spec/template-scopes.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { sha256 } from './blob-store.js';
 import { brokenArtifactPathRule } from '../spec/artifact-path-rules.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
@@ -11,6 +12,30 @@ import { preflightContext, type Variables } from './template-context.js';
 export interface RenderedArtifact {
   path: string;
   content: Buffer;
+  /** An earlier session's artifact, unchanged since, that this one replaces. */
+  replaces?: ArtifactWrite;
+}
+
+/** Who wrote an artifact last: a session, and the sha256 of the bytes it wrote. */
+export interface ArtifactWrite {
+  session_id: string;
+  sha256: string;
+}
+
+/**
+ * The artifacts earlier sessions wrote, by absolute path (the store keeps them by path, so a lookup
+ * costs the same however many sessions there are). A file still as a session wrote it is acode's own
+ * output, which a later run replaces, saying whose it was; a file a person wrote or edited is not.
+ */
+export interface ArtifactOwners {
+  lastWrite(path: string): ArtifactWrite | undefined;
+  recordWrite(path: string, write: ArtifactWrite): void;
+}
+
+/** An artifact path placed by `artifactPath`, with the earlier session's file it replaces, if any. */
+export interface PlacedArtifact {
+  path: string;
+  replaces?: ArtifactWrite;
 }
 
 /** Where a session writes `outputs.artifacts`, chosen by `--out` and `--force` and kept with the session. */
@@ -21,6 +46,8 @@ export interface ArtifactTarget {
   force: boolean;
   /** A fork's: files its source session wrote, which count as the fork's own. */
   inherited?: readonly string[];
+  /** What earlier sessions wrote (absent for --no-save-session: no store to ask or tell). */
+  owners?: ArtifactOwners;
 }
 
 /**
@@ -55,11 +82,24 @@ function errno(error: unknown): string | undefined {
 }
 
 /**
+ * The earlier session whose output `file` still is, byte for byte; else the refusal, naming the
+ * session that last wrote it when one did. Never says "this session": before the first step there
+ * is none yet.
+ */
+function earlierOwnOutput(file: string, owners: ArtifactOwners | undefined): ArtifactWrite {
+  const earlier = owners?.lastWrite(file);
+  if (earlier && sha256(readFileSync(file)) === earlier.sha256) return earlier;
+  const why = earlier ? `was changed since session ${earlier.session_id} wrote it` : 'no acode session wrote it';
+  throw new ArtifactPathError(`artifact ${file} already exists and ${why}; move it away, or pass --force (to acode run or acode resume) to overwrite it`);
+}
+
+/**
  * Where an artifact's rendered path lands, by strands-cli's rules: relative paths only, no `..`
  * component, each component sanitized, inside the output folder, no symlink anywhere below the
- * output folder, and an existing file only with `--force` or when this session wrote it.
+ * output folder, and an existing file only with `--force`, when this session wrote it, or when an
+ * earlier session did and nobody changed it since (`replaces` names that session).
  */
-export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefore: (path: string) => boolean): string {
+export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefore: (path: string) => boolean): PlacedArtifact {
   const shown = rendered.trim();
   const broken = brokenArtifactPathRule(shown);
   if (broken) throw new ArtifactPathError(broken, true);
@@ -81,10 +121,11 @@ export function artifactPath(rendered: string, target: ArtifactTarget, wroteBefo
     }
     if (stat.isSymbolicLink()) throw new ArtifactPathError(`artifact path ${at} is a symlink; symlinks are not allowed for artifacts — remove it or choose another --out folder`);
     if (i === safe.length - 1 && !target.force && !wroteBefore(file) && !target.inherited?.includes(file)) {
-      throw new ArtifactPathError(`artifact ${file} already exists and this session did not write it; move it away, or pass --force (to acode run or acode resume) to overwrite it`);
+      if (!stat.isFile()) throw new ArtifactPathError(`artifact ${file} already exists and is not a file; move it away`);
+      return { path: file, replaces: earlierOwnOutput(file, target.owners) };
     }
   }
-  return file;
+  return { path: file };
 }
 
 /** Whether the session wrote (or began writing) `path`: its own files are never "someone else's". */
@@ -95,7 +136,7 @@ export function sessionWrote(progress: Pick<SessionProgress, 'files' | 'pending_
 /** Renders `outputs.artifacts` and places each by `artifactPath`. Writes nothing. */
 export function renderArtifacts(spec: WorkflowSpec, context: Record<string, unknown>, target: ArtifactTarget, wroteBefore: (path: string) => boolean): RenderedArtifact[] {
   return (spec.outputs?.artifacts ?? []).map((artifact) => ({
-    path: artifactPath(renderTemplate(artifact.path, context), target, wroteBefore),
+    ...artifactPath(renderTemplate(artifact.path, context), target, wroteBefore),
     content: Buffer.from(renderTemplate(artifact.from, context)),
   }));
 }
@@ -106,22 +147,29 @@ export function recordedArtifactTarget(record: { cwd: string; artifacts_dir?: st
   return { dir: record.artifacts_dir, force: record.artifacts_force ?? false, inherited: record.artifacts_inherited };
 }
 
+/** What the check before the first step found: paths refused (by artifact index), and earlier sessions' files the run will replace. */
+export interface ArtifactPreflight {
+  problems: { index: number; message: string }[];
+  replaced: { path: string; by: ArtifactWrite }[];
+}
+
 /**
  * Checks, before the first step, every artifact path that does not depend on a response: rendered
- * with the variables alone and placed by `artifactPath`. Returns the problems by artifact index.
+ * with the variables alone and placed by `artifactPath`.
  */
-export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, target: ArtifactTarget): { index: number; message: string }[] {
-  const problems: { index: number; message: string }[] = [];
+export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, target: ArtifactTarget): ArtifactPreflight {
+  const found: ArtifactPreflight = { problems: [], replaced: [] };
   for (const [index, artifact] of (spec.outputs?.artifacts ?? []).entries()) {
     const reads = scanTemplate(artifact.path).names;
     // Names the patterns give only once steps have run (a route chosen, a graph's terminal node).
     if (runtimeNames().some((name) => reads.has(name))) continue;
     try {
-      artifactPath(renderTemplate(artifact.path, preflightContext(variables)), target, () => false);
+      const placed = artifactPath(renderTemplate(artifact.path, preflightContext(variables)), target, () => false);
+      if (placed.replaces) found.replaced.push({ path: placed.path, by: placed.replaces });
     } catch (error) {
       if (!(error instanceof ArtifactPathError) && !(error instanceof TemplateError)) throw error;
-      problems.push({ index, message: error.message });
+      found.problems.push({ index, message: error.message });
     }
   }
-  return problems;
+  return found;
 }

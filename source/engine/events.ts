@@ -120,7 +120,7 @@ export type EngineEventBody =
   /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
   | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
   | { type: 'step_failed'; step: StepId; attempt: number; reason: StopReason; message: string; retryable: boolean }
-  | { type: 'artifact_written'; path: string; bytes: number; sha256: string }
+  | { type: 'artifact_written'; path: string; bytes: number; sha256: string; /** The earlier session whose unchanged file this one replaced. */ replaced_session?: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: StepId | null }
   /** An approval step asks a person; the session is AWAITING_APPROVAL until they answer. */
   | { type: 'approval_requested'; step: StepId; attempt: number; prompt: string; context: string; default_response: string }

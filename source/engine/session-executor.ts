@@ -408,7 +408,10 @@ export class SessionExecutor {
       const context = this.pattern.artifactContext(this.progress, variables);
       for (const [i, artifact] of renderArtifacts(spec, context, target, (path) => sessionWrote(this.progress, path)).entries()) {
         writeWithIntent(artifact.path, artifact.content, `artifact_${i}`, { step: artifactsStep, attempt: 1, cwd: target.dir, extraRoots: [], blobs, sessionId: this.options.sessionId, stillOwned: this.stillOwned, emit: (body) => this.emit(body) });
-        this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: sha256(artifact.content) });
+        const hash = sha256(artifact.content);
+        this.emit({ type: 'artifact_written', path: artifact.path, bytes: artifact.content.length, sha256: hash, ...(artifact.replaces ? { replaced_session: artifact.replaces.session_id } : {}) });
+        // Told to the store, so that a later run knows this file, while unchanged, as acode's own output.
+        target.owners?.recordWrite(artifact.path, { session_id: this.options.sessionId, sha256: hash });
       }
     } catch (error) {
       if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `artifact: ${error.message}`);

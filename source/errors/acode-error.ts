@@ -12,18 +12,35 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
+ * The exit code each stable error code has (DESIGN.md §1), wherever it is raised: one error, one
+ * exit code — ACODE-RESUME-005 had exited 1 for an id prefix that matched nothing and 2 for a name.
+ */
+export const errorCodeExits = {
+  'ACODE-RESUME-001': ExitCode.noResumableSession,
+  'ACODE-RESUME-002': ExitCode.terminalState,
+  'ACODE-RESUME-003': ExitCode.locked,
+  'ACODE-RESUME-004': ExitCode.environmentInvalid,
+  'ACODE-RESUME-005': ExitCode.failure,
+  'ACODE-RESUME-006': ExitCode.failure,
+  'ACODE-RESUME-007': ExitCode.failure,
+} as const satisfies Record<string, ExitCode>;
+export type ErrorCode = keyof typeof errorCodeExits;
+
+/**
  * An expected failure: bad input, a refused resume, a missing session. The CLI prints its message
  * (never a stack trace) and exits with its code. Bugs stay plain Errors and keep their stack.
  */
 export class AcodeError extends Error {
   override readonly name = 'AcodeError';
+  readonly exitCode: ExitCode;
   constructor(
     message: string,
-    readonly exitCode: ExitCode = ExitCode.failure,
-    /** Stable code such as ACODE-RESUME-002, shown before the message. */
-    readonly code?: string,
+    exitCode: ExitCode = ExitCode.failure,
+    /** Stable code such as ACODE-RESUME-002, shown before the message; it decides the exit code. */
+    readonly code?: ErrorCode,
   ) {
     super(message);
+    this.exitCode = code === undefined ? exitCode : errorCodeExits[code];
   }
 }
 

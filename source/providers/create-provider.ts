@@ -101,6 +101,10 @@ export function createProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv = proc
   if (api === 'openai' && spec.runtime.provider === 'gemini' && !apiKey && source === 'default') {
     throw new AcodeError('GEMINI_API_KEY is not set; export it (a key from aistudio.google.com) or point runtime.host at another server', ExitCode.usage);
   }
+  // OpenAI's own API always needs a key: said before a session exists, not after ~21 s of retries of a 401.
+  if (api === 'openai' && !apiKey && spec.runtime.provider === 'openai' && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.openai.com') {
+    throw new AcodeError('OPENAI_API_KEY is not set; export it (a key from platform.openai.com), or point runtime.host (or OPENAI_BASE_URL) at a server that needs none, such as Ollama', ExitCode.usage);
+  }
   if (api === 'openai') return new OpenAiProvider(httpSettings(spec, baseUrl, source, apiKey, spec.runtime.provider === 'gemini' ? 'gemini-2.5-flash' : 'gpt-4o-mini'));
   // A local proxy or test server may need no key; the real API always does, so say so before the first step.
   if (!apiKey && URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com') {

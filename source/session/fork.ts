@@ -93,7 +93,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         blobs: session.blobs(),
         progress: initialProgress(steps),
         cwd: record.cwd,
-        artifacts: recordedArtifactTarget(record),
+        artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners() },
         autoResume: autoResumePolicy(config),
         preamble: reuseEvents(plan.reuse, replayed, from),
       },

@@ -2,13 +2,22 @@ import { diskFull } from '../engine/disk-full.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describeOwner } from './lock-owner.js';
-import type { Lease, LeasedJournal, SessionRepository } from './repository.js';
+import type { Lease, LeasedJournal, LockOwner, SessionRepository } from './repository.js';
 
 /** A held session lock plus what the event log should say about how it was taken. */
 export interface SessionLease {
   lock: Lease;
   preamble: EngineEventBody[];
   timeoutMs: number;
+}
+
+/** The refusal of a session a live process holds (exit 16): said alike by a resume and by its dry run. */
+export function sessionInUse(id: string, holder: LockOwner): AcodeError {
+  return new AcodeError(
+    `session ${id} is in use by ${describeOwner(holder)}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock ${id}' removes the lock`,
+    ExitCode.locked,
+    'ACODE-RESUME-003',
+  );
 }
 
 /**
@@ -30,13 +39,7 @@ export async function takeLease(repository: SessionRepository, id: string, lockT
     if (!full) throw error;
     throw new AcodeError(`disk full writing ${full.path ?? `the lock of session ${id}`}; free space, then acode resume ${id}`, ExitCode.failure);
   }
-  if (!result.acquired) {
-    throw new AcodeError(
-      `session ${id} is in use by ${describeOwner(result.holder)}. Wait for it to finish or stop it there with Ctrl+C; if that process is gone, 'acode sessions unlock ${id}' removes the lock`,
-      ExitCode.locked,
-      'ACODE-RESUME-003',
-    );
-  }
+  if (!result.acquired) throw sessionInUse(id, result.holder);
   const preamble: EngineEventBody[] = result.tookOverFrom
     ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why }]
     : [];

@@ -3,6 +3,7 @@ import { modelEndpoint } from '../providers/create-provider.js';
 import { checkModels, type ModelCheck } from '../providers/model-list.js';
 import { printable } from '../printable-text.js';
 import { redact } from '../secrets/redactor.js';
+import type { WorkflowSpec } from '../spec/schema.js';
 import type { ResumeCandidate } from './prepare-resume.js';
 
 /**
@@ -69,5 +70,37 @@ export function modelProblem(checks: readonly ModelCheck[], sessionId: string, o
     redact(`session ${sessionId} was not resumed: model ${[...missing, ...unreachable].map(modelLine).join('; ')}. ${fix[0]!.toUpperCase()}${fix.slice(1)}, then resume; 'acode resume ${sessionId} --yes' goes on anyway`),
     ExitCode.environmentInvalid,
     'ACODE-RESUME-004',
+  );
+}
+
+/** Every model a new run of `spec` may call: each agent's own model_id, else the runtime's. */
+function runModels(spec: WorkflowSpec): string[] {
+  return [...new Set(Object.values(spec.agents).map((agent) => agent.model_id ?? spec.runtime.model_id).filter((model): model is string => Boolean(model)))];
+}
+
+/**
+ * Before a new run creates its session: one request (`GET /models`; Anthropic's per model) asking
+ * whether the provider offers the spec's models. Undefined when there is nothing to ask: the
+ * scripted provider has no models.
+ */
+export async function checkRunModels(spec: WorkflowSpec, env: NodeJS.ProcessEnv): Promise<ModelCheck[] | undefined> {
+  const endpoint = modelEndpoint(spec, env);
+  if (!endpoint) return undefined;
+  return checkModels(endpoint, runModels(spec));
+}
+
+/**
+ * A model the provider answered it does not offer stops a new run before anything is created
+ * (exit 17). A server that cannot be reached does not: the run's own retries and pause say so,
+ * and it stays resumable once the server is up.
+ */
+export function runModelProblem(checks: readonly ModelCheck[], specPath: string, ollama: boolean): AcodeError | undefined {
+  const missing = checks.filter((c) => c.availability.kind === 'missing');
+  if (missing.length === 0) return undefined;
+  const setIt = `set model_id in ${specPath} to one it offers`;
+  const fix = ollama ? `Pull it ('ollama pull ${missing[0]!.model}'), or ${setIt}` : `${setIt[0]!.toUpperCase()}${setIt.slice(1)}`;
+  return new AcodeError(
+    redact(`model ${missing.map(modelLine).join('; ')}. ${fix}; nothing was run ('--offline' skips this check)`),
+    ExitCode.environmentInvalid,
   );
 }

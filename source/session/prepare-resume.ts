@@ -313,7 +313,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         progress,
         cwd: record.cwd,
         // --force on a resume lets its artifacts overwrite files this session did not write (as on run).
-        artifacts: { ...recordedArtifactTarget(record), ...(choices.force ? { force: true } : {}) },
+        artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners(), ...(choices.force ? { force: true } : {}) },
         autoResume: autoResumePolicy(config, choices.autoResume),
         preamble: [...lease.preamble, ...accepted, ...settled, ...(raised.changes.length ? [{ type: 'limits_raised' as const, changes: raised.changes }] : []), resumePlanned(plan)],
       },

@@ -1,3 +1,4 @@
+import type { ArtifactOwners } from '../engine/artifacts.js';
 import type { BlobStore } from '../engine/blob-store.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Journal } from '../engine/journal.js';
@@ -49,6 +50,8 @@ export interface SessionRepository {
   unlock(id: string): Promise<LockOwner | undefined>;
   /** Refuses (an AcodeError naming the place) when sessions cannot be written here. */
   requireWritable(action: string): Promise<void>;
+  /** Which session last wrote each artifact, and what it wrote: a later run replaces those files while unchanged. */
+  artifactOwners(): ArtifactOwners;
 }
 
 export interface SessionWatch {

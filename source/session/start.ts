@@ -3,7 +3,7 @@ import { patternFor } from '../engine/patterns/pattern-for.js';
 import { realpathSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { autoResumePolicy, defaultResumeConfig, loadResumeConfig } from '../config/resume-config.js';
-import { preflightArtifacts, type ArtifactTarget } from '../engine/artifacts.js';
+import { preflightArtifacts, type ArtifactOwners, type ArtifactTarget, type ArtifactWrite } from '../engine/artifacts.js';
 import { defaultArtifactDir } from '../spec/artifact-path-rules.js';
 import { MemoryBlobStore } from '../engine/blob-store.js';
 import { nullJournal } from '../engine/journal.js';
@@ -51,26 +51,32 @@ export interface StartRequest {
   autoResume?: boolean;
   /** `--name`: the session's unique name in its ACODE_HOME. */
   name?: string;
+  /** What earlier sessions wrote as artifacts (the store's); absent with --no-save-session. */
+  owners?: ArtifactOwners;
 }
 
 /** The output folder, absolute and with symlinks resolved, so a resume writes to the same place. */
 function artifactTarget(request: StartRequest): ArtifactTarget {
   const dir = resolve(request.cwd, request.out ?? defaultArtifactDir);
   let stat;
+  const rest = { force: request.force ?? false, ...(request.owners ? { owners: request.owners } : {}) };
   try {
     stat = statSync(dir);
   } catch {
-    return { dir, force: request.force ?? false };
+    return { dir, ...rest };
   }
   if (!stat.isDirectory()) throw new AcodeError(`--out ${request.out ?? defaultArtifactDir}: ${dir} is not a folder; choose a folder for the artifacts`, ExitCode.usage);
-  return { dir: realpathSync(dir), force: request.force ?? false };
+  return { dir: realpathSync(dir), ...rest };
 }
 
-/** Artifact paths that can be placed before any step runs, checked now: a bad one costs nothing yet. */
-function checkArtifactPaths(request: StartRequest, variables: Variables, target: ArtifactTarget): void {
+/**
+ * Artifact paths that can be placed before any step runs, checked now: a bad one costs nothing yet.
+ * Returns the earlier sessions' unchanged files the run will replace.
+ */
+function checkArtifactPaths(request: StartRequest, variables: Variables, target: ArtifactTarget): ReplacedArtifact[] {
   const { loaded } = request;
-  const problems = preflightArtifacts(loaded.spec, variables, target);
-  if (!problems.length) return;
+  const { problems, replaced } = preflightArtifacts(loaded.spec, variables, target);
+  if (!problems.length) return replaced;
   const yaml = parsePositioned(loaded.text);
   const lines = problems.map(({ index, message }) => {
     const { line, column } = yaml.locate(['outputs', 'artifacts', index, 'path']);
@@ -80,12 +86,20 @@ function checkArtifactPaths(request: StartRequest, variables: Variables, target:
   throw new AcodeError(`${lines.join('\n')}\nnothing was run; fix the artifact path${problems.length === 1 ? '' : 's'} (output folder ${where}, --out to change it, --force to overwrite)`, ExitCode.usage);
 }
 
+/** An earlier session's artifact, unchanged since it wrote it, that a new run writes over. */
+export interface ReplacedArtifact {
+  path: string;
+  by: ArtifactWrite;
+}
+
 /** A start whose inputs, artifact paths and provider checked out: nothing is written before this. */
 export interface CheckedStart {
   request: StartRequest;
   variables: Variables;
   artifacts: ArtifactTarget;
   provider: Provider;
+  /** For the command to say before the run: files of earlier sessions this run will replace. */
+  replaced: ReplacedArtifact[];
 }
 
 /** Checks a new run of a spec before anything is stored: required inputs, artifact paths, the provider. */
@@ -98,8 +112,8 @@ export function checkStart(request: StartRequest): CheckedStart {
     throw new AcodeError(`${specPath}: required input${missing.length === 1 ? '' : 's'} ${missing.map((n) => `'${n}'`).join(', ')} not set; pass ${missing.map((n) => `--var ${n}=…`).join(' ')}`, ExitCode.usage);
   }
   const artifacts = artifactTarget(request);
-  checkArtifactPaths(request, variables, artifacts);
-  return { request, variables, artifacts, provider: createProvider(spec, request.env) };
+  const replaced = checkArtifactPaths(request, variables, artifacts);
+  return { request, variables, artifacts, provider: createProvider(spec, request.env), replaced };
 }
 
 /**

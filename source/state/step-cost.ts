@@ -72,6 +72,15 @@ export function callsDollars(price: StepPricer | undefined, agent: string, calls
   return totalDollars(calls.map((usage) => ({ agent, usage })), price);
 }
 
+/**
+ * Dollars as --json gives them: rounded to 10 decimal places. Prices are quoted per million tokens
+ * to a few decimals, so nothing finer means anything; a sum of float products had printed
+ * 0.000024149999999999997 for 0.00002415.
+ */
+export function jsonDollars(dollars: number | undefined): number | null {
+  return dollars === undefined ? null : Number(dollars.toFixed(10));
+}
+
 /** "≈ $0.042", "≈ $0.31", "≈ $12.40", "≈ $0.00045": an estimate, with the digits that say something. */
 export function formatDollars(dollars: number): string {
   if (dollars === 0) return '≈ $0';

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import type { ArtifactOwners } from '../engine/artifacts.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import type { LeaseResult, SessionBlobs, LeasedJournal, SessionRepository, SessionWatch, StoredSession } from '../session/repository.js';
+import { ArtifactOwnerFiles } from './artifact-owners.js';
 import { changeStamp } from './change-stamp.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { peekSession, type SessionPeek } from './session-peek.js';
@@ -166,5 +168,9 @@ export class LocalSessionRepository implements SessionRepository {
 
   async requireWritable(action: string): Promise<void> {
     this.store.requireWritable(action);
+  }
+
+  artifactOwners(): ArtifactOwners {
+    return new ArtifactOwnerFiles(this.home);
   }
 }

@@ -253,7 +253,7 @@ export class SessionStore {
     if (isSessionName(idOrPrefix)) {
       const named = this.names.lookup(idOrPrefix);
       if (named !== undefined) return named;
-      throw new AcodeError(`no session matches '${idOrPrefix}': no session has that name${didYouMean(idOrPrefix, this.names.all())}; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.usage, 'ACODE-RESUME-005');
+      throw new AcodeError(`no session matches '${idOrPrefix}': no session has that name${didYouMean(idOrPrefix, this.names.all())}; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');
     }
     if (idOrPrefix.length < 4) throw new AcodeError(`session id prefix '${idOrPrefix}' is too short: give at least 4 characters (see 'acode sessions list')`, ExitCode.usage);
     const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => id.startsWith(idOrPrefix)) : [];

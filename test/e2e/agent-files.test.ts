@@ -195,7 +195,12 @@ describe('files changed while the session was stopped (no terminal)', () => {
     // Said as this resume would do it: without a terminal it stops (it had said "resume asks" whatever would happen).
     expect(dry.stdout).toMatch(/changed files: +1 \(resume stops before running: give --yes or --on-change continue to go on/);
     expect(dry.stdout).toMatch(/deleted +notes\.md/);
-    expect((await runCli(['resume', '--dry-run', '--yes'], ws)).stdout).toMatch(/changed files: +1 \(resume goes on past them\)/);
+    // And exits as that resume would (17), so that `acode resume --dry-run && acode resume` stops here.
+    expect(dry.code).toBe(17);
+    expect(dry.stderr).toContain('ACODE-RESUME-004: dry run: the resume would stop here (exit 17): 1 file changed since session');
+    const yes = await runCli(['resume', '--dry-run', '--yes'], ws);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(/changed files: +1 \(resume goes on past them\)/);
     expect(JSON.parse((await runCli(['resume', '--dry-run', '--json', '--on-change', 'abort'], ws)).stdout)).toMatchObject({ changed_files_action: 'abort' });
     const result = await runCli(['resume', '--yes'], ws);
     expect(result.code, result.stderr).toBe(0);
@@ -211,19 +216,19 @@ describe('files changed while the session was stopped (no terminal)', () => {
     fs.mkdirSync(join(ws.cwd, 'notes.md'));
     fs.renameSync(join(ws.cwd, 'spec.yaml'), join(ws.cwd, 'moved.yaml'));
     fs.mkdirSync(join(ws.cwd, 'spec.yaml'));
-    const dry = await runCli(['resume', '--dry-run'], ws);
+    const dry = await runCli(['resume', '--dry-run', '--yes'], ws);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/deleted +notes\.md/);
     expect(dry.stdout).not.toContain('spec.yaml');
     fs.rmSync(join(ws.cwd, 'notes.md'), { recursive: true });
     execFileSync('mkfifo', [join(ws.cwd, 'notes.md')]);
-    const piped = await runCli(['resume', '--dry-run'], ws);
+    const piped = await runCli(['resume', '--dry-run', '--yes'], ws);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toMatch(/deleted +notes\.md/);
     // A symbolic link loop in its place: no file there either.
     fs.rmSync(join(ws.cwd, 'notes.md'));
     fs.symlinkSync(join(ws.cwd, 'notes.md'), join(ws.cwd, 'notes.md'));
-    const looped = await runCli(['resume', '--dry-run'], ws);
+    const looped = await runCli(['resume', '--dry-run', '--yes'], ws);
     expect(looped.code, looped.stderr).toBe(0);
     expect(looped.stdout).toMatch(/deleted +notes\.md/);
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { commandNames, sessionsCommandNames } from '../../source/command-table.js';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest } from '../helpers/openai-server.js';
+import { skipWithout } from '../helpers/programs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function workspace() {
@@ -201,6 +202,7 @@ describe('acode completion', () => {
 
   /** What fish completes for a command line (`complete -C`), the script loaded as a user's completions file would be. */
   function completeFish(line: string): string[] {
+    skipWithout('fish');
     const script = execFileSync(process.execPath, [cliPath, 'completion', 'fish'], { encoding: 'utf8' });
     const dir = tempDir();
     writeFileSync(join(dir, 'acode.fish'), script);
@@ -226,6 +228,7 @@ describe('acode completion', () => {
   });
 
   it('offers each command its own flags in zsh', () => {
+    skipWithout('zsh');
     const script = execFileSync(process.execPath, [cliPath, 'completion', 'zsh'], { encoding: 'utf8' });
     const dir = tempDir();
     writeFileSync(join(dir, '_acode'), script);

@@ -76,7 +76,8 @@ describe('a run in a folder named like a credential', () => {
     const before = readFileSync(log, 'utf8');
 
     const dry = await runCli(['resume', id, '--dry-run', '--json'], ws);
-    expect(dry.code, dry.stderr).toBe(0);
+    // Exits as the resume would (below): without the value given back, it is refused.
+    expect(dry.code, dry.stderr).toBe(2);
     expect((JSON.parse(dry.stdout) as { missing_variables: string[] }).missing_variables).toEqual(['topic']);
     const refused = await runCli(['resume', id], ws);
     expect(refused.code).toBe(2);

@@ -81,6 +81,8 @@ describe('an answer cut at max_tokens', () => {
   it('is marked, not retried, when cut before its first word (OpenAI JSON, content null)', async () => {
     let calls = 0;
     const server = createServer((req, res) => {
+      // The run's model check (GET /models) finds no list here; only model calls count.
+      if (req.method !== 'POST') return void req.resume().on('end', () => res.writeHead(404).end());
       calls++;
       req.resume().on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });

@@ -62,10 +62,14 @@ describe('before a resume, the provider is asked for the models the rest of the 
     expect(refused.stderr).toContain(`model test-model not offered by ${root}/v1 (it offers qwen2.5:latest). Pull it ('ollama pull test-model'), then resume; 'acode resume ${ws.id} --yes' goes on anyway`);
     expect(hashFolder(ws.home)).toEqual(before);
     const dry = await runCli(['resume', ws.id, '--dry-run'], ws);
-    expect(dry.code).toBe(0);
+    // Exits as the resume would, so that `acode resume --dry-run && acode resume` stops here in a script.
+    expect(dry.code).toBe(17);
     expect(dry.stdout).toContain(`  model:           test-model not offered by ${root}/v1 (it offers qwen2.5:latest)`);
+    expect(dry.stderr).toContain(`dry run: the resume would stop here (exit 17): session ${ws.id} was not resumed: model test-model not offered`);
     const json = JSON.parse((await runCli(['resume', ws.id, '--dry-run', '--json'], ws)).stdout) as { models: unknown };
     expect(json.models).toEqual([{ model: 'test-model', host: `${root}/v1`, status: 'missing' }]);
+    expect((await runCli(['resume', ws.id, '--dry-run', '--yes'], ws)).code).toBe(0);
+    expect(hashFolder(ws.home)).toEqual(before);
     const anyway = await runCli(['resume', ws.id, '--yes'], ws);
     expect(anyway.code).toBe(0);
     expect(parseAllSessionFiles(ws.home)[0]!.checkpoint).toMatchObject({ status: 'completed' });
@@ -97,6 +101,7 @@ describe('before a resume, the provider is asked for the models the rest of the 
     expect(refused.code).toBe(17);
     expect(refused.stderr).toContain(`model test-model: cannot reach ${root}/v1 (connection refused). Start the server, or check the network, then resume; 'acode resume ${ws.id} --yes' goes on anyway`);
     const dry = await runCli(['resume', ws.id, '--dry-run', '--json'], ws);
+    expect(dry.code).toBe(17);
     expect((JSON.parse(dry.stdout) as { models: unknown }).models).toEqual([{ model: 'test-model', host: `${root}/v1`, status: 'unreachable', detail: 'connection refused' }]);
     await openai.restart(); // the fixture's afterEach stops a running one
   });

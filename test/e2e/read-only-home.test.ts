@@ -20,13 +20,18 @@ describe.skipIf(tmpfsUnavailable !== null)('a read-only ACODE_HOME (a real tmpfs
     removeIndex(home);
     remount(disk, 'ro');
 
-    const read = [['sessions', 'list'], ['sessions', 'list', '--json'], ['sessions', 'list', '--resumable'], ['sessions', 'show', id], ['sessions', 'show', id, '--json'], ['sessions', 'history', id], ['resume', '--dry-run']];
+    const read = [['sessions', 'list'], ['sessions', 'list', '--json'], ['sessions', 'list', '--resumable'], ['sessions', 'show', id], ['sessions', 'show', id, '--json'], ['sessions', 'history', id]];
     for (const args of read) {
       const result = await runCli(args, { cwd, env });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain(id);
       expect(result.stderr).not.toMatch(/^\s+at /m);
     }
+    // A dry run reads as the others do, and exits as the resume it stands in for would: refused, the home being read-only.
+    const dry = await runCli(['resume', '--dry-run'], { cwd, env });
+    expect(dry.stdout).toContain(`would resume session ${id}`);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toBe(`acode: dry run: the resume would stop here (exit 1): cannot resume session ${id}: ${home} is on a read-only file system. Remount it read-write, or set ACODE_HOME to a writable folder\n`);
     const listed = JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { session_id: string; resumable: boolean }[];
     expect(listed).toEqual([expect.objectContaining({ session_id: id, resumable: true })]);
 

@@ -61,7 +61,7 @@ describe('hostile review of #14: names, cleanup, init, schema', () => {
     const [id] = readdirSync(join(ws.home, 'sessions')).filter((entry) => !entry.startsWith('.'));
     rmSync(join(ws.home, 'sessions', id!), { recursive: true, force: true });
     const shown = await runCli(['sessions', 'show', 'gone'], ws);
-    expect(shown.code).toBe(2);
+    expect(shown.code).toBe(1); // ACODE-RESUME-005, as for an id that matches nothing
     expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 
@@ -207,7 +207,7 @@ describe('hostile review of #14: the model check before a resume', () => {
     const refusedResume = await runCli(['resume', record!.session_id], ws);
     expect(refusedResume.stderr).not.toContain(key.slice(3, 20)); // the error redacts it
     const dry = await runCli(['resume', record!.session_id, '--dry-run'], ws);
-    expect(dry.code).toBe(0);
+    expect(dry.code).toBe(17); // as the resume would: its refusal, redacted, on stderr
     expect(dry.stdout).toContain('model:           test-model not offered');
     expect(dry.stdout + dry.stderr).not.toContain(key.slice(3, 20));
   });

@@ -57,11 +57,11 @@ describe('session names', () => {
     expect(sessionIds(ws.home)).toHaveLength(1);
   });
 
-  it('an unknown name exits 2 and names the closest one', async () => {
+  it('an unknown name exits 1, as an unknown id does (ACODE-RESUME-005), and names the closest one', async () => {
     const ws = workspace();
     await runCli(['run', 'spec.yaml', '--name', 'weekly'], ws);
     const result = await runCli(['resume', 'weekyl'], ws);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain(`no session matches 'weekyl': no session has that name — did you mean 'weekly'?`);
   });
 

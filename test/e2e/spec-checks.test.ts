@@ -191,7 +191,8 @@ describe('artifacts by strands-cli rules', () => {
     writeFileSync(join(ws.cwd, 'results', 'report.md'), 'mine');
     const again = await runCli(['run', 'spec.yaml', '--out', 'results'], ws);
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain('already exists and this session did not write it');
+    // The one session so far wrote it; the person's edit makes it theirs.
+    expect(again.stderr).toContain(`already exists and was changed since session ${parseAllSessionFiles(ws.home)[0]!.session_id} wrote it`);
     expect(parseAllSessionFiles(ws.home)).toHaveLength(1);
     expect(readFileSync(join(ws.cwd, 'results', 'report.md'), 'utf8')).toBe('mine');
     const forced = await runCli(['run', 'spec.yaml', '--out', 'results', '--force'], ws);

@@ -130,6 +130,12 @@ describe('every step\'s result', () => {
     const expected = (session.checkpoint.tokens.input * 0.15 + session.checkpoint.tokens.output * 0.6) / 1e6;
     expect(session.dollars).toBeCloseTo(expected, 12);
     expect(session.steps.every((step) => step.dollars !== null && step.dollars > 0)).toBe(true);
+    // Rounded to what a price per million tokens means: no float noise (0.000024149999999999997).
+    const raw = (await runCli(['sessions', 'show', id, '--json'], ws)).stdout;
+    const amounts = [...raw.matchAll(/"dollars": ([^,\n}]+)/g)].map((m) => m[1]!);
+    expect(amounts).toHaveLength(4);
+    for (const amount of amounts) expect(amount).toMatch(/^\d+(\.\d{1,10})?(e-\d+)?$/);
+    expect((JSON.parse((await runCli(['sessions', 'show', id, '--step', '1', '--json'], ws)).stdout) as { dollars: number }).dollars.toString()).toMatch(/^\d+(\.\d{1,10})?(e-\d+)?$/);
     // The closing line prices the run the same way.
     const closing = run.stderr.split('\n').find((line) => line.includes('completed: 3 steps'))!;
     expect(closing).toMatch(/ · this run ≈ \$0\.\d+$/);

@@ -50,7 +50,8 @@ describe('acode run --stream without a terminal', () => {
     expect(firstTextAt).toBeGreaterThan(0);
     expect(firstTextAt).toBeLessThan(finishedAt.get(0)!);
     const redacted = (step: number) => answer(step).replace(key, '[REDACTED]');
-    expect(result.stdout).toBe(`${redacted(0)}\n${redacted(1)}\n`);
+    // Each answer under a header naming its step, so a reader of the pipe knows whose text follows.
+    expect(result.stdout).toBe(`── step 1/2 worker ──\n${redacted(0)}\n── step 2/2 worker ──\n${redacted(1)}\n`);
     expect(result.stdout + result.stderr).not.toContain('0123456789abcdef');
     expect(result.stderr).toMatch(/▶ step 1\/2 worker\n✓ step 1\/2 worker/);
   });

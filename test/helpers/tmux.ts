@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { skipWithout } from './programs.js';
 
 /** How often waitFor re-reads the screen: it waits for what the screen shows, this only paces the polling. */
 const screenPollMs = 50;
@@ -12,6 +13,8 @@ export class TmuxTerminal {
   private readonly socket = `acode-test-${randomBytes(4).toString('hex')}`;
 
   constructor(cwd: string, env: Record<string, string>, size = { columns: 120, rows: 30 }) {
+    // Every terminal test starts one, so none can forget: without tmux the test skips, saying so.
+    skipWithout('tmux');
     // A clean environment, as a person's terminal has: CI=true (set by CI) makes Ink print only final frames.
     const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env };
     const assignments = Object.entries(base).map(([k, v]) => `${k}='${v}'`).join(' ');

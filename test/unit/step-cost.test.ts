@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDollars, loadPriceTable, pricerFor, stepPricer, totalDollars } from '../../source/state/step-cost.js';
+import { formatDollars, jsonDollars, loadPriceTable, pricerFor, stepPricer, totalDollars } from '../../source/state/step-cost.js';
 
 describe('step prices', () => {
   it('prices a step by its agent own model, else the run model', async () => {
@@ -10,6 +10,16 @@ describe('step prices', () => {
     expect(price('writer', usage)).toBeGreaterThan(price('researcher', usage)!);
     expect(price('local', usage)).toBeUndefined();
     expect(price('local', { input: 0, output: 0 })).toBe(0);
+  });
+
+  it('gives --json dollars rounded to what a price means, without float noise', async () => {
+    const price = stepPricer({ runtime: { provider: 'openai', model_id: 'gpt-4o-mini' }, agents: { a: {} } }, await loadPriceTable());
+    const raw = price('a', { input: 1, output: 4 })!; // $0.15 and $0.60 a million
+    expect(String(raw)).not.toBe('0.00000255'); // 0.0000025499999999999997 as floats add it up
+    expect(jsonDollars(raw)).toBe(0.00000255);
+    expect(jsonDollars(0.000024149999999999997)).toBe(0.00002415);
+    expect(jsonDollars(12.5)).toBe(12.5);
+    expect(jsonDollars(undefined)).toBeNull();
   });
 
   it('gives no price for the scripted provider or a local server, without loading the table', async () => {

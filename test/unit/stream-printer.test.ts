@@ -14,6 +14,21 @@ function printer() {
 }
 
 describe('--stream’s printer', () => {
+  it('writes a header line above each step’s answer, again for a retry, and never between steps that wait their turn', () => {
+    const writes: string[] = [];
+    const p = new StreamPrinter((text) => writes.push(text), (step, attempt) => `── step ${step}${attempt > 1 ? ` (attempt ${attempt})` : ''} ──`);
+    p.notice({ type: 'step_text', step: 'a', attempt: 1, text: 'A one\n' });
+    p.notice({ type: 'step_text', step: 'b', attempt: 1, text: 'B one\n' });
+    p.event(completed('a'));
+    p.event(completed('b'));
+    p.event(ev({ type: 'step_started', step: 'c', agent: 'a', attempt: 1, idempotency_key: 'k' }));
+    p.notice({ type: 'step_text', step: 'c', attempt: 1, text: 'cut sh' });
+    p.event(ev({ type: 'step_started', step: 'c', agent: 'a', attempt: 2, idempotency_key: 'k2' }));
+    p.notice({ type: 'step_text', step: 'c', attempt: 2, text: 'C whole\n' });
+    p.event(completed('c', 2));
+    expect(writes.join('')).toBe('── step a ──\nA one\n── step b ──\nB one\n── step c ──\ncut sh\n── step c (attempt 2) ──\nC whole\n');
+  });
+
   it('writes whole lines as they arrive and ends the last one', () => {
     const { p, writes, say, out } = printer();
     say('0', 'first li');

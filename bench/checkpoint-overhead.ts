@@ -149,7 +149,7 @@ export async function workflowOverhead(): Promise<OverheadRow[]> {
   return overheadRows([{ steps: 200, runs: 11, text: workflowBenchSpec(8, 25) }]);
 }
 
-async function overheadRows(cases: { steps: number; runs: number; text: string }[]): Promise<OverheadRow[]> {
+export async function overheadRows(cases: { steps: number; runs: number; text: string }[]): Promise<OverheadRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'acode-bench-'));
   const rows: OverheadRow[] = [];
   try {

@@ -71,3 +71,30 @@ export function answerGist(answer: string, length = 120): string {
   const line = answer.replace(/\s+/g, ' ').trim();
   return line.length > length ? `${line.slice(0, length)}…` : line;
 }
+
+/**
+ * A pattern's walk over its recorded answers, computed once per state of the progress: the
+ * scheduler asks ready(), shape(), context() and finished() of the same state, and each would walk
+ * the whole log again (a 1,000-step loop would cost a million reads).
+ */
+export function oncePerEvent<P extends { last_event_id: number; steps_done: number }, T>(walk: (progress: P) => T): (progress: P) => T {
+  let last: { progress: P; id: number; done: number; value: T } | undefined;
+  return (progress) => {
+    if (last && last.progress === progress && last.id === progress.last_event_id && last.done === progress.steps_done) return last.value;
+    const value = walk(progress);
+    last = { progress, id: progress.last_event_id, done: progress.steps_done, value };
+    return value;
+  };
+}
+
+/** A reading of a recorded answer, kept by step id: a completed step's answer never changes. */
+export function perAnswer<T>(read: (answer: string) => T): (step: string, answer: string) => T {
+  const known = new Map<string, { answer: string; value: T }>();
+  return (step, answer) => {
+    const hit = known.get(step);
+    if (hit && hit.answer === answer) return hit.value;
+    const value = read(answer);
+    known.set(step, { answer, value });
+    return value;
+  };
+}

@@ -4,7 +4,7 @@ import { isObject, isString, type EngineKind } from '../pattern-kind.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
-import { answerGist, answerJson } from './answer-json.js';
+import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
 
 type Config = EvaluatorOptimizerPattern['config'];
 
@@ -95,7 +95,8 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
   });
   const reviewing = (iteration: number): PatternStep => ({ id: reviewStep(iteration), label: 'approval', work: { kind: 'approval', approval: review! } });
 
-  const walk = (progress: SessionProgress): Walk => {
+  const evaluationOf = perAnswer(readEvaluation);
+  const walk = oncePerEvent((progress: SessionProgress): Walk => {
     const rounds: Round[] = [];
     for (let iteration = 1; ; iteration++) {
       const draft = progress.completed[draftStep(iteration)];
@@ -107,7 +108,7 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
         const judged = progress.completed[evalStep(iteration, attempt)];
         if (!judged) return { rounds, next: evaluating(iteration, attempt, lastAnswer) };
         lastAnswer = judged.response;
-        const evaluation = readEvaluation(judged.response);
+        const evaluation = evaluationOf(evalStep(iteration, attempt), judged.response);
         if (evaluation) {
           round.evaluation = evaluation;
           round.evaluatedBy = evalStep(iteration, attempt);
@@ -127,7 +128,7 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
         if (stopWords.has(answered.response.trim().toLowerCase())) return { rounds, result: { round, accepted: false, how: `stopped by the review at iteration ${iteration} (score ${round.evaluation.score})` } };
       }
     }
-  };
+  });
 
   const shape = (progress: SessionProgress): ShapeNode[] => {
     const state = walk(progress);

@@ -3,6 +3,7 @@ import { isApprovalStep } from '../../spec/chain-steps.js';
 import { renderTemplate, TemplateError } from '../../spec/template.js';
 import { plural } from '../../human-units.js';
 import { isObject, isString, type EngineKind } from '../pattern-kind.js';
+import { oncePerEvent } from './answer-json.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
@@ -89,7 +90,9 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     return {};
   };
 
-  const walk = (progress: SessionProgress): Walk => {
+  // The way out of a visit depends only on the answers before it, which never change: decided once.
+  const decided = new Map<StepId, { node?: string; halt?: PatternHalt }>();
+  const walk = oncePerEvent((progress: SessionProgress): Walk => {
     const path: Visit[] = [];
     const visits = new Map<string, number>();
     let node: string | undefined = entry;
@@ -103,13 +106,14 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
       if (!progress.completed[current.id]) return { path, next: current };
       visits.set(node, visit);
       path.push(current);
-      const after = nextNode(node, progress, path);
+      const after: { node?: string; halt?: PatternHalt } = decided.get(current.id) ?? nextNode(node, progress, path);
+      decided.set(current.id, after);
       if (after.halt) return { path, halt: after.halt };
       if (after.node === undefined) return { path, terminal: node };
       node = after.node;
     }
     return { path };
-  };
+  });
 
   const work = (visit: Visit, progress: SessionProgress): PatternStep => {
     const node: GraphNode = config.nodes[visit.node]!;

@@ -6,7 +6,7 @@ import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import type { Variables } from '../template-context.js';
-import { answerGist, answerJson } from './answer-json.js';
+import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
 import { stepWork } from './chain.js';
 
 type Config = OrchestratorWorkersPattern['config'];
@@ -120,7 +120,8 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
   };
   const working = (worker: Pick<Worker, 'id' | 'task'>): PatternStep => ({ id: worker.id, label: workerAgent, work: { kind: 'agent', agent: workerAgent, input: '', append: worker.task } });
 
-  const walk = (progress: SessionProgress): Walk => {
+  const planOf = perAnswer(readPlan);
+  const walk = oncePerEvent((progress: SessionProgress): Walk => {
     const rounds: Walk['rounds'] = [];
     const workers: Worker[] = [];
     for (let round = 1; round <= maxRounds; round++) {
@@ -130,7 +131,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
         const answer = progress.completed[planStep(round, attempt)];
         if (!answer) return { rounds, workers, next: [planning(round, attempt, progress, workers)], done: false };
         tries = attempt;
-        tasks = readPlan(answer.response);
+        tasks = planOf(planStep(round, attempt), answer.response);
         // A later round's plan that cannot be read ends the rounds: the work done so far goes on to reduce.
         if (!tasks && attempt === planTries && round > 1) tasks = [];
         if (!tasks && attempt === planTries) {
@@ -157,7 +158,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
       if (!progress.completed[id]) return { rounds, workers, next: [stepWork(step, id)], done: false };
     }
     return { rounds, workers, next: [], done: true };
-  };
+  });
 
   const shape = (progress: SessionProgress): ShapeNode[] => {
     const state = walk(progress);

@@ -5,7 +5,7 @@ import { isObject, isStepShape, isString, type EngineKind } from '../pattern-kin
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
-import { answerGist, answerJson } from './answer-json.js';
+import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
 import { stepRecords, stepWork } from './chain.js';
 
 type Config = RoutingPattern['config'];
@@ -58,7 +58,8 @@ export function routingPattern(config: Config): Pattern {
   const steps = (route: string): readonly ChainStep[] => config.routes[route]?.then ?? [];
   const ids = (route: string) => steps(route).map((_, index) => routeStep(route, index));
 
-  const walk = (progress: SessionProgress): Walk => {
+  const routeOf = perAnswer(readRoute);
+  const walk = oncePerEvent((progress: SessionProgress): Walk => {
     let tries = 0;
     let chosen: Walk['chosen'];
     let unreadable = '';
@@ -66,7 +67,7 @@ export function routingPattern(config: Config): Pattern {
       const done = progress.completed[routerStep(attempt)];
       if (!done) break;
       tries = attempt;
-      const route = readRoute(done.response);
+      const route = routeOf(routerStep(attempt), done.response);
       if (route !== undefined && routes.includes(route)) {
         chosen = { route, by: routerStep(attempt), response: done.response };
         break;
@@ -83,7 +84,7 @@ export function routingPattern(config: Config): Pattern {
     const route = reviewedRoute(answered.response, chosen.route, routes);
     if (route === undefined) return { tries, chosen, halt: { outcome: 'failed', reason: 'unreadable_answer', message: `the review of the router's choice answered "${answerGist(answered.response)}": approve it, or answer route:<name> with one of ${routes.join(', ')}` } };
     return { tries, chosen, route };
-  };
+  });
 
   const routerWork = (attempt: number, progress: SessionProgress): PatternStep => {
     const previous = attempt > 1 ? progress.completed[routerStep(attempt - 1)] : undefined;

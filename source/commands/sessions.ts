@@ -87,7 +87,9 @@ function stepLines(ctx: CommandContext, pattern: string, steps: readonly Session
   for (const [i, step] of steps.entries()) {
     if (step.group !== null && steps[i - 1]?.group !== step.group) lines.push(`  ${patternWords(pattern).laneLabel(step.group)}`);
     const style = stepStateStyle[step.status];
-    const { state, facts } = rows[i]!;
+    const { state, facts: seen } = rows[i]!;
+    // What the pattern read of the answer (a route chosen, a score, a subtask) comes first.
+    const facts = step.detail ? [terminalText(step.detail), ...seen] : seen;
     const name = isNumbered(pattern) ? names[i]!.padStart(width) : names[i]!.padEnd(step.group === null ? width + 2 : width);
     const row = `${paint(ctx, style.color, style.glyph)} ${name}  ${terminalText(step.agent).padEnd(agentWidth)}  ${paint(ctx, style.color, state)}${facts.length ? `${' '.repeat(stateWidth - state.length)}  ${facts.join('  ')}` : ''}`;
     lines.push(`${step.group === null ? '  ' : '    '}${row}`);

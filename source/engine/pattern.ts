@@ -40,6 +40,8 @@ export interface ShapeNode {
   group: string | null;
   after: StepId[];
   approval: boolean;
+  /** What the pattern read of this step's answer, for views: "chose technical (not taken: faq)", "score 72 of 85", "→ finish". */
+  detail?: string;
 }
 
 /**

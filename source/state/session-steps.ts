@@ -34,6 +34,8 @@ export interface SessionStep {
   status: StepState;
   /** The attempt under way or last made; 0 when it never started. */
   attempt: number;
+  /** What the pattern read of its answer (ShapeNode.detail): a route chosen, a score, a subtask. */
+  detail?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export function sessionSteps(pattern: Pattern, replayed: ReplayedSteps, live: bo
     group: node.group,
     status: stateOf(node, replayed, live),
     attempt: replayed.progress.in_progress[node.id]?.attempt ?? 0,
+    ...(node.detail ? { detail: node.detail } : {}),
   }));
 }
 

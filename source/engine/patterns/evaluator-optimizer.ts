@@ -145,6 +145,7 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
         const id = evalStep(round.iteration, attempt);
         if (!progress.completed[id] && state.next?.id !== id) break;
         add(id, evaluator.agent, attempt === 1 ? `evaluation ${round.iteration}` : `evaluation ${round.iteration} try ${attempt}`, round.iteration);
+        if (progress.completed[id]) nodes.at(-1)!.detail = round.evaluatedBy === id ? `score ${round.evaluation!.score} of ${accept.min_score}` : 'no score in the answer';
         known.add(id);
       }
       if (review && (progress.completed[reviewStep(round.iteration)] || state.next?.id === reviewStep(round.iteration))) add(reviewStep(round.iteration), 'approval', `review ${round.iteration}`, round.iteration, true);

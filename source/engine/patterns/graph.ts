@@ -135,6 +135,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     const state = walk(progress);
     const visits = state.next ? [...state.path, state.next] : state.path;
     return visits.map((visit, i) => ({
+      ...(i < state.path.length ? { detail: visits[i + 1] ? `→ ${visits[i + 1]!.node}` : state.terminal === visit.node ? 'ends here' : 'stopped here' } : {}),
       id: visit.id,
       label: isApprovalStep(config.nodes[visit.node]!) ? 'approval' : (config.nodes[visit.node] as { agent: string }).agent,
       title: visit.visit === 1 ? `node ${visit.node}` : `node ${visit.node} (visit ${visit.visit})`,

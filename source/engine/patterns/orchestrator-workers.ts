@@ -167,7 +167,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
     for (const round of state.rounds) {
       for (let attempt = 1; attempt <= round.tries; attempt++) {
         const id = planStep(round.round, attempt);
-        nodes.push({ id, label: orchestrator.agent, title: `${round.round === 1 ? 'plan' : `plan of round ${round.round}`}${attempt > 1 ? ` try ${attempt}` : ''}`, group: `round ${round.round}`, after: before, approval: false });
+        nodes.push({ id, label: orchestrator.agent, title: `${round.round === 1 ? 'plan' : `plan of round ${round.round}`}${attempt > 1 ? ` try ${attempt}` : ''}`, group: `round ${round.round}`, after: before, approval: false, ...(attempt === round.tries ? { detail: plural(round.tasks.length, 'subtask') } : { detail: 'no plan in the answer' }) });
         before = [id];
       }
       if (config.decomposition_review && (progress.completed[decompositionStep(round.round)] || state.next.some((step) => step.id === decompositionStep(round.round)))) {
@@ -175,7 +175,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
         before = [decompositionStep(round.round)];
       }
       const these = state.workers.filter((worker) => worker.round === round.round);
-      nodes.push(...these.map((worker, index) => ({ id: worker.id, label: workerAgent, title: `worker ${index + 1}${round.round > 1 ? ` of round ${round.round}` : ''}`, group: `round ${round.round}`, after: before, approval: false })));
+      nodes.push(...these.map((worker, index) => ({ id: worker.id, label: workerAgent, title: `worker ${index + 1}${round.round > 1 ? ` of round ${round.round}` : ''}`, group: `round ${round.round}`, after: before, approval: false, detail: `task: ${answerGist(worker.task, 60)}` })));
       if (these.length) before = these.map((worker) => worker.id);
     }
     // The plan being asked (not yet read) is a node too, so the views show it running.

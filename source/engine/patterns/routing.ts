@@ -100,7 +100,13 @@ export function routingPattern(config: Config): Pattern {
     const asked = Math.max(1, state.chosen || state.halt ? state.tries : state.tries + 1);
     const nodes: ShapeNode[] = [];
     for (let attempt = 1; attempt <= asked; attempt++) {
-      nodes.push({ id: routerStep(attempt), label: router.agent, title: attempt === 1 ? 'router' : `router try ${attempt}`, group: null, after: attempt === 1 ? [] : [routerStep(attempt - 1)], approval: false });
+      const id = routerStep(attempt);
+      const answer = progress.completed[id];
+      const named = answer ? routeOf(id, answer.response) : undefined;
+      const detail = !answer ? undefined
+        : state.chosen?.by === id ? `chose ${state.chosen.route} (not taken: ${routes.filter((r) => r !== state.chosen!.route).join(', ') || 'none'})`
+        : named === undefined ? 'named no route' : `'${named}' is no route`;
+      nodes.push({ id, label: router.agent, title: attempt === 1 ? 'router' : `router try ${attempt}`, group: null, after: attempt === 1 ? [] : [routerStep(attempt - 1)], approval: false, ...(detail ? { detail } : {}) });
     }
     if (review && state.chosen) nodes.push({ id: reviewStep, label: 'approval', title: 'router review', group: null, after: [state.chosen.by], approval: true });
     if (state.route !== undefined) {

@@ -41,7 +41,8 @@ export interface TemplateScope {
   elsewhere?: ReadonlyMap<string, string>;
 }
 
-export type FindingKind = 'unsafe' | 'undefined' | 'step';
+/** unsafe: refused everywhere; filter: a filter no template can apply, refused everywhere too. */
+export type FindingKind = 'unsafe' | 'undefined' | 'step' | 'filter';
 
 /** One problem, at a 1-based line and column inside the template. */
 export interface TemplateFinding {
@@ -133,7 +134,7 @@ class Walker {
       case 'Filter':
       case 'FilterAsync': {
         const name = String((n.name as TemplateNode).value);
-        if (this.scope && !this.scope.filters.has(name)) this.report('undefined', n.name as TemplateNode, `unknown filter '${name}'${this.suggest(name, this.scope.filters)}`);
+        if (this.scope && !this.scope.filters.has(name)) this.report('filter', n.name as TemplateNode, `unknown filter '${name}'${this.suggest(name, this.scope.filters)}`);
         const args = (n.args as TemplateNode).children ?? [];
         this.filterSize(name, args);
         for (const [i, arg] of args.entries()) this.walk(arg, locals, guarded || (i === 0 && guardFilters.has(name)));

@@ -13,8 +13,12 @@ export const templateLimits = {
   outputChars: 64 * 1024 * 1024,
   /** Items of one list a template makes: `range(n)`, `| batch(n, fill)`, `| slice(n)`, `| list`. */
   listItems: 1_000_000,
-  /** Loop iterations of one render, nested loops counted in full (1,000 × 1,000 is 1,000,000). */
-  loopIterations: 1_000_000,
+  /**
+   * Loop iterations of one render, nested loops counted in full (100 × 2,000 is 200,000). nunjucks
+   * spends a few microseconds on each (a million took 2.6 s of it alone): this keeps the worst
+   * loop near a second.
+   */
+  loopIterations: 200_000,
   /** Macros calling macros (a macro calling itself forever meets this, not the stack). */
   macroDepth: 100,
   /** Wall time of one render, for the work the counts above do not see (a filter in a loop). */

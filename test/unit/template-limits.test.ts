@@ -49,11 +49,11 @@ describe('a template past its limits fails, naming the limit, in bounded memory 
   });
 
   it('stops nested range(100000) loops at the iteration limit', () => {
-    expectRefused('{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}', /loops ran more than 1,000,000 times/);
+    expectRefused('{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}', /loops ran more than 200,000 times/);
   });
 
   it('stops a loop whose output passes the output limit', () => {
-    expectRefused("{% set s = topic | center(100000) %}{% for i in range(1000000) %}{{ s }}{% endfor %}", /wrote more than 64 Mi characters/);
+    expectRefused("{% set s = topic | center(1000) %}{% for i in range(100000) %}{{ s }}{% endfor %}", /wrote more than 64 Mi characters/);
   });
 
   it('says a self-calling macro recursed, not that a variable is undefined', () => {
@@ -74,7 +74,7 @@ describe('a template past its limits fails, naming the limit, in bounded memory 
   });
 
   it('stops a render that runs past its time', () => {
-    expectRefused("{% set s = topic | center(3000000) %}{% for i in range(1000000) %}{{ s | replace('zz', 'y') | length }}{% endfor %}", /took longer than 5 s to render/);
+    expectRefused("{% set s = topic | center(3000000) %}{% for i in range(150000) %}{{ s | replace('zz', 'y') | length }}{% endfor %}", /took longer than 5 s to render/);
   });
 });
 

@@ -22,7 +22,7 @@ import { nextAttempt } from './source/engine/session-progress.ts';
 import { createProvider } from './source/providers/create-provider.ts';
 import { SessionLock } from './source/store/session-lock.ts';
 import { SessionStore } from './source/store/session-store.ts';
-const [home, id] = process.argv.slice(2);
+const [home, id, first] = process.argv.slice(2);
 const handle = new SessionStore(home).open(id);
 const events = handle.events();
 const taken = SessionLock.acquire(handle.dir, 500, highestEpoch(events));
@@ -40,7 +40,13 @@ run.emit({ type: 'step_started', step, agent: 'worker', attempt, idempotency_key
 process.stdout.write('frozen\\n', () => {
   process.kill(process.pid, 'SIGSTOP');
   let landed = 0;
+  const firstEvents = {
+    step_completed: [],
+    file_write_intended: [{ type: 'file_write_intended', call_id: 'late_write', step, attempt, path: 'late.txt', before_hash: null, before_blob: null, after_hash: 'a'.repeat(64), after_blob: 'a'.repeat(64), bytes: 4 }],
+    approval_requested: [{ type: 'approval_requested', step, attempt, prompt: 'late?', context: '', default_response: 'approved' }],
+  };
   for (const event of [
+    ...firstEvents[first],
     { type: 'step_completed', step, agent: 'worker', attempt, idempotency_key: key, response: 'late', usage: { input: 1, output: 1 }, duration_ms: 1 },
     { type: 'step_started', step: String(n + 1), agent: 'worker', attempt: 1, idempotency_key: id + ':' + (n + 1) + ':1' },
     { type: 'tool_called', step: String(n + 1), attempt: 1, call_id: 'late_call', name: 'file_read', args: { path: 'x' } },
@@ -57,7 +63,9 @@ process.stdout.write('frozen\\n', () => {
 `;
 
 describe('a holder frozen past its lock timeout and woken after a takeover', () => {
-  it('appends nothing more: the lock is checked on every append, not only before outside effects', async () => {
+  // The first append after waking meets the guard; after it the journal is sealed, so each
+  // guarded kind goes first once: a step's result, a write intent, an approval request.
+  it.each(['step_completed', 'file_write_intended', 'approval_requested'])('appends nothing more, %s first: the lock is checked on every append', async (first) => {
     const timeoutMs = 500;
     const child = bundleForChild(guardedHolder);
     const ws = workspace(40, timeoutMs / 1000);
@@ -65,7 +73,7 @@ describe('a holder frozen past its lock timeout and woken after a takeover', () 
     expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
     const id = readdirSync(join(ws.home, 'sessions'))[0]!;
     const dir = join(ws.home, 'sessions', id);
-    const holder = spawn(process.execPath, [child, ws.home, id], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, [child, ws.home, id, first], { stdio: ['ignore', 'pipe', 'inherit'] });
     let said = '';
     holder.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
     const holderDone = new Promise((resolve) => holder.once('close', resolve));

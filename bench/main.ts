@@ -5,6 +5,7 @@ import { groupCommit } from './group-commit.js';
 import { environmentCheck } from './environment-check.js';
 import { generateSessions } from './generate-sessions.js';
 import { homeFigures } from './home-figures.js';
+import { hostileFigures } from './hostile-figures.js';
 import { median } from './median.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
@@ -35,6 +36,15 @@ if (process.argv[2] === 'sse') {
     const figures = await sseRead(pieces, gapMs, resting);
     const how = resting ? 'resting between reads (an answer that shows)' : 'each piece read as it comes';
     console.log(`   ${how}: client CPU per piece, median ${figures.cpuPerPieceUs.toFixed(1)} µs over ${figures.rounds} rounds (${figures.perRoundUs.map((us) => us.toFixed(0)).join(', ')})`);
+  }
+  process.exit(0);
+}
+
+// `node dist/bench.js hostile`: the worst templates, specs and stream issue 33 bounded, each in a child: peak RSS and time beside the limit that stops it.
+if (process.argv[2] === 'hostile') {
+  console.log('hostile input, each through the real CLI in a child process (targets: ≤ 300 MB peak RSS, ≤ 10 s)');
+  for (const f of await hostileFigures()) {
+    console.log(`   ${f.name.padEnd(52)} ${f.limit.padEnd(26)} ${(f.ms / 1000).toFixed(1).padStart(5)} s ${f.rssMb.toFixed(0).padStart(5)} MB  exit ${String(f.exitCode)}  ${f.said}`);
   }
   process.exit(0);
 }

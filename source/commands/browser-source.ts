@@ -97,7 +97,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
   const withLocks = (rows: SessionSummary[]): BrowserRow[] => rows.map((row) => withLiveness(row, lockOf));
 
   let repository: Promise<SessionRepository> | undefined;
-  const repo = () => (repository ??= import('./command-context.js').then(({ openRepository }) => openRepository(ctx)));
+  const repo = () => (repository ??= import('./command-context.js').then(({ openRepository }) => openRepository(ctx, { quiet: true })));
 
   let stamp = '';
   let live: string[] = [];

@@ -19,9 +19,9 @@ export interface CommandContext {
   confirm(question: string): Promise<boolean>;
 }
 
-/** The sessions: today's local files in $ACODE_HOME (opened on first use). */
-export function openRepository(ctx: CommandContext): SessionRepository {
-  return new LocalSessionRepository(defaultHome(ctx.env));
+/** The sessions: today's local files in $ACODE_HOME (opened on first use); repairs to the index are said on stderr unless quiet (the browser's screen). */
+export function openRepository(ctx: CommandContext, options: { quiet?: boolean } = {}): SessionRepository {
+  return new LocalSessionRepository(defaultHome(ctx.env), options.quiet ? undefined : (message) => ctx.stderr.write(`acode: ${message}\n`));
 }
 
 /** Paints text in a status colour when colour is on (NO_COLOR and pipes turn it off). */

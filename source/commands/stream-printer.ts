@@ -8,10 +8,16 @@ const softLineChars = 80;
 /** Words after which a credential may follow: never cut there, so that the shape is redacted whole. */
 const credentialLead = /(?:bearer|basic|token|authorization|api[-_]?key|x-api-key)["']?\s*[:=]?\s*$/i;
 
+/** A line without a space held past this is cut anyway, where no secret straddles the cut (see spaceless). */
+export const maxHeldChars = 8 * 1024;
+/** What a cut without a space keeps back: a secret that begins before the cut shows whole within it. */
+const heldTail = 512;
+
 /**
  * Text written as it arrives, but only in whole pieces that can be redacted: whole lines, or a long
  * line up to a space (a key has no space in it, and a registered key is redacted in any 8-character
- * piece). What is held is at most a line's worth.
+ * piece), or past maxHeldChars a cut where no secret straddles it. What is held is at most
+ * maxHeldChars (and a delta): an answer of 64 KiB pieces without a break once held them all, ~900 MB.
  */
 class RedactingWriter {
   private pending = '';
@@ -22,9 +28,34 @@ class RedactingWriter {
   push(text: string): void {
     this.pending += text;
     let cut = this.pending.lastIndexOf('\n') + 1;
-    if (cut === 0 && this.pending.length >= softLineChars) cut = safeCut(this.pending);
+    if (cut === 0 && this.pending.length >= softLineChars) {
+      // Only the end is searched: each delta would otherwise scan everything held again.
+      const from = Math.max(0, this.pending.length - maxHeldChars);
+      const space = safeCut(this.pending.slice(from));
+      if (space > 0) cut = from + space;
+    }
+    if (cut === 0 && this.pending.length >= maxHeldChars) return this.spaceless();
     if (cut > 0) this.out(this.pending.slice(0, cut));
     this.pending = this.pending.slice(cut);
+  }
+
+  /**
+   * A long run without a space or line break: cut it heldTail before its end where redacting the
+   * two sides apart gives what redacting it whole gives — no secret (registered, or a credential's
+   * shape) straddles the cut. Where one does at every tried cut, everything is written redacted.
+   */
+  private spaceless(): void {
+    const whole = redact(this.pending);
+    for (let cut = this.pending.length - heldTail, tries = 0; cut >= heldTail && tries < 4; cut -= heldTail, tries++) {
+      const head = redact(this.pending.slice(0, cut));
+      const tail = this.pending.slice(cut);
+      if (head + redact(tail) !== whole) continue;
+      this.emit(head);
+      this.pending = tail;
+      return;
+    }
+    this.emit(whole);
+    this.pending = '';
   }
 
   /** Writes what is held and ends the line. */
@@ -35,7 +66,10 @@ class RedactingWriter {
   }
 
   private out(text: string): void {
-    const clean = redact(text);
+    this.emit(redact(text));
+  }
+
+  private emit(clean: string): void {
     if (!clean) return;
     this.write(clean);
     this.endsLine = clean.endsWith('\n');

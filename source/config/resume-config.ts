@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readYamlFile } from '../spec/yaml-file.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { formatProblem, type SpecProblem } from '../spec/spec-problem.js';
 import { parsePositioned, yamlValue } from '../spec/yaml-positions.js';
@@ -42,14 +42,12 @@ export function autoResumePolicy(config: ResumeConfig, flag?: boolean): AutoResu
 
 /** One config file's settings; a bad file is an AcodeError naming file:line:column. */
 function readConfigFile(file: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new AcodeError(`cannot read config ${file}: ${(error as Error).message}`, ExitCode.usage);
+  const read = readYamlFile(file);
+  if ('reason' in read) {
+    if (read.code === 'ENOENT') return {};
+    throw new AcodeError(`cannot read config ${file}: ${read.reason}`, ExitCode.usage);
   }
-  const yaml = parsePositioned(text);
+  const yaml = parsePositioned(read.text);
   const parsed = yamlValue(yaml, file);
   const problems: SpecProblem[] = parsed.problems ?? [];
   if (!parsed.problems) {

@@ -133,11 +133,21 @@ export function sessionWrote(progress: Pick<SessionProgress, 'files' | 'pending_
   return progress.files[path]?.op === 'write' || Object.values(progress.pending_writes).some((write) => write.path === path);
 }
 
+/** renderTemplate, its error naming the template (a spec may have many artifacts) and its line. */
+function renderNamed(source: string, context: Record<string, unknown>, field: string): string {
+  try {
+    return renderTemplate(source, context);
+  } catch (error) {
+    if (error instanceof TemplateError) throw new TemplateError(`template ${field}, line ${error.line}: ${error.message}`, error.line, error.column);
+    throw error;
+  }
+}
+
 /** Renders `outputs.artifacts` and places each by `artifactPath`. Writes nothing. */
 export function renderArtifacts(spec: WorkflowSpec, context: Record<string, unknown>, target: ArtifactTarget, wroteBefore: (path: string) => boolean): RenderedArtifact[] {
-  return (spec.outputs?.artifacts ?? []).map((artifact) => ({
-    ...artifactPath(renderTemplate(artifact.path, context), target, wroteBefore),
-    content: Buffer.from(renderTemplate(artifact.from, context)),
+  return (spec.outputs?.artifacts ?? []).map((artifact, i) => ({
+    ...artifactPath(renderNamed(artifact.path, context, `outputs.artifacts.${i}.path`), target, wroteBefore),
+    content: Buffer.from(renderNamed(artifact.from, context, `outputs.artifacts.${i}.from`)),
   }));
 }
 

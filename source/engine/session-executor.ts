@@ -279,15 +279,20 @@ export class SessionExecutor {
   private messagesFor(step: PatternStep & { work: { kind: 'agent' } }): { messages: ChatMessage[]; context: Record<string, unknown> } {
     const { spec, variables } = this.options;
     const context = this.pattern.context(step.id, this.progress, variables);
-    try {
-      const system = renderTemplate(spec.agents[step.work.agent]?.prompt ?? '', context);
-      const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
-      const user = renderTemplate(step.work.input, context) + append;
-      return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
-    } catch (error) {
-      if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): ${error.message}`);
-      throw error;
-    }
+    // Which of the step's two templates failed, and where in it: a limit's message alone (range(…) would
+    // make …) does not say whether to look at the agent's prompt or the step's input.
+    const render = (source: string, field: string): string => {
+      try {
+        return renderTemplate(source, context);
+      } catch (error) {
+        if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): template ${field}, line ${error.line}: ${error.message}`);
+        throw error;
+      }
+    };
+    const system = render(spec.agents[step.work.agent]?.prompt ?? '', `agents.${step.work.agent}.prompt`);
+    const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
+    const user = render(step.work.input, 'input') + append;
+    return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
   }
 
   private async runStep(step: PatternStep): Promise<void> {

@@ -131,7 +131,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       if (post.signal.aborted) throw new StepAbortedError();
     },
     onError: (error) => {
-      if (error.type === 'max-buffer-size-exceeded') refused = new ProviderError(`${post.url} sent a stream event over ${maxEventChars} characters long; the answer was dropped`, true);
+      if (error.type === 'max-buffer-size-exceeded') refused = new ProviderError(`${post.url} sent a stream event over ${maxEventChars / 1024 / 1024} Mi characters long (the limit for one event); the answer was dropped`, true);
     },
     maxBufferSize: maxEventChars,
   });

@@ -66,10 +66,27 @@ function replaceShape(_match: string, ...groups: (string | undefined)[]): string
   return redactedMark;
 }
 
-/** The ways a value is written where it might be echoed back: as is, JSON-escaped (once, twice, with `\/`), URL-encoded. */
+/**
+ * The value in base64 and base64url, as servers echo an Authorization header in some auth errors:
+ * whole, and as it reads inside a longer encoded text (`Basic base64(user:key)`), where the bytes
+ * before it shift it by 0, 1 or 2 bytes: there the first and last 4 characters also encode bytes
+ * that are not the key's, so only the characters between, which encode the key alone, are a form.
+ */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    if (shift === 0) forms.push(encoded, encoded.replace(/=+$/, ''));
+    forms.push(encoded.slice(shift === 0 ? 0 : 4, -4));
+  }
+  return forms.flatMap((form) => [form, form.replaceAll('+', '-').replaceAll('/', '_')]);
+}
+
+/** The ways a value is written where it might be echoed back: as is, JSON-escaped (once, twice, with `\/`), URL-encoded, base64. */
 function encodings(value: string): string[] {
   const json = JSON.stringify(value).slice(1, -1);
-  const forms = [value, json, json.replaceAll('/', '\\/'), JSON.stringify(json).slice(1, -1), encodeURIComponent(value)];
+  const forms = [value, json, json.replaceAll('/', '\\/'), JSON.stringify(json).slice(1, -1), encodeURIComponent(value), ...base64Forms(value)];
   return [...new Set(forms)];
 }
 

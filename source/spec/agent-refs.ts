@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SpecProblem } from './spec-problem.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
+import { readYamlFile } from './yaml-file.js';
 
 const refKeys = ['$ref', 'ref'] as const;
 
@@ -9,14 +9,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** Why a referenced agent file cannot be used, or the single agent it defines. */
 function readAtomicAgent(path: string, ref: string): { agent: Record<string, unknown> } | { problems: SpecProblem[] } | { reason: string } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { reason: `cannot read ${ref} (${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}; it resolves to ${path})` };
-  }
-  const yaml = parsePositioned(text);
+  const read = readYamlFile(path);
+  if ('reason' in read) return { reason: `cannot read ${ref} (${read.code === 'ENOENT' ? 'no such file' : (read.code ?? read.reason)}; it resolves to ${path})` };
+  const yaml = parsePositioned(read.text);
   const parsed = yamlValue(yaml, path);
   if (parsed.problems) return { problems: parsed.problems };
   const raw = parsed.value;

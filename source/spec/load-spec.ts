@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { knownPatternTypes, specSchema, supportedPatternTypes, type WorkflowSpec } from './schema.js';
@@ -13,6 +12,7 @@ import { brokenArtifactPathRule } from './artifact-path-rules.js';
 import { misspeltKey } from './schema-keys.js';
 import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
+import { readYamlFile } from './yaml-file.js';
 import { checkPattern } from './pattern-checks.js';
 import { resolveAgentRefs } from './agent-refs.js';
 
@@ -124,7 +124,8 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
         if (seen.has(key)) continue;
         seen.add(key);
         const position = templatePosition(yaml, path as (string | number)[], finding);
-        if (!atValidation || finding.kind === 'unsafe') report(position, message);
+        // An unknown filter fails every render, whatever --var gives: validate says so as run does.
+        if (!atValidation || finding.kind === 'unsafe' || finding.kind === 'filter') report(position, message);
         // Its variables may come from --var: said here, refused by a run that is not given them.
         else if (finding.kind === 'undefined' && !declares) warn(position, `${message} (acode run refuses this without it)`);
         else if (path[0] === 'agents') warn(position, `${message} (acode renders agent prompts as templates, strands-cli sends them as written; acode run refuses this)`);
@@ -197,19 +198,14 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 
-/** A spec file's text; one that cannot be read is an AcodeError (exit 2) saying why in words. */
+/**
+ * A spec file's text; one that cannot be read, is not a regular file, is past 4 MiB or is not
+ * UTF-8 text is an AcodeError (exit 2) saying why in words (see yaml-file.ts).
+ */
 export function readSpecText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file; check the path'
-      : code === 'EISDIR' ? 'it is a folder; give the spec file in it'
-      : code === 'EACCES' || code === 'EPERM' ? `no permission to read it (${code})`
-      : (error as Error).message;
-    throw new AcodeError(`cannot read spec ${file}: ${reason}`, ExitCode.usage);
-  }
+  const read = readYamlFile(file, 'spec file');
+  if ('reason' in read) throw new AcodeError(`cannot read spec ${file}: ${read.reason}`, ExitCode.usage);
+  return read.text;
 }
 
 /** Reads and validates a spec file; a bad spec is an AcodeError (exit 2) listing every problem. */

@@ -1,4 +1,6 @@
 import nunjucks from 'nunjucks';
+import { checkFilterArguments, checkFilterResult, textSize } from './template-filter-limits.js';
+import { budget, rangeLength } from './template-limits.js';
 
 /**
  * The render-time half of the template sandbox (the other half is the static walk in
@@ -7,7 +9,9 @@ import nunjucks from 'nunjucks';
  * arbitrary code) nor call any function but the few nunjucks globals and the template's own
  * macros. nunjucks hands every compiled template its runtime as an argument, so each of our
  * templates gets a copy of it whose member lookup and call refuse everything else — no global
- * patching, nothing else in the process affected.
+ * patching, nothing else in the process affected. The same runtime keeps each render within
+ * template-limits.ts: the bounded compiler (template-compiler.ts) routes every append and string
+ * join through it, loops and macro calls pass through it, and range() and the filters are measured.
  */
 
 /** Keys that lead from a value to its constructor or prototype, and from there to `Function`. */
@@ -95,9 +99,26 @@ type Runtime = typeof nunjucks.runtime & {
   callWrap(fn: unknown, name: string, context: unknown, args: unknown[]): unknown;
   contextOrFrameLookup(context: unknown, frame: unknown, name: string): unknown;
   makeMacro(...args: unknown[]): (...args: unknown[]) => unknown;
+  fromIterator(value: unknown): unknown;
+  append(buffer: string, value: unknown): string;
+  concat(left: unknown, right: unknown): string;
+  plus(left: unknown, right: unknown): unknown;
 };
 
 const base = nunjucks.runtime as Runtime;
+
+/** A value as the text a template writes, its size refused before a huge list is joined into it. */
+function asText(value: unknown, what: string): string {
+  if (typeof value === 'string') return value;
+  budget().size(textSize(value), what);
+  return String(value);
+}
+
+/** How many times a `{% for %}` over this value runs. */
+function iterations(value: unknown): number {
+  if (typeof value === 'string' || Array.isArray(value)) return value.length;
+  return value !== null && typeof value === 'object' ? Object.keys(value).length : 0;
+}
 
 /** The runtime our templates render with. */
 const sandboxRuntime: Runtime = {
@@ -119,11 +140,38 @@ const sandboxRuntime: Runtime = {
     if (typeof fn !== 'function' || !callable.has(fn)) {
       throw new TemplateSandboxError(`'${name}' cannot be called in a template: only range(), cycler(), joiner(), the template's own macros and string methods (lower(), strip(), startswith() …) can; use a filter (e.g. | upper) to transform a value`);
     }
-    return (fn as (...a: unknown[]) => unknown).apply(context, args);
+    // Every macro call passes here: a macro calling itself meets the depth limit, not the stack.
+    const render = budget();
+    render.enterMacro(name);
+    try {
+      return (fn as (...a: unknown[]) => unknown).apply(context, args);
+    } finally {
+      render.leaveMacro();
+    }
   },
   contextOrFrameLookup(context, frame, name) {
     safeKey(name);
+    budget().tick();
     return base.contextOrFrameLookup(context, frame, name);
+  },
+  fromIterator(value) {
+    const items = base.fromIterator(value);
+    budget().loop(iterations(items));
+    return items;
+  },
+  append(buffer, value) {
+    const text = asText(value, "the template's output");
+    budget().output(buffer.length + text.length);
+    return buffer + text;
+  },
+  concat(left, right) {
+    budget().size(textSize(left) + textSize(right), 'joining strings with ~');
+    return `${String(left)}${String(right)}`;
+  },
+  plus(left, right) {
+    if (typeof left === 'number' && typeof right === 'number') return left + right;
+    budget().size(textSize(left) + textSize(right), 'joining strings with +');
+    return (left as string) + (right as string);
   },
   makeMacro(...args) {
     return allow(base.makeMacro(...args));
@@ -135,7 +183,12 @@ export function installSandboxGlobals(env: nunjucks.Environment): void {
   const globals = (env as unknown as { globals: Record<string, (...args: unknown[]) => unknown> }).globals;
   const { range, cycler, joiner } = globals;
   for (const name of Object.keys(globals)) delete globals[name];
-  if (range) env.addGlobal('range', allow((...args: unknown[]) => range(...args)));
+  if (range) {
+    env.addGlobal('range', allow((...args: unknown[]) => {
+      budget().items(rangeLength(args), `range(${args.map(String).join(', ')})`);
+      return range(...args);
+    }));
+  }
   if (cycler) {
     env.addGlobal('cycler', allow((...args: unknown[]) => {
       const made = cycler(...args) as object;
@@ -161,7 +214,10 @@ export function guardFilters(env: nunjucks.Environment): void {
         // The filtered value itself is data (a response may well read "constructor"); its parameters name attributes.
         if (i > 0 && typeof arg === 'string') safeKey(arg);
       });
-      return filter.apply(this, args);
+      checkFilterArguments(name, args);
+      const result = filter.apply(this, args);
+      checkFilterResult(name, result);
+      return result;
     };
   }
 }

@@ -1,8 +1,8 @@
 import nunjucks from 'nunjucks';
-import { templateDictMethods, templateStringMethods } from './template-sandbox.js';
+import { forbiddenKeys, templateDictMethods, templateStringMethods } from './template-sandbox.js';
 import { jinjaDialect } from './template-dialect.js';
-import { forbiddenKeys } from './template-sandbox.js';
 import { closestName } from '../closest-name.js';
+import { rangeLength, tooLong, tooMany } from './template-limits.js';
 
 export { closestName };
 
@@ -42,7 +42,8 @@ export interface TemplateScope {
   elsewhere?: ReadonlyMap<string, string>;
 }
 
-export type FindingKind = 'unsafe' | 'undefined' | 'step';
+/** unsafe: refused everywhere; filter: a filter no template can apply, refused everywhere too. */
+export type FindingKind = 'unsafe' | 'undefined' | 'step' | 'filter';
 
 /** One problem, at a 1-based line and column inside the template. */
 export interface TemplateFinding {
@@ -134,8 +135,9 @@ class Walker {
       case 'Filter':
       case 'FilterAsync': {
         const name = String((n.name as TemplateNode).value);
-        if (this.scope && !this.scope.filters.has(name)) this.report('undefined', n.name as TemplateNode, `unknown filter '${name}'${this.suggest(name, this.scope.filters)}`);
+        if (this.scope && !this.scope.filters.has(name)) this.report('filter', n.name as TemplateNode, `unknown filter '${name}'${this.suggest(name, this.scope.filters)}`);
         const args = (n.args as TemplateNode).children ?? [];
+        this.filterSize(name, args);
         for (const [i, arg] of args.entries()) this.walk(arg, locals, guarded || (i === 0 && guardFilters.has(name)));
         return;
       }
@@ -233,6 +235,17 @@ class Walker {
     }
   }
 
+  /** A literal argument that makes a filter's result too large for the render's limits (template-limits.ts). */
+  private filterSize(name: string, args: TemplateNode[]): void {
+    const arg = args[1];
+    if (arg?.typename !== 'Literal' || typeof arg.value !== 'number') return;
+    const past =
+      name === 'center' || name === 'indent' ? tooLong(arg.value, `${name}(${arg.value})`)
+      : name === 'batch' || name === 'slice' ? tooMany(arg.value, `${name}(${arg.value})`)
+      : undefined;
+    if (past) this.report('unsafe', arg, `${past}; acode stops a render past its limits`);
+  }
+
   private suggest(name: string, candidates: Iterable<string>): string {
     const close = closestName(name, candidates);
     return close ? ` (did you mean '${close}'?)` : '';
@@ -301,6 +314,11 @@ class Walker {
     if (!allowed) {
       const what = name ?? method;
       this.report('unsafe', callee, `${what === undefined ? 'a computed value' : `'${what}'`} cannot be called in a template: only range(), cycler(), joiner(), the template's own macros and string methods (lower(), strip(), startswith() …) can; use a filter (e.g. | upper) to transform a value`);
+    }
+    const args = (n.args as TemplateNode).children ?? [];
+    if (name === 'range' && !locals.has(name) && args.length > 0 && args.every((arg) => arg.typename === 'Literal' && typeof arg.value === 'number')) {
+      const past = tooMany(rangeLength(args.map((arg) => arg.value)), `range(${args.map((arg) => String(arg.value)).join(', ')})`);
+      if (past) this.report('unsafe', callee, `${past}; acode stops a render past its limits`);
     }
     // A dict method (`nodes.items()`) names no key of the object: walk the object alone.
     if (method !== undefined && templateDictMethods.has(method) && callee.typename === 'LookupVal') this.walk(callee.target, locals, guarded);

@@ -1,6 +1,8 @@
 import nunjucks from 'nunjucks';
 import { guardFilters, installSandboxGlobals, sandboxTemplate, TemplateSandboxError } from './template-sandbox.js';
 import { jinjaDialect, pySlice } from './template-dialect.js';
+import { compileBounded } from './template-compiler.js';
+import { templateLimits, withBudget } from './template-limits.js';
 
 /**
  * Jinja-compatible templates, rendered the way strands-cli renders them: no autoescaping, an
@@ -14,6 +16,18 @@ installSandboxGlobals(env);
 env.addFilter('truncate', (value: unknown, length = 100) => {
   const text = String(value ?? '');
   return text.length <= length ? text : `${text.slice(0, Math.max(0, length - 3))}...`;
+});
+// nunjucks' center and indent build their padding one space at a time: a 30-million-space pad is a
+// chain of 30 million strings (about a gigabyte). Same results, the padding made in one piece.
+env.addFilter('center', (value: unknown, width?: number) => {
+  const text = String(value === null || value === undefined || value === false ? '' : value);
+  const spaces = (width || 80) - text.length;
+  return spaces <= 0 ? text : `${' '.repeat(Math.floor(spaces / 2))}${text}${' '.repeat(Math.ceil(spaces / 2))}`;
+});
+env.addFilter('indent', (value: unknown, width?: number, indentFirst?: boolean) => {
+  const text = String(value === null || value === undefined || value === false ? '' : value);
+  const pad = ' '.repeat(Math.max(0, Math.floor(width || 4)));
+  return text === '' ? '' : text.split('\n').map((line, i) => (i === 0 && !indentFirst ? line : `${pad}${line}`)).join('\n');
 });
 env.addFilter('tojson', (value: unknown) => JSON.stringify(value ?? null));
 env.addFilter('regex_search', (value: unknown, pattern: string) => {
@@ -48,8 +62,8 @@ const cache = new Map<string, nunjucks.Template>();
 function compile(source: string): nunjucks.Template {
   let template = cache.get(source);
   if (!template) {
-    // eagerCompile surfaces syntax errors now, not at first render.
-    template = sandboxTemplate(new nunjucks.Template(jinjaDialect(source), env, undefined, true));
+    // Compiled now, so syntax errors surface at validation, not at first render; Python's slices rewritten first.
+    template = sandboxTemplate(compileBounded(jinjaDialect(source), env));
     cache.set(source, template);
   }
   return template;
@@ -91,20 +105,39 @@ export function checkTemplate(source: string): void {
   }
 }
 
-/** Renders a template with the given variables; undefined variables throw a TemplateError. */
+/** What JavaScript throws when a render outgrows it anyway, in words (the limits should come first). */
+function engineLimit(message: string): string | undefined {
+  if (message.includes('Maximum call stack size exceeded')) return `the template nests too deep (macros call macros at most ${templateLimits.macroDepth} deep): a macro that calls itself needs a condition that ends it`;
+  if (message.includes('Invalid string length') || message.includes('Invalid array length')) return 'the template made a string or list larger than JavaScript can hold; make it write less';
+  return undefined;
+}
+
+/**
+ * Renders a template with the given variables; undefined variables, and a render past
+ * template-limits.ts (output size, list length, loop iterations, macro depth, time), throw a
+ * TemplateError saying which.
+ */
 export function renderTemplate(source: string, context: Record<string, unknown>): string {
   if (!source.includes('{{') && !source.includes('{%')) return source;
+  let template: nunjucks.Template;
   try {
-    return compile(source).render(context);
+    template = compile(source);
   } catch (error) {
-    const problem = toTemplateError(error);
-    // nunjucks rewraps what the runtime throws and keeps only "<name>: <message>" of it.
-    const prefix = `${new TemplateSandboxError('').name}: `;
-    const sandbox = problem.message.indexOf(prefix);
-    if (sandbox >= 0) throw new TemplateError(problem.message.slice(sandbox + prefix.length), problem.line, problem.column);
-    const missing = undefinedNames(source, context);
-    if (missing.length === 0) throw problem;
-    const known = Object.keys(context).sort().join(', ') || 'none';
-    throw new TemplateError(`undefined variable ${missing.map((n) => `'${n}'`).join(', ')} (defined here: ${known}); pass it with --var ${missing[0]}=… or set inputs.values.${missing[0]}`, problem.line, problem.column);
+    throw toTemplateError(error);
   }
+  const { value, error, budget } = withBudget(() => template.render(context));
+  if (error === undefined) return value!;
+  const problem = toTemplateError(error);
+  if (budget.stoppedBy) throw new TemplateError(budget.stoppedBy.message, problem.line, problem.column);
+  const overflow = engineLimit(problem.message);
+  if (overflow) throw new TemplateError(overflow, problem.line, problem.column);
+  // nunjucks rewraps what the runtime throws and keeps only "<name>: <message>" of it.
+  const prefix = `${new TemplateSandboxError('').name}: `;
+  const sandbox = problem.message.indexOf(prefix);
+  if (sandbox >= 0) throw new TemplateError(problem.message.slice(sandbox + prefix.length), problem.line, problem.column);
+  // The names are only a guess at the cause when nunjucks says a value was missing.
+  const missing = /undefined|null/.test(problem.message) ? undefinedNames(source, context) : [];
+  if (missing.length === 0) throw problem;
+  const known = Object.keys(context).sort().join(', ') || 'none';
+  throw new TemplateError(`undefined variable ${missing.map((n) => `'${n}'`).join(', ')} (defined here: ${known}); pass it with --var ${missing[0]}=… or set inputs.values.${missing[0]}`, problem.line, problem.column);
 }

@@ -1,4 +1,4 @@
-import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isPair, isScalar, Lexer, LineCounter, parseDocument, visit, YAMLParseError, type Alias, type Document, type Node } from 'yaml';
 import type { SpecProblem } from './spec-problem.js';
 
 type PathKey = string | number;
@@ -31,9 +31,53 @@ function holdsAlias(node: unknown): boolean {
   return found;
 }
 
+/**
+ * The most values (scalars) a YAML file acode reads may hold. The parsed document takes about a
+ * kilobyte a value: a 4 MiB file of two million one-character values took 2.7 GB and 30 s.
+ */
+export const yamlValueLimit = 50_000;
+
+/** The offset of the value past yamlValueLimit, found by the lexer alone (no document built), or undefined. */
+function pastValueLimit(text: string): number | undefined {
+  let values = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    // The lexer marks where a scalar starts with U+001F; its other control tokens take no text.
+    if (token === '\u001f' && ++values > yamlValueLimit) return offset;
+    if (token.length > 1 || token >= ' ' || token === '\n' || token === '\t' || token === '\r') offset += token.length;
+  }
+  return undefined;
+}
+
+/** "Map keys must be unique", as the yaml library says it, for each key a map repeats. */
+function duplicateKeys(doc: Document): YAMLParseError[] {
+  const errors: YAMLParseError[] = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        // Scalars are equal by value (1 and '1' differ), as the library compares them.
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (!seen.has(key)) seen.add(key);
+        else if (isScalar(pair.key)) errors.push(new YAMLParseError([pair.key.range?.[0] ?? 0, pair.key.range?.[1] ?? 0], 'DUPLICATE_KEY', 'Map keys must be unique'));
+      }
+    },
+  });
+  return errors;
+}
+
 export function parsePositioned(text: string): PositionedYaml {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const tooMany = pastValueLimit(text);
+  // The library's own uniqueKeys check compares each key with every key before it: a 4 MiB
+  // mapping of 300,000 keys took over ten minutes. Same check, each map's keys in a Set.
+  const doc = parseDocument(tooMany === undefined ? text : '', { lineCounter, prettyErrors: false, uniqueKeys: false });
+  if (tooMany !== undefined) {
+    lineCounter.lineStarts.splice(0);
+    for (let at = 0; at >= 0; at = text.indexOf('\n', at) + 1 || -1) lineCounter.addNewLine(at);
+    doc.errors.push(new YAMLParseError([tooMany, tooMany + 1], 'RESOURCE_EXHAUSTION', `the file holds more than ${yamlValueLimit.toLocaleString('en-US')} values (the limit for a YAML file acode reads; a spec holds a few hundred)`));
+  }
+  doc.errors.push(...duplicateKeys(doc));
   const at = (offset: number | undefined) => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, column: pos.col };
@@ -74,6 +118,27 @@ export function parsePositioned(text: string): PositionedYaml {
   };
 }
 
+/** The YAML 1.2 core schema's own tags: the only ones a file acode reads may write out. */
+const coreTags = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`));
+
+/**
+ * Explicit tags outside the core schema. The yaml library reads an unknown tag (`!weird`,
+ * `!!js/function`) as plain text with only a warning, and YAML 1.1's (`!!binary`, `!!set`) as
+ * values no spec field takes: a spec that needs them is not one acode understands.
+ */
+function foreignTags(yaml: PositionedYaml): { offset: number | undefined; message: string }[] {
+  const found: { offset: number | undefined; message: string }[] = [];
+  visit(yaml.doc, {
+    Node(_, node) {
+      // '!' is the non-specific tag: it only says "a string", as if untagged.
+      if (node.tag === undefined || node.tag === '!' || coreTags.has(node.tag)) return;
+      const shown = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
+      found.push({ offset: node.range?.[0], message: `YAML: tag ${shown} is not allowed: acode reads plain YAML 1.2 (tags !!str, !!int, !!float, !!bool, !!null, !!map, !!seq at most); remove the tag and write the value as text` });
+    },
+  });
+  return found;
+}
+
 /**
  * What a parsed document holds, or why it holds nothing, placed in `file`: its YAML errors, or the
  * alias that makes expanding it throw (one naming no anchor, or a bomb of aliases of aliases) —
@@ -83,6 +148,8 @@ export function yamlValue(yaml: PositionedYaml, file: string): { value: unknown;
   if (yaml.doc.errors.length) {
     return { problems: yaml.doc.errors.map((error) => ({ severity: 'error', file, ...yaml.position(error.pos[0]), message: `YAML: ${error.message.split('\n')[0]}` })) };
   }
+  const tagged = foreignTags(yaml);
+  if (tagged.length) return { problems: tagged.map(({ offset, message }) => ({ severity: 'error', file, ...yaml.position(offset), message })) };
   try {
     return { value: yaml.doc.toJS() };
   } catch (error) {

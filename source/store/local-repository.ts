@@ -70,9 +70,12 @@ class LocalSession implements StoredSession {
 export class LocalSessionRepository implements SessionRepository {
   private readonly store: SessionStore;
 
-  /** Refuses (an AcodeError) when the home or its sessions folder is a file. */
-  constructor(readonly home: string) {
-    this.store = new SessionStore(home);
+  /** Refuses (an AcodeError) when the home or its sessions folder is a file; `notify` hears repairs to the index. */
+  constructor(
+    readonly home: string,
+    notify?: (message: string) => void,
+  ) {
+    this.store = new SessionStore(home, notify);
   }
 
   private dirOf(id: string): string {

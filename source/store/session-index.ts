@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactKeepingOwnPaths } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
@@ -76,10 +76,14 @@ export class SessionIndex {
     private readonly home: string,
     /** Reads one session's summary from its own files; undefined if it is gone. */
     private readonly loadSummary: (id: string) => SessionSummary | undefined,
-    options: { compactAt?: number } = {},
+    options: { compactAt?: number; notify?: (message: string) => void } = {},
   ) {
     this.compactAt = options.compactAt ?? defaultCompactAt;
+    this.notify = options.notify ?? (() => {});
   }
+
+  /** Says what a listing repaired on disk (once: the repair is what makes it not happen again). */
+  private readonly notify: (message: string) => void;
 
   private sessionIds(): string[] {
     const dir = join(this.home, 'sessions');
@@ -193,7 +197,25 @@ export class SessionIndex {
     // A compaction that began after this one and finished first wrote the head of a newer base: keep it.
     if (indexFiles(home).bases.at(-1) === next) writeIndexHead(home, sorted, { base: { name: baseName(next), stamp: adapter.lastWrite! }, through: { generation: next, offset: 0 } });
     const replaced = [...files.bases.filter((g) => g < next).map(baseName), ...files.logs.filter((g) => g < next).map(logName), ...(files.legacy ? [legacyIndexName] : [])];
-    for (const name of replaced) rmSync(join(home, name), { force: true });
+    for (const name of replaced) this.removeReplaced(name);
     return sorted;
+  }
+
+  /**
+   * Removes a file the new base replaces. One of acode's own index names that is a folder (made
+   * by hand, or by a tool that restored a backup wrongly) was read as a damaged base and rebuilt
+   * from the sessions, but could not be removed: every listing failed with EISDIR after writing one
+   * more generation. The name is acode's: the folder goes, and the repair is said once.
+   */
+  private removeReplaced(name: string): void {
+    const path = join(this.home, name);
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) return;
+    if (stats.isFile() || stats.isSymbolicLink()) {
+      rmSync(path, { force: true });
+      return;
+    }
+    rmSync(path, { recursive: true, force: true });
+    this.notify(`the session index had a folder named ${name} in ${this.home}, where acode keeps a file; rebuilt the index from the sessions and removed the folder`);
   }
 }

@@ -101,17 +101,14 @@ export class SessionJournal implements Journal {
   }
 
   /**
-   * The lock is checked right before everything this process does outside the log on the strength
-   * of it: before each event that is durable at once (a file is written, a person asked, the run
-   * ends), before each flush resolves (the model is called), before each checkpoint and, through
-   * stillOwned(), right before a working-directory file is replaced. Not before every append: an
-   * event appended by a process that lost the lock changes nothing, whenever it lands — it carries
-   * that process's superseded epoch and is fenced out when the log is replayed (epoch-fence.ts) —
-   * so checking each append only ever stopped such a process a few appends sooner, never kept one
-   * of its events from counting. What it did cost was a read of the lock file per event, three per
-   * step; now a step pays one check, and the check itself is a stat and a small read of the lock
-   * file this process holds open (SessionLock.stillOwned). A process that lost the lock still
-   * stops before its next model call, file write, prompt or checkpoint, long before its heartbeat.
+   * The lock is checked right before every append, before each flush resolves (the model is
+   * called), before each checkpoint and, through stillOwned(), right before a working-directory
+   * file is replaced. An event appended by a process that lost the lock is fenced out at replay by
+   * its superseded epoch (epoch-fence.ts), but it still lands in the log, reusing the new holder's
+   * event ids: a holder frozen past the lock timeout and woken after a takeover appended 2–5 such
+   * events before its next outside effect noticed. Checked at every append, at most the one event
+   * in flight when it froze can land. The check is a stat and a small read of the lock file this
+   * process holds open (SessionLock.stillOwned), a few microseconds an event.
    */
   guardWith(stillOwned: () => boolean): void {
     this.guard = stillOwned;
@@ -151,7 +148,7 @@ export class SessionJournal implements Journal {
     if (this.sealedBecause) throw new JournalSealedError(this.sealedBecause);
     const statusChange = event.type === 'session_started' || progress.status !== this.checkpointStatus;
     const atOnce = statusChange || durableAtOnce.has(event.type);
-    if (atOnce) this.requireOwned();
+    this.requireOwned();
     this.lostOrThrow(() => this.log.append(event, atOnce));
     this.latest = { progress, eventId: event.event_id, ts: event.ts };
     if (!statusChange && !this.checkpointDue()) return;

@@ -150,10 +150,14 @@ export class SessionStore {
   private readonly index: SessionIndex;
   private readonly names: SessionNames;
 
-  constructor(readonly home: string) {
+  /** `notify` hears what a listing repaired in the index (index files replaced by folders). */
+  constructor(
+    readonly home: string,
+    notify?: (message: string) => void,
+  ) {
     this.sessionsDir = join(home, 'sessions');
     requireFolders(home, this.sessionsDir);
-    this.index = new SessionIndex(home, (id) => this.summaryOf(id));
+    this.index = new SessionIndex(home, (id) => this.summaryOf(id), { notify });
     this.names = new SessionNames(home, (id) => idPattern.test(id) && existsSync(join(this.sessionsDir, id)));
   }
 
@@ -256,7 +260,9 @@ export class SessionStore {
       throw new AcodeError(`no session matches '${idOrPrefix}': no session has that name${didYouMean(idOrPrefix, this.names.all())}; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');
     }
     if (idOrPrefix.length < 4) throw new AcodeError(`session id prefix '${idOrPrefix}' is too short: give at least 4 characters (see 'acode sessions list')`, ExitCode.usage);
-    const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => id.startsWith(idOrPrefix)) : [];
+    // Only ids are sessions: `.<id>.creating.<pid>` is one being made (or abandoned), `.<id>.deleting…` one going.
+    if (idOrPrefix.startsWith('.')) throw new AcodeError(`'${idOrPrefix}' is not a session: names starting with a dot are folders acode is creating or deleting; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.usage, 'ACODE-RESUME-005');
+    const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => idPattern.test(id) && id.startsWith(idOrPrefix)) : [];
     if (ids.length === 1) return ids[0]!;
     if (ids.length === 0) throw new AcodeError(`no session matches '${idOrPrefix}'; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');
     throw new AcodeError(`'${idOrPrefix}' matches ${ids.length} sessions (${ids.slice(0, 5).join(', ')}…); give more characters`, ExitCode.usage);

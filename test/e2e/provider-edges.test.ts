@@ -155,6 +155,46 @@ describe('answers a model server should not send', () => {
     }
   });
 
+  // FIXED (issue 33): the limit on one event (16 Mi characters, event-stream.ts) was untested and named in bytes.
+  it('a stream event over 16 Mi characters is dropped, naming the limit', async () => {
+    const raw = await rawServer((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: {"choices":[{"index":0,"delta":{"content":"${'x'.repeat(17 * 1024 * 1024)}`);
+    });
+    try {
+      const result = await runCli(['run', 'spec.yaml', '--no-auto-resume'], rawWorkspace(raw.baseUrl));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('sent a stream event over 16 Mi characters long (the limit for one event); the answer was dropped');
+      expect(result.stderr).not.toMatch(/internal error|RangeError/);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  // FIXED (issue 33): source/commands/stream-printer.ts held a line without a break whole: ~900 MB before the drop.
+  it('--stream without a terminal prints an endless answer without breaks as it arrives, in bounded memory', async () => {
+    const piece = sseChunk({ content: 'x'.repeat(64 * 1024) });
+    const raw = await rawServer((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pump = () => {
+        while (!res.destroyed && res.write(piece));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    try {
+      const ws = rawWorkspace(raw.baseUrl);
+      const result = await runCli(['run', 'spec.yaml', '--stream'], { cwd: ws.cwd, env: { ...ws.env, NODE_OPTIONS: '--max-old-space-size=300' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('sent an answer over 64 MiB without ending it; it was dropped');
+      expect(result.stderr).not.toMatch(/internal error|heap/);
+      // Printed as it came: all but the last few KiB before the drop.
+      expect(result.stdout.length).toBeGreaterThan(60 * 1024 * 1024);
+    } finally {
+      await raw.close();
+    }
+  });
+
   // FIXED: source/providers/post-json.ts (decompressed): a gzip-encoded body (sent although acode asks for identity) was
   // "not JSON" (mojibake printed and stored), or as a stream "ended before [DONE]" — retried five times, six answers paid for.
   it('a gzip-encoded JSON answer is read; a gzip-encoded stream is refused at once, saying why', async () => {

@@ -77,6 +77,19 @@ describe('the redactor', () => {
     }
   });
 
+  it('replaces a key echoed in base64 or base64url, whole, inside Basic credentials, or cut short', () => {
+    const redactor = redactorWith(key);
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    for (const prefix of ['', 'u:', 'us:', 'user:']) {
+      const encoded = b64(`${prefix}${key}`);
+      for (const body of [`Authorization: Basic ${encoded} refused`, `echo ${encoded.replaceAll('+', '-').replaceAll('/', '_')}`, `cut: ${encoded.slice(0, 20)}`]) {
+        const text = redactor.redact(body);
+        expect(leakedPieces(text, b64(key).slice(4, -4))).toEqual([]);
+        expect(leakedPieces(text, encoded.slice(8, -8))).toEqual([]);
+      }
+    }
+  });
+
   it('replaces overlapping secrets (one containing the other, two sharing a piece) as one span', () => {
     const inner = key.slice(5, 25);
     const other = `${key.slice(20)}-tail-ZZ91`;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent, EngineEventBody } from '../../source/engine/events.js';
-import { StreamPrinter } from '../../source/commands/stream-printer.js';
+import { maxHeldChars, StreamPrinter } from '../../source/commands/stream-printer.js';
+import { secrets } from '../../source/secrets/redactor.js';
+import { leakedPieces } from '../helpers/header-echo.js';
 
 let id = 0;
 const ev = (body: EngineEventBody): EngineEvent => ({ ...body, event_id: ++id, ts: new Date(0).toISOString() });
@@ -68,5 +70,31 @@ describe('--stream’s printer', () => {
     say('a', 'A whole\n', 2);
     p.event(completed('a', 2));
     expect(out()).toBe('A half\nA whole\n');
+  });
+
+  it('writes an answer of 64 KiB pieces without a space or a break as it arrives, holding at most a few KiB', () => {
+    let written = 0;
+    const p = new StreamPrinter((text) => (written += text.length));
+    const piece = 'x'.repeat(64 * 1024);
+    const started = performance.now();
+    for (let i = 1; i <= 1024; i++) {
+      p.notice({ type: 'step_text', step: '0', attempt: 1, text: piece });
+      expect(i * piece.length - written).toBeLessThanOrEqual(maxHeldChars);
+    }
+    // 64 MiB, the most an answer can be, in linear time (the held line was scanned again at every piece).
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  it('still redacts a key that falls across the place a spaceless line is cut', () => {
+    const key = 'Zq8Wm3Kd7Pv2Lx9Rt4Hn6Bc1';
+    secrets.register(key);
+    for (let at = maxHeldChars - 600; at < maxHeldChars + 40; at += 7) {
+      const { p, say, out } = printer();
+      const text = `${'y'.repeat(at)}${key}${'y'.repeat(2000)}`;
+      for (let i = 0; i < text.length; i += 1000) say('0', text.slice(i, i + 1000));
+      p.event(completed('0'));
+      expect(leakedPieces(out(), key), `key at ${at}`).toEqual([]);
+      expect(out()).toContain('[REDACTED]');
+    }
   });
 });

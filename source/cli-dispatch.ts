@@ -2,7 +2,7 @@ import meow from 'meow';
 import { typedFlags, unknownFlagMessage } from './argument-typos.js';
 import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
-import { cliFlags, commandFlags, commandNames, commandsTaking, flagsOf, resumeOnlyFlagNames, sessionsCommandNames, type FlagName } from './command-table.js';
+import { cliFlags, commandFlags, commandNames, commandsTaking, flagsOf, remoteCommandNames, resumeOnlyFlagNames, sessionsCommandNames, type FlagName } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -29,6 +29,9 @@ const help = `
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
+    $ acode status [<id>] [--json]       whether the sessions reached the team store (PostgreSQL)
+    $ acode sync                         push pending events to the team store now
+    $ acode remote init                  create or migrate the team store's schema
     $ acode init [<file>] [--provider scripted|openai|ollama] [--force]   write a starter spec (workflow.yaml)
     $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
     $ acode completion bash|zsh|fish     shell completion: source <(acode completion bash)
@@ -37,7 +40,8 @@ const help = `
   Options
 ${flagLines('var', 'name', 'out', 'force', 'saveSession', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable')}
 
-  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
+  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode). With ACODE_REMOTE_URL set
+  (postgres://…), acode sync copies them to a PostgreSQL team store.
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
@@ -222,6 +226,24 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
+    }
+    case 'status': {
+      atMostOne('status', args, 'session');
+      const { statusCommand } = await import('./commands/sync-status.js');
+      return statusCommand(context, args[0], { json: flags.json });
+    }
+    case 'sync': {
+      if (args.length > 0) usage(`acode sync takes no arguments: it pushes every session's pending events`);
+      const { syncCommand } = await import('./commands/sync.js');
+      return syncCommand(context);
+    }
+    case 'remote': {
+      const [sub, ...rest] = args;
+      if (sub === undefined) usage(`missing the remote command: acode remote init`);
+      if (sub !== 'init') usage(`unknown remote command '${sub}'${didYouMean(sub, remoteCommandNames)} (${remoteCommandNames.join(', ')})`);
+      if (rest.length > 0) usage(`acode remote init takes no arguments, got ${rest.join(' ')}`);
+      const { remoteInitCommand } = await import('./commands/remote-init.js');
+      return remoteInitCommand(context);
     }
     case 'init': {
       if (args.length > 1) usage(`acode init takes one file name, got ${args.length}: ${args.join(' ')}`);

@@ -5,7 +5,8 @@ import type { AnyFlags } from 'meow';
  * mean" for a mistyped command or flag, and the shell completion scripts all read this table.
  */
 
-export const commandNames = ['run', 'resume', 'fork', 'validate', 'sessions', 'init', 'schema', 'completion'] as const;
+export const commandNames = ['run', 'resume', 'fork', 'validate', 'sessions', 'status', 'sync', 'remote', 'init', 'schema', 'completion'] as const;
+export const remoteCommandNames = ['init'] as const;
 export const sessionsCommandNames = ['list', 'show', 'history', 'delete', 'unlock', 'cleanup'] as const;
 export const completionShells = ['bash', 'zsh', 'fish'] as const;
 export const initProviders = ['scripted', 'openai', 'ollama'] as const;
@@ -58,6 +59,9 @@ export const commandFlags: Record<string, readonly FlagName[]> = {
   'sessions delete': ['force'],
   'sessions unlock': ['force'],
   'sessions cleanup': ['olderThan', 'status', 'dryRun', 'yes'],
+  status: ['json'],
+  sync: [],
+  remote: [],
   init: ['provider', 'force'],
   schema: ['out'],
   completion: [],

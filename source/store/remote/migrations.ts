@@ -1,0 +1,51 @@
+/**
+ * The team store's schema, as the ordered list of steps that build it: a step's position (1-based)
+ * is the schema version it brings the database to. Steps are only ever appended — a released step
+ * is never edited, since databases out there already ran it — and each runs in the transaction that
+ * records its version in acode_schema.
+ */
+export const migrations: readonly string[] = [
+  // 1: sessions, their fenced event streams, the blobs the events name, remote leases.
+  `
+  CREATE TABLE acode_sessions (
+    id text PRIMARY KEY,
+    name text,
+    workflow text NOT NULL,
+    status text NOT NULL,
+    pattern_type text NOT NULL,
+    steps_done integer NOT NULL,
+    steps_total integer NOT NULL,
+    tokens_input bigint NOT NULL,
+    tokens_output bigint NOT NULL,
+    created_at timestamptz NOT NULL,
+    host text NOT NULL,
+    updated_at timestamptz NOT NULL,
+    synced_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE acode_events (
+    session_id text NOT NULL REFERENCES acode_sessions (id) ON DELETE CASCADE,
+    event_id integer NOT NULL,
+    epoch integer NOT NULL,
+    ts timestamptz NOT NULL,
+    type text NOT NULL,
+    event jsonb NOT NULL,
+    PRIMARY KEY (session_id, event_id)
+  );
+  CREATE INDEX acode_events_replay ON acode_events (session_id, ts, event_id);
+  CREATE TABLE acode_blobs (
+    hash text PRIMARY KEY CHECK (hash ~ '^[0-9a-f]{64}$'),
+    bytes bytea NOT NULL,
+    size integer NOT NULL
+  );
+  CREATE TABLE acode_leases (
+    session_id text PRIMARY KEY REFERENCES acode_sessions (id) ON DELETE CASCADE,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    epoch integer NOT NULL,
+    heartbeat_at timestamptz NOT NULL
+  );
+  `,
+];
+
+/** The schema version this acode builds and reads. */
+export const knownSchemaVersion = migrations.length;

@@ -1,0 +1,214 @@
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+
+const found = findPostgres();
+const skipReason = 'missing' in found ? found.missing : undefined;
+if (skipReason) console.warn(`team store tests skipped: ${skipReason}`);
+
+/** Every output of every acode run here: checked for the password at the end. */
+const outputs: CliResult[] = [];
+let cluster: PostgresCluster;
+let root: string;
+
+async function acode(args: readonly string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  const result = await runCli(args, { cwd, env });
+  outputs.push(result);
+  return result;
+}
+
+function workspace(name: string, database: string) {
+  const cwd = join(root, name);
+  const home = join(cwd, 'home');
+  const spec = chainSpec({
+    steps: 3,
+    provider: 'scripted',
+    scripted: ['  scripted:', '    responses:', '      worker: { tool_calls: [ { name: file_write, args: { path: notes.md, content: "draft {{ topic }}" } } ], then: "Wrote notes." }'].join('\n'),
+  });
+  mkdirSync(cwd, { recursive: true });
+  const env = { ACODE_HOME: home, ACODE_REMOTE_URL: cluster.url(database) };
+  return { cwd, home, env, spec, run: (args: readonly string[], extra: Record<string, string> = {}) => acode(args, cwd, { ...env, ...extra }) };
+}
+
+function eventLines(home: string, id: string): { event_id: number; epoch?: number }[] {
+  return readFileSync(join(home, 'sessions', id, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { event_id: number; epoch?: number });
+}
+
+async function runSpec(ws: ReturnType<typeof workspace>): Promise<string> {
+  writeFileSync(join(ws.cwd, 'spec.yaml'), ws.spec);
+  const result = await ws.run(['run', 'spec.yaml', '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { session_id: string }).session_id;
+}
+
+describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'acode-team-'));
+    cluster = await startPostgres();
+    for (const database of ['runs', 'killed', 'newer', 'named']) cluster.psql(`CREATE DATABASE ${database}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.remove();
+    if (root) rmSync(root, { recursive: true, force: true });
+  }, 30_000);
+
+  it('runs with the server stopped, shows DEGRADED with the pending count, then syncs every event exactly once', async () => {
+    const ws = workspace('runs', 'runs');
+    const init = await ws.run(['remote', 'init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).toContain('schema created (version 1)');
+
+    await cluster.stop();
+    const id = await runSpec(ws);
+    const local = eventLines(ws.home, id);
+    expect(local.length).toBeGreaterThan(5);
+
+    const degraded = await ws.run(['status']);
+    expect(degraded.code).toBe(0);
+    expect(degraded.stdout).toContain(`Sync: DEGRADED - ${local.length} events pending`);
+    expect(degraded.stdout).toContain('Last attempt: never');
+    const json = JSON.parse((await ws.run(['status', '--json'])).stdout) as { state: string; pending_events: number; sessions: { session_id: string; pending_events: number }[] };
+    expect(json).toMatchObject({ state: 'degraded', pending_events: local.length, sessions: [{ session_id: id, pending_events: local.length }] });
+
+    const refused = await ws.run(['sync']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cannot reach the team store: connection refused by postgres:\/\/127\.0\.0\.1:\d+\/runs/);
+    const afterRefusal = await ws.run(['status', id]);
+    expect(afterRefusal.stdout).toContain(`DEGRADED - ${local.length} events pending`);
+    expect(afterRefusal.stdout).toMatch(/Last attempt: .*failed/);
+    expect(afterRefusal.stdout).toContain('Reason: connection refused');
+
+    await cluster.start();
+    const synced = await ws.run(['sync']);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stdout).toContain(`${id}  e2e-chain  ${local.length} new events (${local.length} sent)`);
+    const rows = cluster.psql(`SELECT count(*), count(DISTINCT event_id), min(event_id), max(event_id) FROM acode_events WHERE session_id = '${id}'`, 'runs');
+    expect(rows).toBe(`${local.length}|${local.length}|${Math.min(...local.map((e) => e.event_id))}|${Math.max(...local.map((e) => e.event_id))}`);
+    expect(cluster.psql(`SELECT status, steps_done, steps_total FROM acode_sessions WHERE id = '${id}'`, 'runs')).toBe('completed|3|3');
+    // Every blob an event names is in the store, and matches its hash.
+    const named = cluster.psql(`SELECT count(DISTINCT b) FROM acode_events, jsonb_path_query(event, 'strict $.**.after_blob') AS b WHERE session_id = '${id}'`, 'runs');
+    expect(Number(named)).toBeGreaterThan(0);
+    expect(cluster.psql(`SELECT count(*) FROM acode_blobs WHERE encode(sha256(bytes), 'hex') = hash`, 'runs')).toBe(cluster.psql('SELECT count(*) FROM acode_blobs', 'runs'));
+
+    const again = await ws.run(['sync']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('up to date ✓');
+    expect(cluster.psql(`SELECT count(*) FROM acode_events`, 'runs')).toBe(String(local.length));
+    const upToDate = await ws.run(['status']);
+    expect(upToDate.stdout).toContain('Sync: Up to date ✓');
+    expect(upToDate.stdout).toMatch(/Last attempt: .*succeeded/);
+  }, 60_000);
+
+  it('keeps every event exactly once when acode sync is killed mid-batch, and never pushes a superseded epoch\'s late line', async () => {
+    const ws = workspace('killed', 'killed');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    const id = await runSpec(ws);
+    const log = join(ws.home, 'sessions', id, 'events.jsonl');
+    const real = eventLines(ws.home, id);
+    const last = real.at(-1)!;
+    const epoch = last.epoch ?? 0;
+    // A big session: thousands of events past the real ones, then one late line of an older epoch.
+    const extra = 6000;
+    const lines: string[] = [];
+    for (let i = 1; i <= extra; i++) {
+      const ts = new Date(Date.parse('2030-01-01T00:00:00Z') + i).toISOString();
+      lines.push(JSON.stringify({ type: 'tool_called', step: '0', attempt: 1, call_id: `bulk-${i}`, name: 'file_read', args: { path: `f${i}` }, event_id: last.event_id + i, ts, epoch }));
+    }
+    lines.push(JSON.stringify({ type: 'tool_called', step: '0', attempt: 1, call_id: 'late-line', name: 'file_read', args: {}, event_id: last.event_id + extra + 1, ts: '2031-01-01T00:00:00.000Z', epoch: epoch - 1 }));
+    appendFileSync(log, `${lines.join('\n')}\n`);
+    const kept = real.length + extra;
+
+    // A slow store: each batch's INSERT waits, so the kill lands between batches' commits.
+    cluster.psql(`CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+      CREATE TRIGGER slow AFTER INSERT ON acode_events FOR EACH STATEMENT EXECUTE FUNCTION slow();`, 'killed');
+    const sync = startCli(['sync'], { cwd: ws.cwd, env: ws.env });
+    const cursorFile = join(ws.home, 'sessions', id, 'sync-cursor.json');
+    for (let waited = 0; !existsSync(cursorFile) && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    sync.child.kill('SIGKILL');
+    const killed = await sync.done;
+    outputs.push(killed);
+    expect(killed.signal).toBe('SIGKILL');
+    const partial = Number(cluster.psql(`SELECT count(*) FROM acode_events WHERE session_id = '${id}'`, 'killed'));
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(kept);
+    const status = JSON.parse((await ws.run(['status', '--json'])).stdout) as { pending_events: number };
+    expect(status.pending_events).toBeGreaterThan(0);
+    expect(status.pending_events).toBeLessThanOrEqual(kept - partial + 500);
+
+    cluster.psql('DROP TRIGGER slow ON acode_events', 'killed');
+    const resumed = await ws.run(['sync']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(cluster.psql(`SELECT count(*), count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'killed')).toBe(`${kept}|${kept}`);
+    expect(cluster.psql(`SELECT count(*) FROM acode_events WHERE event->>'call_id' = 'late-line'`, 'killed')).toBe('0');
+    expect((await ws.run(['status'])).stdout).toContain('Sync: Up to date ✓');
+  }, 90_000);
+
+  it('says a wrong password was refused, exit 1, without echoing it', async () => {
+    const ws = workspace('wrong', 'runs');
+    const wrong = 'Wr0ng-pass-7d1c9e3b5a';
+    const env = { ACODE_REMOTE_URL: cluster.url('runs', wrong) };
+    await runSpec(ws);
+    const sync = await ws.run(['sync'], env);
+    expect(sync.code).toBe(1);
+    expect(sync.stderr).toContain('refused the user name or password in ACODE_REMOTE_URL');
+    const init = await ws.run(['remote', 'init'], env);
+    expect(init.code).toBe(1);
+    const status = await ws.run(['status'], env);
+    expect(status.stdout).toMatch(/Reason: the server at postgres:\/\/127\.0\.0\.1:\d+\/runs refused the user name or password in ACODE_REMOTE_URL \(28P01\)/);
+    for (const result of [sync, init, status]) expect(result.stdout + result.stderr).not.toContain(wrong.slice(0, 8));
+    expect(JSON.stringify(readdirSync(ws.home, { recursive: true }).map((f) => String(f)))).not.toContain(wrong.slice(0, 8));
+    for (const file of readdirSync(ws.home, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+      expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain(wrong.slice(0, 8));
+    }
+  });
+
+  it('runs remote init twice, and refuses a schema newer than it knows', async () => {
+    const ws = workspace('newer', 'newer');
+    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 1)');
+    const twice = await ws.run(['remote', 'init']);
+    expect(twice.code).toBe(0);
+    expect(twice.stderr).toContain('already at schema version 1, nothing to do');
+    cluster.psql('INSERT INTO acode_schema (version) VALUES (2)', 'newer');
+    const refused = await ws.run(['remote', 'init']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('schema is at version 2, newer than this acode knows (1)');
+    const sync = await ws.run(['sync']);
+    expect(sync.code).toBe(1);
+    expect(sync.stderr).toContain('newer than this acode knows');
+  });
+
+  it('finds the URL in the variable remote.url_env names', async () => {
+    const ws = workspace('named', 'named');
+    mkdirSync(ws.home, { recursive: true });
+    writeFileSync(join(ws.home, 'config.yml'), 'remote:\n  url_env: TEAM_DB\n');
+    const init = await ws.run(['remote', 'init'], { ACODE_REMOTE_URL: '', TEAM_DB: cluster.url('named') });
+    expect(init.code, init.stderr).toBe(0);
+    const none = await ws.run(['status'], { ACODE_REMOTE_URL: cluster.url('named') });
+    expect(none.stdout).toContain('Sync: off (no team store configured; set TEAM_DB');
+  });
+
+  it('leaves the password nowhere under ACODE_HOME nor in any output', () => {
+    const secret = cluster.password;
+    const pieces = [secret, encodeURIComponent(secret), secret.slice(0, 8), secret.slice(-8)];
+    for (const result of outputs) for (const piece of pieces) expect(result.stdout + result.stderr).not.toContain(piece);
+    const homes = readdirSync(root).map((name) => join(root, name));
+    let files = 0;
+    for (const home of homes) {
+      for (const entry of readdirSync(home, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+        const text = readFileSync(join(entry.parentPath, entry.name), 'latin1');
+        files++;
+        for (const piece of pieces) expect(text, join(entry.parentPath, entry.name)).not.toContain(piece);
+      }
+    }
+    expect(files).toBeGreaterThan(10);
+    expect(outputs.length).toBeGreaterThan(15);
+  });
+});

@@ -22,7 +22,7 @@ const help = `
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]   new session reusing <id>'s completed steps not depending on S
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
@@ -215,7 +215,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const [sub, id] = args;
       if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
       if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json });
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, json: flags.json, remote: flags.remote });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });

@@ -209,7 +209,7 @@ ${idNote}
   Manage the sessions stored in $ACODE_HOME.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--json]
     $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
@@ -222,11 +222,13 @@ ${idNote}
   List the stored sessions, newest first.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--json]
 
   Options
 ${flagHelp.status}
     --resumable          only sessions that can be resumed now
+    --remote             the sessions the team store holds (ACODE_REMOTE_URL), from every machine, with
+                         the host each last ran on and how many of its events are there
     --json               print an array of session summaries on stdout
 
   Examples

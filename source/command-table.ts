@@ -37,6 +37,7 @@ export const cliFlags = {
   name: { type: 'string' },
   olderThan: { type: 'string' },
   provider: { type: 'string' },
+  remote: { type: 'boolean', default: false },
 } satisfies AnyFlags;
 
 export type FlagName = keyof typeof cliFlags;
@@ -53,7 +54,7 @@ export const commandFlags: Record<string, readonly FlagName[]> = {
   resume: resumeFlagNames,
   fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],
-  'sessions list': ['status', 'resumable', 'json'],
+  'sessions list': ['status', 'resumable', 'remote', 'json'],
   'sessions show': ['step', 'json'],
   'sessions history': ['json'],
   'sessions delete': ['force'],

@@ -40,9 +40,14 @@ function lockTimeoutMs(ctx: CommandContext, repository: SessionRepository): numb
 }
 
 /** `acode sessions list [--status S] [--resumable] [--json]`: newest first. */
-export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean }): Promise<ExitCode> {
+export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; json: boolean; remote?: boolean }): Promise<ExitCode> {
   if (flags.status && !isStatus(flags.status)) {
     throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
+  }
+  if (flags.remote) {
+    if (flags.resumable) throw new AcodeError(`--resumable judges this machine's locks, and --remote lists the team store: use one of them`, ExitCode.usage);
+    const { listRemoteSessionsCommand } = await import('./remote-sessions.js');
+    return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json });
   }
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);

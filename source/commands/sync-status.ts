@@ -26,13 +26,14 @@ export async function statusCommand(ctx: CommandContext, idOrPrefix: string | un
   const last = readLastAttempt(repository.home, target.shown) ?? null;
   const state = pending === 0 ? 'up_to_date' : 'degraded';
   if (flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ remote: target.shown, state, pending_events: pending, last_attempt: last && { at: last.at, ok: last.ok, reason: last.reason }, sessions }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ remote: target.shown, state, pending_events: pending, last_attempt: last && { at: last.at, ok: last.ok, reason: last.reason, next_retry_at: last.next_retry_at ?? null }, sessions }, null, 2)}\n`);
     return ExitCode.ok;
   }
   const lines = [`Remote: ${target.shown} (${target.variable})`];
   lines.push(pending === 0 ? `Sync: ${paint(ctx, 'green', 'Up to date ✓')}` : `Sync: ${paint(ctx, 'red', `DEGRADED - ${pending} event${pending === 1 ? '' : 's'} pending`)}`);
   lines.push(`Last attempt: ${last ? `${formatAgo(Date.parse(last.at))} (${last.at}), ${last.ok ? 'succeeded' : 'failed'}` : 'never'}`);
   if (last && !last.ok && last.reason) lines.push(`Reason: ${last.reason}`);
+  if (last && !last.ok && last.next_retry_at && Date.parse(last.next_retry_at) > Date.now()) lines.push(`Next retry: ${last.next_retry_at} (by the run pushing in the background)`);
   for (const session of sessions) {
     if (session.pending_events > 0) lines.push(`  ${session.session_id}  ${session.pending_events} pending${session.waiting ? ` (held back: ${session.waiting})` : ''}`);
   }

@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer, type Socket } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
@@ -74,7 +75,8 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
     const degraded = await ws.run(['status']);
     expect(degraded.code).toBe(0);
     expect(degraded.stdout).toContain(`Sync: DEGRADED - ${local.length} events pending`);
-    expect(degraded.stdout).toContain('Last attempt: never');
+    // The run's own push tried once as it ended, and said why it could not.
+    expect(degraded.stdout).toMatch(/Last attempt: .*failed\nReason: connection refused by postgres:\/\/127\.0\.0\.1:\d+\/runs/);
     const json = JSON.parse((await ws.run(['status', '--json'])).stdout) as { state: string; pending_events: number; sessions: { session_id: string; pending_events: number }[] };
     expect(json).toMatchObject({ state: 'degraded', pending_events: local.length, sessions: [{ session_id: id, pending_events: local.length }] });
 
@@ -102,6 +104,11 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('up to date ✓');
     expect(cluster.psql(`SELECT count(*) FROM acode_events`, 'runs')).toBe(String(local.length));
+    const listed = await ws.run(['sessions', 'list', '--remote', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ session_id: id, workflow_name: 'e2e-chain', status: 'completed', steps_done: 3, steps_total: 3, host: hostname(), events: local.length }]);
+    const table = await ws.run(['sessions', 'list', '--remote']);
+    expect(table.stdout).toMatch(new RegExp(`^ID\\s+WORKFLOW\\s+STATUS\\s+STEPS\\s+TOKENS\\s+HOST\\s+EVENTS\\s+UPDATED\\n${id}\\s+e2e-chain\\s+completed\\s+3/3`));
     const upToDate = await ws.run(['status']);
     expect(upToDate.stdout).toContain('Sync: Up to date ✓');
     expect(upToDate.stdout).toMatch(/Last attempt: .*succeeded/);
@@ -194,6 +201,51 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
     const none = await ws.run(['status'], { ACODE_REMOTE_URL: cluster.url('named') });
     expect(none.stdout).toContain('Sync: off (no team store configured; set TEAM_DB');
   });
+
+  it('pushes a running session in the background, and its last events as it ends', async () => {
+    const ws = workspace('background', 'background');
+    cluster.psql('CREATE DATABASE background');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 5, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1500' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    let during = 0;
+    let exited = false;
+    void run.done.then(() => (exited = true));
+    while (!exited && during === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (!exited) during = Number(cluster.psql('SELECT count(*) FROM acode_events', 'background'));
+    }
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code, result.stderr).toBe(0);
+    expect(during).toBeGreaterThan(0);
+    const id = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const local = eventLines(ws.home, id);
+    expect(cluster.psql(`SELECT count(*), count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'background')).toBe(`${local.length}|${local.length}`);
+    expect(cluster.psql(`SELECT status FROM acode_sessions WHERE id = '${id}'`, 'background')).toBe('completed');
+    expect((await ws.run(['status'])).stdout).toContain('Sync: Up to date ✓');
+  }, 60_000);
+
+  it('never holds a run up on a store that does not answer', async () => {
+    const sockets: Socket[] = [];
+    // Accepts connections and never says a word: a store behind a dropped route.
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const ws = workspace('silent', 'x');
+      writeFileSync(join(ws.cwd, 'spec.yaml'), ws.spec);
+      const started = Date.now();
+      const result = await ws.run(['run', 'spec.yaml', '--json'], { ACODE_REMOTE_URL: `postgres://acode:${cluster.password}@127.0.0.1:${port}/x` });
+      const elapsed = Date.now() - started;
+      expect(result.code, result.stderr).toBe(0);
+      // The run itself, then at most the 2 s its process gives its last events (a connection attempt alone would take 5 s).
+      expect(elapsed).toBeLessThan(4500);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
 
   it('leaves the password nowhere under ACODE_HOME nor in any output', () => {
     const secret = cluster.password;

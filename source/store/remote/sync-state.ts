@@ -10,6 +10,8 @@ export interface SyncAttempt {
   ok: boolean;
   /** Why it failed, with the password taken out; null when it succeeded. */
   reason: string | null;
+  /** When a run's background push tries again (absent for \`acode sync\`, which tries once). */
+  next_retry_at?: string;
 }
 
 const fileName = 'sync-state.json';

@@ -2,7 +2,7 @@ import { ExitCode } from '../errors/acode-error.js';
 import { formatAgo } from '../human-units.js';
 import { loadRemoteConfig } from '../config/resume-config.js';
 import { remoteTarget } from '../store/remote/remote-url.js';
-import { pendingBySession } from '../store/remote/sync-all.js';
+import { pendingBySession } from '../store/remote/pending-events.js';
 import { readLastAttempt } from '../store/remote/sync-state.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
 
@@ -24,18 +24,21 @@ export async function statusCommand(ctx: CommandContext, idOrPrefix: string | un
   const sessions = pendingBySession(repository.home, target, rows);
   const pending = sessions.reduce((sum, session) => sum + session.pending_events, 0);
   const last = readLastAttempt(repository.home, target.shown) ?? null;
-  const state = pending === 0 ? 'up_to_date' : 'degraded';
+  const unreadable = sessions.filter((session) => session.unreadable !== undefined).length;
+  const state = pending === 0 && unreadable === 0 ? 'up_to_date' : 'degraded';
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ remote: target.shown, state, pending_events: pending, last_attempt: last && { at: last.at, ok: last.ok, reason: last.reason, next_retry_at: last.next_retry_at ?? null }, sessions }, null, 2)}\n`);
     return ExitCode.ok;
   }
   const lines = [`Remote: ${target.shown} (${target.variable})`];
-  lines.push(pending === 0 ? `Sync: ${paint(ctx, 'green', 'Up to date ✓')}` : `Sync: ${paint(ctx, 'red', `DEGRADED - ${pending} event${pending === 1 ? '' : 's'} pending`)}`);
+  const unreadableNote = unreadable > 0 ? `, ${unreadable} session${unreadable === 1 ? '' : 's'} unreadable` : '';
+  lines.push(state === 'up_to_date' ? `Sync: ${paint(ctx, 'green', 'Up to date ✓')}` : `Sync: ${paint(ctx, 'red', `DEGRADED - ${pending} event${pending === 1 ? '' : 's'} pending${unreadableNote}`)}`);
   lines.push(`Last attempt: ${last ? `${formatAgo(Date.parse(last.at))} (${last.at}), ${last.ok ? 'succeeded' : 'failed'}` : 'never'}`);
   if (last && !last.ok && last.reason) lines.push(`Reason: ${last.reason}`);
   if (last && !last.ok && last.next_retry_at && Date.parse(last.next_retry_at) > Date.now()) lines.push(`Next retry: ${last.next_retry_at} (by the run pushing in the background)`);
   for (const session of sessions) {
     if (session.pending_events > 0) lines.push(`  ${session.session_id}  ${session.pending_events} pending${session.waiting ? ` (held back: ${session.waiting})` : ''}`);
+    if (session.unreadable) lines.push(`  ${session.session_id}  not pushed: ${session.unreadable}`);
   }
   if (pending > 0) lines.push(`Push them with 'acode sync'.`);
   ctx.stdout.write(`${lines.join('\n')}\n`);

@@ -16,6 +16,7 @@ export async function syncCommand(ctx: CommandContext): Promise<ExitCode> {
   let events = 0;
   let sessions = 0;
   let waiting = 0;
+  let unreadable = 0;
   await syncAll(repository.home, target, rows, (push) => {
     if (push.events_sent === 0 && push.pending_events === 0) return;
     events += push.events_inserted;
@@ -25,8 +26,12 @@ export async function syncCommand(ctx: CommandContext): Promise<ExitCode> {
     const missing = push.blobs_missing > 0 ? `, ${plural(push.blobs_missing, 'blob')} missing locally` : '';
     const held = push.waiting ? `; ${plural(push.pending_events, 'event')} held back: ${push.waiting}` : '';
     ctx.stdout.write(`${push.session_id}  ${titles.get(push.session_id) ?? ''}  ${plural(push.events_inserted, 'new event')} (${push.events_sent} sent)${blobs}${missing}${held}\n`);
+  }, (sessionId, error) => {
+    unreadable++;
+    ctx.stderr.write(`acode: not pushed: ${error.message}\n`);
   });
   const tail = waiting > 0 ? `; ${plural(waiting, 'event')} still pending (run 'acode sync' again)` : '';
   ctx.stderr.write(events === 0 && waiting === 0 ? `team store ${target.shown}: up to date ✓\n` : `team store ${target.shown}: ${plural(events, 'new event')} from ${plural(sessions, 'session')}${tail}\n`);
-  return ExitCode.ok;
+  if (unreadable > 0) ctx.stderr.write(`acode: ${plural(unreadable, 'session')} could not be read and ${unreadable === 1 ? 'was' : 'were'} not pushed (above)\n`);
+  return unreadable > 0 ? ExitCode.failure : ExitCode.ok;
 }

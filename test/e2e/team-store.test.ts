@@ -44,7 +44,7 @@ function eventLines(home: string, id: string): { event_id: number; epoch?: numbe
 
 async function runSpec(ws: ReturnType<typeof workspace>): Promise<string> {
   writeFileSync(join(ws.cwd, 'spec.yaml'), ws.spec);
-  const result = await ws.run(['run', 'spec.yaml', '--json']);
+  const result = await ws.run(['run', 'spec.yaml', '--json', '--force']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as { session_id: string }).session_id;
 }
@@ -246,6 +246,28 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
       silent.close();
     }
   }, 30_000);
+
+  it('pushes the other sessions when one log is damaged, and says which was not pushed', async () => {
+    const ws = workspace('damaged', 'damaged');
+    cluster.psql('CREATE DATABASE damaged');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    await cluster.stop();
+    const broken = await runSpec(ws);
+    const fine = await runSpec(ws);
+    await cluster.start();
+    const log = join(ws.home, 'sessions', broken, 'events.jsonl');
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[1] = '{"damaged": ';
+    writeFileSync(log, lines.join('\n'));
+    const sync = await ws.run(['sync']);
+    expect(sync.code).toBe(1);
+    expect(sync.stderr).toContain(`acode: not pushed: session ${broken} cannot be read`);
+    expect(sync.stdout).toContain(`${fine}  e2e-chain`);
+    expect(Number(cluster.psql(`SELECT count(*) FROM acode_events WHERE session_id = '${fine}'`, 'damaged'))).toBe(eventLines(ws.home, fine).length);
+    const status = await ws.run(['status']);
+    expect(status.stdout).toContain('Sync: DEGRADED - 0 events pending, 1 session unreadable');
+    expect(status.stdout).toContain(`${broken}  not pushed: session ${broken} cannot be read`);
+  }, 60_000);
 
   it('leaves the password nowhere under ACODE_HOME nor in any output', () => {
     const secret = cluster.password;

@@ -1,37 +1,20 @@
 import { join } from 'node:path';
-import { isAcodeError } from '../../errors/acode-error.js';
+import { isAcodeError, type AcodeError } from '../../errors/acode-error.js';
 import type { SessionSummary } from '../session-record.js';
 import { connectRemote, unreachableReason } from './remote-client.js';
 import type { RemoteTarget } from './remote-url.js';
 import { pushSession, type SessionPush } from './replicator.js';
 import { requireCurrentSchema } from './schema-migrate.js';
-import { readOutbox } from './session-outbox.js';
 import { recordAttempt } from './sync-state.js';
-
-/** One session's share of what is not yet in the store. */
-export interface SessionPending {
-  session_id: string;
-  pending_events: number;
-  waiting?: string;
-}
-
-/** What each session has pending for `target`, read from local files only (no connection). */
-export function pendingBySession(home: string, target: RemoteTarget, rows: readonly SessionSummary[]): SessionPending[] {
-  return rows
-    .filter((row) => !row.damaged)
-    .map((row) => {
-      const outbox = readOutbox(join(home, 'sessions', row.session_id), target.shown);
-      return { session_id: row.session_id, pending_events: outbox.pendingCount, ...(outbox.waiting ? { waiting: outbox.waiting } : {}) };
-    });
-}
 
 /**
  * Pushes every session's pending events to the store now, oldest session first, each as
  * replicator.pushSession does; `onPush` hears of each. The attempt (its time, and why it failed) is
  * recorded for `acode status` whatever happens; a store that cannot be reached is an AcodeError
- * saying why, never with the password.
+ * saying why, never with the password. A session whose log cannot be read here (damaged) is
+ * passed over, told to `onUnreadable`, and the others still go.
  */
-export async function syncAll(home: string, target: RemoteTarget, rows: readonly SessionSummary[], onPush: (push: SessionPush) => void): Promise<SessionPush[]> {
+export async function syncAll(home: string, target: RemoteTarget, rows: readonly SessionSummary[], onPush: (push: SessionPush) => void, onUnreadable: (sessionId: string, error: AcodeError) => void): Promise<SessionPush[]> {
   const at = new Date().toISOString();
   try {
     const db = await connectRemote(target);
@@ -40,7 +23,15 @@ export async function syncAll(home: string, target: RemoteTarget, rows: readonly
       const pushes: SessionPush[] = [];
       for (const row of [...rows].reverse()) {
         if (row.damaged) continue;
-        const push = await pushSession(db, join(home, 'sessions', row.session_id), row, target.shown);
+        let push: SessionPush;
+        try {
+          push = await pushSession(db, join(home, 'sessions', row.session_id), row, target.shown);
+        } catch (error) {
+          // Damage of this session's own files (ACODE-RESUME-005), not of the store or the connection.
+          if (!isAcodeError(error) || error.code !== 'ACODE-RESUME-005') throw error;
+          onUnreadable(row.session_id, error);
+          continue;
+        }
         pushes.push(push);
         onPush(push);
       }

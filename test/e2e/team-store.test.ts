@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { migrations } from '../../source/store/remote/migrations.js';
 
 const found = findPostgres();
 const skipReason = 'missing' in found ? found.missing : undefined;
@@ -65,7 +66,7 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
     const ws = workspace('runs', 'runs');
     const init = await ws.run(['remote', 'init']);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('schema created (version 1)');
+    expect(init.stderr).toContain('schema created (version 2)');
 
     await cluster.stop();
     const id = await runSpec(ws);
@@ -179,17 +180,35 @@ describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
 
   it('runs remote init twice, and refuses a schema newer than it knows', async () => {
     const ws = workspace('newer', 'newer');
-    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 1)');
+    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 2)');
     const twice = await ws.run(['remote', 'init']);
     expect(twice.code).toBe(0);
-    expect(twice.stderr).toContain('already at schema version 1, nothing to do');
-    cluster.psql('INSERT INTO acode_schema (version) VALUES (2)', 'newer');
+    expect(twice.stderr).toContain('already at schema version 2, nothing to do');
+    cluster.psql('INSERT INTO acode_schema (version) VALUES (3)', 'newer');
     const refused = await ws.run(['remote', 'init']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('schema is at version 2, newer than this acode knows (1)');
+    expect(refused.stderr).toContain('schema is at version 3, newer than this acode knows (2)');
     const sync = await ws.run(['sync']);
     expect(sync.code).toBe(1);
     expect(sync.stderr).toContain('newer than this acode knows');
+  });
+
+  it('migrates a schema of version 1, after which the store refuses an event of a superseded epoch', async () => {
+    const ws = workspace('migrate', 'migrate');
+    cluster.psql('CREATE DATABASE migrate');
+    cluster.psql(`CREATE TABLE acode_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); ${migrations[0]!} INSERT INTO acode_schema (version) VALUES (1);`, 'migrate');
+    const sync = await ws.run(['sync']);
+    expect(sync.code).toBe(1);
+    expect(sync.stderr).toContain("is at schema version 1, older than this acode's 2: run 'acode remote init'");
+    const init = await ws.run(['remote', 'init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).toContain('schema migrated from version 1 to 2');
+    const insert = (id: number, epoch: number, basedOn?: number) =>
+      `INSERT INTO acode_events VALUES ('s', ${id}, ${epoch}, now(), 'tool_called', '${JSON.stringify({ event_id: id, epoch, ...(basedOn === undefined ? {} : { based_on: basedOn }) })}') ON CONFLICT DO NOTHING`;
+    cluster.psql(`INSERT INTO acode_sessions VALUES ('s', NULL, 'w', 'running', 'chain', 0, 1, 0, 0, now(), 'h', now())`, 'migrate');
+    for (const sql of [insert(1, 1), insert(3, 2, 1), insert(2, 1), insert(4, 1), insert(4, 2), insert(5, 2)]) cluster.psql(sql, 'migrate');
+    // Epoch 2's holder read the log up to event 1: epoch 1's later lines (2, 4), sent by another client after it, are refused.
+    expect(cluster.psql(`SELECT string_agg(event_id || ':' || epoch, ' ' ORDER BY event_id) FROM acode_events`, 'migrate')).toBe('1:1 3:2 4:2 5:2');
   });
 
   it('finds the URL in the variable remote.url_env names', async () => {

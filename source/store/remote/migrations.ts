@@ -45,6 +45,25 @@ export const migrations: readonly string[] = [
     heartbeat_at timestamptz NOT NULL
   );
   `,
+  // 2: the store refuses an event of a superseded epoch, whoever sends it (the fence of
+  // engine/epoch-fence.ts, checked against what the store holds): an event is stale when an event
+  // of a higher epoch is there whose holder read the log only up to an id below it (based_on, else
+  // the id before its own). Refused rows are skipped, so a batch holding one still stores the rest.
+  `
+  CREATE INDEX acode_events_epochs ON acode_events (session_id, epoch);
+  CREATE FUNCTION acode_refuse_stale_epoch() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF EXISTS (
+      SELECT 1 FROM acode_events x
+      WHERE x.session_id = NEW.session_id AND x.epoch > NEW.epoch
+        AND coalesce((x.event ->> 'based_on')::integer, x.event_id - 1) < NEW.event_id
+    ) THEN
+      RETURN NULL;
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER acode_refuse_stale_epoch BEFORE INSERT ON acode_events FOR EACH ROW EXECUTE FUNCTION acode_refuse_stale_epoch();
+  `,
 ];
 
 /** The schema version this acode builds and reads. */

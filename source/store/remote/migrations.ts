@@ -46,19 +46,31 @@ export const migrations: readonly string[] = [
   );
   `,
   // 2: the store refuses an event of a superseded epoch, whoever sends it (the fence of
-  // engine/epoch-fence.ts, checked against what the store holds): an event is stale when an event
-  // of a higher epoch is there whose holder read the log only up to an id below it (based_on, else
-  // the id before its own). Refused rows are skipped, so a batch holding one still stores the rest.
+  // engine/epoch-fence.ts, checked against what the store holds): an event is stale when a higher
+  // epoch is there whose holder read the log only up to an id below it (based_on, else the id
+  // before its first event). acode_epochs keeps that point per epoch, so the check is one lookup in
+  // a table of a few rows a session, whatever its length. Refused rows are skipped, so a batch
+  // holding one still stores the rest.
   `
-  CREATE INDEX acode_events_epochs ON acode_events (session_id, epoch);
+  CREATE TABLE acode_epochs (
+    session_id text NOT NULL REFERENCES acode_sessions (id) ON DELETE CASCADE,
+    epoch integer NOT NULL,
+    based_on integer NOT NULL,
+    PRIMARY KEY (session_id, epoch)
+  );
   CREATE FUNCTION acode_refuse_stale_epoch() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    mine integer := coalesce((NEW.event ->> 'based_on')::integer, NEW.event_id - 1);
+    known integer;
   BEGIN
-    IF EXISTS (
-      SELECT 1 FROM acode_events x
-      WHERE x.session_id = NEW.session_id AND x.epoch > NEW.epoch
-        AND coalesce((x.event ->> 'based_on')::integer, x.event_id - 1) < NEW.event_id
-    ) THEN
+    IF EXISTS (SELECT 1 FROM acode_epochs e WHERE e.session_id = NEW.session_id AND e.epoch > NEW.epoch AND e.based_on < NEW.event_id) THEN
       RETURN NULL;
+    END IF;
+    SELECT e.based_on INTO known FROM acode_epochs e WHERE e.session_id = NEW.session_id AND e.epoch = NEW.epoch;
+    IF NOT FOUND THEN
+      INSERT INTO acode_epochs (session_id, epoch, based_on) VALUES (NEW.session_id, NEW.epoch, mine) ON CONFLICT DO NOTHING;
+    ELSIF mine < known THEN
+      UPDATE acode_epochs SET based_on = mine WHERE session_id = NEW.session_id AND epoch = NEW.epoch AND based_on > mine;
     END IF;
     RETURN NEW;
   END $$;

@@ -50,7 +50,7 @@ async function runSpec(ws: ReturnType<typeof workspace>): Promise<string> {
   return (JSON.parse(result.stdout) as { session_id: string }).session_id;
 }
 
-describe.skipIf(skipReason !== undefined)('team store (PostgreSQL)', () => {
+describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) — skipped: ${skipReason}` : 'team store (PostgreSQL)', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'acode-team-'));
     cluster = await startPostgres();

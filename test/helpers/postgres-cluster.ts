@@ -19,6 +19,7 @@ export interface PostgresCluster {
   stop(): Promise<void>;
   /** Runs SQL through psql as the superuser; its stdout. */
   psql(sql: string, database?: string): string;
+  /** Stops the server (its whole process group) and deletes its folder. */
   remove(): Promise<void>;
 }
 
@@ -137,6 +138,23 @@ export async function startPostgres(): Promise<PostgresCluster> {
       await cluster.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+  // A test process that ends without afterAll (a crash, a timeout's kill) takes the cluster with it.
+  const onExit = () => {
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  const remove = cluster.remove;
+  cluster.remove = async () => {
+    process.off('exit', onExit);
+    await remove();
   };
   try {
     await cluster.start();

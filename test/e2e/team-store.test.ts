@@ -245,6 +245,28 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect((await ws.run(['status'])).stdout).toContain('Sync: Up to date ✓');
   }, 60_000);
 
+  it('shows, while a run cannot reach the store, the reason and when it tries again', async () => {
+    // A port nobody listens on: every connection is refused at once.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const ws = workspace('refused', 'x');
+    const env = { ...ws.env, ACODE_REMOTE_URL: `postgres://acode:${cluster.password}@127.0.0.1:${port}/x` };
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 4, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1500' }));
+    const run = startCli(['run', 'spec.yaml'], { cwd: ws.cwd, env });
+    let seen = '';
+    for (let waited = 0; waited < 15_000 && !seen.includes('Next retry'); waited += 250) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      seen = (await acode(['status'], ws.cwd, env)).stdout;
+    }
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code, result.stderr).toBe(0);
+    expect(seen).toMatch(/Sync: DEGRADED - \d+ events? pending/);
+    expect(seen).toMatch(new RegExp(`Reason: connection refused by postgres://127\\.0\\.0\\.1:${port}/x \\(is the server running\\?\\)\\nNext retry: \\S+ \\(by the run pushing in the background\\)`));
+  }, 30_000);
+
   it('never holds a run up on a store that does not answer', async () => {
     const sockets: Socket[] = [];
     // Accepts connections and never says a word: a store behind a dropped route.

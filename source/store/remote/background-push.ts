@@ -43,6 +43,8 @@ export function startBackgroundPush(home: string, target: RemoteTarget, sessionI
   let stopped = false;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** The wait before the next attempt, drawn once: what status shows as the next retry is when it comes. */
+  let nextDelay = nextDelayMs(0);
 
   const attempt = async (): Promise<void> => {
     const at = new Date().toISOString();
@@ -56,14 +58,15 @@ export function startBackgroundPush(home: string, target: RemoteTarget, sessionI
       await pushSession(db, dir, await summary(), target.shown);
       failures = 0;
       lastOk = true;
+      nextDelay = nextDelayMs(0);
       recordAttempt(home, { remote: target.shown, at, ok: true, reason: null });
     } catch (error) {
       failures++;
       lastOk = false;
-      const { unreachableReason } = await import('./remote-client.js');
-      const reason = (error as { name?: string }).name === 'AcodeError' ? (error as Error).message.replace(/^cannot reach the team store: /, '').replace(/; local sessions are unaffected.*$/, '') : unreachableReason(target, error);
-      const next = stopped ? {} : { next_retry_at: new Date(Date.now() + nextDelayMs(failures)).toISOString() };
-      recordAttempt(home, { remote: target.shown, at, ok: false, reason: target.scrub(reason), ...next });
+      nextDelay = nextDelayMs(failures);
+      const { failureReason } = await import('./remote-client.js');
+      const next = stopped ? {} : { next_retry_at: new Date(Date.now() + nextDelay).toISOString() };
+      recordAttempt(home, { remote: target.shown, at, ok: false, reason: failureReason(target, error), ...next });
       const broken = db;
       db = undefined;
       await broken?.close();
@@ -75,12 +78,12 @@ export function startBackgroundPush(home: string, target: RemoteTarget, sessionI
     timer = setTimeout(() => {
       running = attempt().finally(() => {
         running = undefined;
-        schedule(nextDelayMs(failures));
+        schedule(nextDelay);
       });
     }, delayMs);
     timer.unref();
   };
-  schedule(nextDelayMs(0));
+  schedule(nextDelay);
 
   return {
     async stop() {

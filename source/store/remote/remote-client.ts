@@ -1,5 +1,5 @@
 import type { Client, QueryResultRow } from 'pg';
-import { AcodeError, ExitCode } from '../../errors/acode-error.js';
+import { AcodeError, ExitCode, isAcodeError } from '../../errors/acode-error.js';
 import type { RemoteTarget } from './remote-url.js';
 
 /** One connection to the team store; every statement is parameterised. */
@@ -28,6 +28,12 @@ export function unreachableReason(target: RemoteTarget, error: unknown): string 
   if (code === '28P01' || code === '28000') return `the server at ${target.shown} refused the user name or password in ${target.variable} (${code})`;
   if (code === '3D000') return `the database named in ${target.variable} does not exist at ${target.shown}`;
   return `${target.shown}: ${said}${code ? ` (${code})` : ''}`;
+}
+
+/** Why an attempt failed, for `acode status`: an AcodeError's own words without the advice, else the driver's error in words (password taken out). */
+export function failureReason(target: RemoteTarget, error: unknown): string {
+  const said = isAcodeError(error) ? error.message.replace(/^cannot reach the team store: /, '').replace(/; local sessions are unaffected.*$/, '') : unreachableReason(target, error);
+  return target.scrub(said);
 }
 
 /** An AcodeError for a store that cannot be reached or used. */

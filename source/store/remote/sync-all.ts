@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { isAcodeError, type AcodeError } from '../../errors/acode-error.js';
 import type { SessionSummary } from '../session-record.js';
-import { connectRemote, unreachableReason } from './remote-client.js';
+import { connectRemote, failureReason } from './remote-client.js';
 import type { RemoteTarget } from './remote-url.js';
 import { pushSession, type SessionPush } from './replicator.js';
 import { requireCurrentSchema } from './schema-migrate.js';
@@ -41,8 +41,7 @@ export async function syncAll(home: string, target: RemoteTarget, rows: readonly
       await db.close();
     }
   } catch (error) {
-    const reason = isAcodeError(error) ? error.message.replace(/^cannot reach the team store: /, '').replace(/; local sessions are unaffected.*$/, '') : unreachableReason(target, error);
-    recordAttempt(home, { remote: target.shown, at, ok: false, reason: target.scrub(reason) });
+    recordAttempt(home, { remote: target.shown, at, ok: false, reason: failureReason(target, error) });
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { generateSessions } from './generate-sessions.js';
 import { homeFigures } from './home-figures.js';
 import { hostileFigures } from './hostile-figures.js';
 import { median } from './median.js';
+import { remoteSync } from './remote-sync.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
 import { serveSse, sseRead } from './sse-read.js';
@@ -21,6 +22,15 @@ if (process.argv[2] === 'generate') {
   const [home, count] = [process.argv[3] ?? 'acode-home', Number(process.argv[4] ?? 10_000)];
   generateSessions(home, count, (i) => (i % 3 === 0 ? process.cwd() : `/work/project-${i % 40}`));
   console.log(`generated ${count} sessions in ${home}`);
+  process.exit(0);
+}
+
+// `node dist/bench.js remote [events]`: events a second into the PostgreSQL team store ACODE_REMOTE_URL names.
+if (process.argv[2] === 'remote') {
+  const count = Number(process.argv[3] ?? 20_000);
+  const figures = await remoteSync(count);
+  if (typeof figures === 'string') console.log(`team store sync: ${figures}`);
+  else console.log(`team store sync: ${count} events of one session by 'acode sync' (whole process) in ${figures.syncMs.toFixed(0)} ms, ${figures.eventsPerS.toFixed(0)} events/s; again with nothing pending: ${figures.idleMs.toFixed(0)} ms`);
   process.exit(0);
 }
 

@@ -100,7 +100,8 @@ await build({
   // Ink imports react-devtools-core only when DEV is set; an empty module keeps the bundle loadable.
   alias: { 'react-devtools-core': './scripts/empty-module.js' },
   // nunjucks' file watcher is never used (templates are strings); keep its optional deps out.
-  external: ['chokidar', 'fsevents'],
+  // pg loads pg-native only when asked for its native binding, which acode never is.
+  external: ['chokidar', 'fsevents', 'pg-native'],
   define: { 'process.env.NODE_ENV': '"production"' },
   plugins: [inkOutput, inkTextCaches, textWidth, inkNoColor],
   banner: {

@@ -3,7 +3,7 @@ import { parseLimitSettings } from './spec/raised-limits.js';
 import { typedFlags, unknownFlagMessage } from './argument-typos.js';
 import { didYouMean } from './closest-name.js';
 import { commandUsage, flagLines } from './command-help.js';
-import { cliFlags, commandFlags, commandNames, commandsTaking, flagsOf, resumeOnlyFlagNames, sessionsCommandNames, type FlagName } from './command-table.js';
+import { cliFlags, commandFlags, commandNames, commandsTaking, flagsOf, remoteCommandNames, resumeOnlyFlagNames, sessionsCommandNames, type FlagName } from './command-table.js';
 import type { OnChange } from './commands/changed-files.js';
 import type { CommandContext } from './commands/command-context.js';
 import type { InProgressStrategy } from './engine/write-recovery.js';
@@ -23,13 +23,16 @@ const help = `
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
     $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]   new session reusing <id>'s completed steps not depending on S
-    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
     $ acode sessions delete <id> [--force]
     $ acode sessions unlock <id> [--force]   remove a session's lock
     $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
     $ acode validate <spec.yaml>
+    $ acode status [<id>] [--json]       whether the sessions reached the team store (PostgreSQL)
+    $ acode sync                         push pending events to the team store now
+    $ acode remote init                  create or migrate the team store's schema
     $ acode init [<file>] [--provider scripted|openai|ollama] [--force]   write a starter spec (workflow.yaml)
     $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
     $ acode completion bash|zsh|fish     shell completion: source <(acode completion bash)
@@ -38,7 +41,8 @@ const help = `
   Options
 ${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable', 'limit')}
 
-  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode).
+  Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode). With ACODE_REMOTE_URL set
+  (postgres://…), acode sync copies them to a PostgreSQL team store.
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
@@ -213,7 +217,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       const [sub, id] = args;
       if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
       if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json });
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json, remote: flags.remote });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
@@ -224,6 +228,24 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
+    }
+    case 'status': {
+      atMostOne('status', args, 'session');
+      const { statusCommand } = await import('./commands/sync-status.js');
+      return statusCommand(context, args[0], { json: flags.json });
+    }
+    case 'sync': {
+      if (args.length > 0) usage(`acode sync takes no arguments: it pushes every session's pending events`);
+      const { syncCommand } = await import('./commands/sync.js');
+      return syncCommand(context);
+    }
+    case 'remote': {
+      const [sub, ...rest] = args;
+      if (sub === undefined) usage(`missing the remote command: acode remote init`);
+      if (sub !== 'init') usage(`unknown remote command '${sub}'${didYouMean(sub, remoteCommandNames)} (${remoteCommandNames.join(', ')})`);
+      if (rest.length > 0) usage(`acode remote init takes no arguments, got ${rest.join(' ')}`);
+      const { remoteInitCommand } = await import('./commands/remote-init.js');
+      return remoteInitCommand(context);
     }
     case 'init': {
       if (args.length > 1) usage(`acode init takes one file name, got ${args.length}: ${args.join(' ')}`);

@@ -167,11 +167,54 @@ ${idNote}
     $ acode schema --out acode-spec.schema.json
     then, on a spec's first line: # yaml-language-server: $schema=acode-spec.schema.json
 `,
+  status: `
+  Whether the sessions have reached the team store (PostgreSQL, see ACODE_REMOTE_URL): up to date,
+  or DEGRADED with the events still pending, the last attempt and why it failed. Read from local
+  files alone: it answers at once, whether the store is reachable or not.
+
+  Usage
+    $ acode status [<id>] [--json]
+
+  Options
+    --json               print {remote, state, pending_events, last_attempt, sessions: [{session_id,
+                         pending_events}]} on stdout
+
+${idNote}
+
+  Examples
+    $ acode status
+    $ acode status --json | jq .pending_events
+`,
+  sync: `
+  Push every session's pending events, and the file snapshots they name, to the team store now:
+  in (timestamp, event id) order, each event once, only events replay keeps (never a late line of a
+  superseded lock holder). Prints what each session sent; exits 1 saying why when the store cannot
+  be reached (nothing local changes then).
+
+  Usage
+    $ acode sync
+
+  The store is the postgres:// URL in ACODE_REMOTE_URL (or the variable remote.url_env names in
+  config.yml); run 'acode remote init' once first.
+
+  Examples
+    $ ACODE_REMOTE_URL=postgres://acode:secret@db.example:5432/acode acode sync
+`,
+  remote: `
+  Create the team store's schema in the PostgreSQL database ACODE_REMOTE_URL names, or migrate it to
+  this acode's version. Safe to run again; refuses a schema newer than this acode knows.
+
+  Usage
+    $ acode remote init
+
+  Examples
+    $ ACODE_REMOTE_URL=postgres://acode:secret@db.example:5432/acode acode remote init
+`,
   sessions: `
   Manage the sessions stored in $ACODE_HOME.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
     $ acode sessions delete <id> [--force]
@@ -184,12 +227,14 @@ ${idNote}
   List the stored sessions, newest first.
 
   Usage
-    $ acode sessions list [--status S] [--resumable] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
 
   Options
 ${flagHelp.status}
     --resumable          only sessions that can be resumed now
 ${flagHelp.limit}
+    --remote             the sessions the team store holds (ACODE_REMOTE_URL), from every machine, with
+                         the host each last ran on and how many of its events are there
     --json               print an array of session summaries on stdout
 
   Examples

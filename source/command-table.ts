@@ -5,7 +5,8 @@ import type { AnyFlags } from 'meow';
  * mean" for a mistyped command or flag, and the shell completion scripts all read this table.
  */
 
-export const commandNames = ['run', 'resume', 'fork', 'validate', 'sessions', 'init', 'schema', 'completion'] as const;
+export const commandNames = ['run', 'resume', 'fork', 'validate', 'sessions', 'status', 'sync', 'remote', 'init', 'schema', 'completion'] as const;
+export const remoteCommandNames = ['init'] as const;
 export const sessionsCommandNames = ['list', 'show', 'history', 'delete', 'unlock', 'cleanup'] as const;
 export const completionShells = ['bash', 'zsh', 'fish'] as const;
 export const initProviders = ['scripted', 'openai', 'ollama'] as const;
@@ -39,6 +40,7 @@ export const cliFlags = {
   limit: { type: 'string' },
   provider: { type: 'string' },
   set: { type: 'string', isMultiple: true, default: [] },
+  remote: { type: 'boolean', default: false },
 } satisfies AnyFlags;
 
 export type FlagName = keyof typeof cliFlags;
@@ -55,12 +57,15 @@ export const commandFlags: Record<string, readonly FlagName[]> = {
   resume: resumeFlagNames,
   fork: ['fromStep', 'name', 'var', 'json'],
   validate: [],
-  'sessions list': ['status', 'resumable', 'limit', 'json'],
+  'sessions list': ['status', 'resumable', 'remote', 'limit', 'json'],
   'sessions show': ['step', 'json'],
   'sessions history': ['json'],
   'sessions delete': ['force'],
   'sessions unlock': ['force'],
   'sessions cleanup': ['olderThan', 'status', 'dryRun', 'yes'],
+  status: ['json'],
+  sync: [],
+  remote: [],
   init: ['provider', 'force'],
   schema: ['out'],
   completion: [],

@@ -13,6 +13,7 @@ import { importInk } from './import-ink.js';
 import { plainLine } from './plain-progress.js';
 import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 import { StreamPrinter } from './stream-printer.js';
+import { startRunPush } from './run-push.js';
 import { plural } from '../human-units.js';
 import { terminalText } from '../printable-text.js';
 
@@ -125,8 +126,14 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
  */
 export async function runSession(ctx: CommandContext, prepared: PreparedRun, options: PresentOptions): Promise<ExitCode> {
   const tally: PlainTally = {};
-  const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally) });
-  if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
-  if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
-  return exitCodeFor(summary, userStopped);
+  // Off the step path: a timer pushes the session's events to the team store, if one is configured.
+  const push = await startRunPush(ctx, prepared);
+  try {
+    const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally) });
+    if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
+    return exitCodeFor(summary, userStopped);
+  } finally {
+    await push?.stop();
+  }
 }

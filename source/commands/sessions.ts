@@ -46,12 +46,17 @@ function parseLimit(limit: string | undefined): number | undefined {
   return Number(limit);
 }
 
-/** `acode sessions list [--status S] [--resumable] [--limit N] [--json]`: newest first. */
-export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean }): Promise<ExitCode> {
+/** `acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]`: newest first. */
+export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; remote?: boolean }): Promise<ExitCode> {
   if (flags.status && !isStatus(flags.status)) {
     throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
   }
   const limit = parseLimit(flags.limit);
+  if (flags.remote) {
+    if (flags.resumable) throw new AcodeError(`--resumable judges this machine's locks, and --remote lists the team store: use one of them`, ExitCode.usage);
+    const { listRemoteSessionsCommand } = await import('./remote-sessions.js');
+    return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json });
+  }
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);
   const listed = await listWithLiveness(repository, timeoutMs, (row) => !flags.status || row.status === flags.status);

@@ -6,6 +6,7 @@ import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import { z } from '../validation/z.js';
 import { configFiles, defaultLockTimeoutSeconds } from './resume-defaults.js';
 import { defaultRetentionConfig, retentionSchema, type RetentionConfig } from './retention-settings.js';
+import { defaultRemoteConfig, remoteSchema, type RemoteConfig } from './remote-settings.js';
 
 const resumeSchema = z.strictObject({
   in_progress_strategy: z.enum(['rollback', 'retry', 'prompt']),
@@ -19,7 +20,7 @@ const resumeSchema = z.strictObject({
 });
 
 // No defaults inside the schema: a file that sets one key must not reset the others.
-const configSchema = z.strictObject({ resume: resumeSchema.partial().optional(), retention: retentionSchema.partial().optional() });
+const configSchema = z.strictObject({ resume: resumeSchema.partial().optional(), retention: retentionSchema.partial().optional(), remote: remoteSchema.partial().optional() });
 type ConfigFile = z.infer<typeof configSchema>;
 
 export type ResumeConfig = z.infer<typeof resumeSchema>;
@@ -61,7 +62,7 @@ function readConfigFile(file: string): ConfigFile {
     }
   }
   throw new AcodeError(
-    `${problems.map(formatProblem).join('\n')}\nFix the config (settings: ${[...Object.keys(resumeSchema.shape).map((k) => `resume.${k}`), ...Object.keys(retentionSchema.shape).map((k) => `retention.${k}`)].join(', ')}); nothing was changed.`,
+    `${problems.map(formatProblem).join('\n')}\nFix the config (settings: ${[...Object.keys(resumeSchema.shape).map((k) => `resume.${k}`), ...Object.keys(retentionSchema.shape).map((k) => `retention.${k}`), ...Object.keys(remoteSchema.shape).map((k) => `remote.${k}`)].join(', ')}); nothing was changed.`,
     ExitCode.usage,
   );
 }
@@ -76,4 +77,10 @@ export function loadResumeConfig(home: string, projectDir: string): ResumeConfig
 export function loadRetentionConfig(home: string, projectDir: string): RetentionConfig {
   const [homeFile, projectFile] = configFiles(home, projectDir) as [string, string];
   return { ...defaultRetentionConfig, ...readConfigFile(homeFile).retention, ...readConfigFile(projectFile).retention };
+}
+
+/** `remote.*`, where the team store's URL is found, from the same two files. */
+export function loadRemoteConfig(home: string, projectDir: string): RemoteConfig {
+  const [homeFile, projectFile] = configFiles(home, projectDir) as [string, string];
+  return { ...defaultRemoteConfig, ...readConfigFile(homeFile).remote, ...readConfigFile(projectFile).remote };
 }

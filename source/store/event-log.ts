@@ -39,12 +39,14 @@ function firstBadLine(bytes: Buffer): number {
 /**
  * Reads events.jsonl. A crash mid-append can leave the last line torn: it is ignored (that event
  * never became durable). A bad line anywhere else means the log was damaged: an AcodeError naming
- * the file and the line, never a guess at what the line meant.
+ * the file and the line, never a guess at what the line meant. `limitBytes`: read no further.
  */
-export function readEventLog(path: string): EngineEvent[] {
+export function readEventLog(path: string, limitBytes?: number): EngineEvent[] {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
+    // Only the first `limitBytes`: the log as it stood when its size was taken (appends go on behind it).
+    if (limitBytes !== undefined) bytes = bytes.subarray(0, limitBytes);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];

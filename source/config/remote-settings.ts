@@ -1,0 +1,16 @@
+import { z } from '../validation/z.js';
+
+/** The environment variable holding the team store's URL when no config file names another. */
+export const defaultRemoteUrlVariable = 'ACODE_REMOTE_URL';
+
+/**
+ * `remote:` in config.yml. The URL itself (it holds a password) is never written in a file: a
+ * config names the environment variable that holds it, `ACODE_REMOTE_URL` unless `url_env` says.
+ */
+export const remoteSchema = z.strictObject({
+  url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'the name of an environment variable (letters, digits, _)' }),
+});
+
+export type RemoteConfig = z.infer<typeof remoteSchema>;
+
+export const defaultRemoteConfig: RemoteConfig = { url_env: defaultRemoteUrlVariable };

@@ -1,0 +1,59 @@
+import { loadRemoteConfig } from '../../config/resume-config.js';
+import { AcodeError, ExitCode } from '../../errors/acode-error.js';
+import { redact, secrets } from '../../secrets/redactor.js';
+
+/** Where the team store is: its URL (held in memory only) and how it may be named in messages. */
+export interface RemoteTarget {
+  /** The postgres:// URL, password included: handed to the client, never written or printed. */
+  readonly url: string;
+  /** The URL without user name or password (`postgres://db.example:5432/acode`), for messages. */
+  readonly shown: string;
+  /** The environment variable it was read from. */
+  readonly variable: string;
+  /** Text with the URL's password taken out (whatever its length), then redacted as every printed line. */
+  scrub(text: string): string;
+}
+
+/**
+ * The team store configured for this home and project: the URL in the variable `remote.url_env`
+ * names (ACODE_REMOTE_URL by default), or undefined when that variable is unset or empty — then
+ * nothing about the remote is loaded or done. Its password is registered with the redactor, as a
+ * provider's key is, so no stored or printed text carries it.
+ */
+export function remoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv): RemoteTarget | undefined {
+  const variable = loadRemoteConfig(home, cwd).url_env;
+  const url = env[variable]?.trim();
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not even the URL goes in the message: it may be a password pasted in the wrong place.
+    throw new AcodeError(`${variable} is not a URL; set it to postgres://user:password@host:5432/database`, ExitCode.usage);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new AcodeError(`${variable} must be a postgres:// URL (it is ${parsed.protocol}//…); set it to postgres://user:password@host:5432/database`, ExitCode.usage);
+  }
+  const password = decodeURIComponent(parsed.password);
+  secrets.register(password || undefined);
+  secrets.register(parsed.password || undefined);
+  const forms = [...new Set([password, parsed.password].filter((form) => form.length >= 4))];
+  const shownUrl = new URL(url);
+  shownUrl.username = '';
+  shownUrl.password = '';
+  shownUrl.search = '';
+  return {
+    url,
+    shown: shownUrl.href,
+    variable,
+    scrub: (text) => redact(forms.reduce((clean, form) => clean.split(form).join('[REDACTED]'), text)),
+  };
+}
+
+/** The target, or an AcodeError saying how to configure one: for the commands that need it. */
+export function requireRemote(home: string, cwd: string, env: NodeJS.ProcessEnv): RemoteTarget {
+  const target = remoteTarget(home, cwd, env);
+  if (target) return target;
+  const variable = loadRemoteConfig(home, cwd).url_env;
+  throw new AcodeError(`no team store configured: set ${variable} to postgres://user:password@host:5432/database (see 'Team store (PostgreSQL)' in the README)`, ExitCode.usage);
+}

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileDurable } from '../durable-file.js';
+
+/** The file in a session's folder saying how far its events have reached the team store. */
+export const cursorFileName = 'sync-cursor.json';
+
+/**
+ * How far a session's fenced event stream has been pushed to one team store: every kept event with
+ * an id up to `event_id` is there. `log_bytes`: the size of events.jsonl when everything in it was
+ * known pushed — a log still that size has nothing pending, found with one stat.
+ */
+export interface SyncCursor {
+  /** The store it counts for (URL without credentials): another store starts from nothing. */
+  remote: string;
+  event_id: number;
+  log_bytes: number;
+}
+
+/** The session's cursor for `remote`; none yet (or for another store, or unreadable): from the start. */
+export function readCursor(dir: string, remote: string): SyncCursor {
+  try {
+    const cursor = JSON.parse(readFileSync(join(dir, cursorFileName), 'utf8')) as Partial<SyncCursor>;
+    if (cursor.remote === remote && Number.isSafeInteger(cursor.event_id) && Number.isSafeInteger(cursor.log_bytes)) return cursor as SyncCursor;
+  } catch {
+    // Missing or damaged: pushing again from the start costs time, never a duplicate (inserts are idempotent).
+  }
+  return { remote, event_id: 0, log_bytes: -1 };
+}
+
+/** Replaces the cursor atomically and durably (temp → fsync → rename): a crash leaves the old one or the new. */
+export function writeCursor(dir: string, sessionId: string, cursor: SyncCursor): void {
+  writeFileDurable(join(dir, cursorFileName), `${JSON.stringify(cursor)}\n`, 0o600, sessionId);
+}

@@ -261,7 +261,7 @@ export class SessionStore {
     }
     if (idOrPrefix.length < 4) throw new AcodeError(`session id prefix '${idOrPrefix}' is too short: give at least 4 characters (see 'acode sessions list')`, ExitCode.usage);
     // Only ids are sessions: `.<id>.creating.<pid>` is one being made (or abandoned), `.<id>.deleting…` one going.
-    if (idOrPrefix.startsWith('.')) throw new AcodeError(`'${idOrPrefix}' is not a session: names starting with a dot are folders acode is creating or deleting; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.usage, 'ACODE-RESUME-005');
+    if (idOrPrefix.startsWith('.')) throw new AcodeError(`'${idOrPrefix}' is not a session: names starting with a dot are folders acode is creating or deleting; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');
     const ids = existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).filter((id) => idPattern.test(id) && id.startsWith(idOrPrefix)) : [];
     if (ids.length === 1) return ids[0]!;
     if (ids.length === 0) throw new AcodeError(`no session matches '${idOrPrefix}'; run 'acode sessions list' to see the sessions in ${this.home}`, ExitCode.failure, 'ACODE-RESUME-005');

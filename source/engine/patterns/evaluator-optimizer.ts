@@ -242,10 +242,8 @@ export const evaluatorOptimizerKind: EngineKind<EvaluatorOptimizerPattern> = {
   words: {
     lane: ['iteration', 'iterations'],
     laneLabel: (group) => group,
-    shapeWords(steps) {
-      const iterations = new Set(steps.map((step) => step.group)).size;
-      return `${plural(iterations, 'iteration')} so far (${plural(steps.length, 'step')})`;
-    },
+    // The header is drawn once, at the start: it says what the run does, not a count that grows.
+    shapeWords: () => 'drafts scored until one is accepted',
   },
   numbered: false,
 };

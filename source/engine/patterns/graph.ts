@@ -1,7 +1,6 @@
 import type { GraphPattern, WorkflowSpec } from '../../spec/schema.js';
 import { isApprovalStep } from '../../spec/chain-steps.js';
 import { renderTemplate, TemplateError } from '../../spec/template.js';
-import { plural } from '../../human-units.js';
 import { isObject, isString, type EngineKind } from '../pattern-kind.js';
 import { oncePerEvent } from './answer-json.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
@@ -220,7 +219,8 @@ export const graphKind: EngineKind<GraphPattern> = {
   words: {
     lane: ['node', 'nodes'],
     laneLabel: (group) => group,
-    shapeWords: (steps) => `${plural(steps.length, 'node visit')} so far`,
+    // The header is drawn once, at the start: it says what the run does, not a count that grows.
+    shapeWords: () => 'nodes visited as the answers lead',
   },
   numbered: false,
 };

@@ -279,10 +279,8 @@ export const orchestratorWorkersKind: EngineKind<OrchestratorWorkersPattern> = {
     lane: ['round', 'rounds'],
     laneLabel: (group) => group,
     glyphsByLane: true,
-    shapeWords(steps) {
-      const workers = steps.filter((step) => step.group !== null).length;
-      return `${plural(workers, 'planned step')} in ${plural(new Set(steps.map((step) => step.group).filter((group) => group !== null)).size, 'round')}`;
-    },
+    // The header is drawn once, at the start: it says what the run does, not a count that grows.
+    shapeWords: () => 'workers as the plan says',
   },
   numbered: false,
 };

@@ -201,9 +201,10 @@ export const routingKind: EngineKind<RoutingPattern> = {
   words: {
     lane: ['route', 'routes'],
     laneLabel: (group) => `route ${group}`,
+    // The header is drawn once, at the start (a resume's may know the route already).
     shapeWords(steps) {
       const route = steps.find((step) => step.group !== null)?.group;
-      return route ? `router, then route ${route} (${plural(steps.filter((step) => step.group !== null).length, 'step')})` : 'router, route not chosen yet';
+      return route ? `router, then route ${route} (${plural(steps.filter((step) => step.group !== null).length, 'step')})` : 'a router, then the route it picks';
     },
   },
   numbered: false,

@@ -5,6 +5,7 @@
  */
 
 import { sessionStatuses } from './session/status-words.js';
+import { commandFlags } from './command-table.js';
 
 const flagHelp = {
   var: `    --var k=v            run: set a template variable (repeatable); overrides inputs.values.
@@ -49,7 +50,8 @@ export function flagLines(...names: (keyof typeof flagHelp)[]): string {
   return names.map((name) => flagHelp[name]).join('\n');
 }
 
-const resumeOptions = `\n${flagLines('var', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json')}`;
+// The flags `acode resume` takes (command-table.ts), so its help never leaves one out.
+const resumeOptions = `\n${flagLines(...(commandFlags.resume as (keyof typeof flagHelp)[]))}`;
 
 const idNote = `  <id> may be any unique prefix of at least 4 characters, or the session's --name (see 'acode sessions list').`;
 

@@ -1,22 +1,9 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { homeWithSession } from '../helpers/home-with-session.js';
 
-/** A home with one finished one-step session, listed once so the index has a base. */
-async function homeWithSession() {
-  const cwd = tempDir();
-  const home = join(cwd, 'home');
-  const env = { ACODE_HOME: home };
-  writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted' }));
-  const ran = await runCli(['run', 'spec.yaml'], { cwd, env });
-  expect(ran.code, ran.stderr).toBe(0);
-  const listed = await runCli(['sessions', 'list', '--json'], { cwd, env });
-  const id = (JSON.parse(listed.stdout) as { session_id: string }[])[0]!.session_id;
-  return { cwd, home, env, id };
-}
 
 const indexFiles = (home: string) => readdirSync(home).filter((name) => /^index\.\d+\.jsonl?$/.test(name));
 

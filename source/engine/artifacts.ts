@@ -183,3 +183,9 @@ export function preflightArtifacts(spec: WorkflowSpec, variables: Variables, tar
   }
   return found;
 }
+
+/** A file-system refusal (permissions, read-only, full disk, a file where a folder should be). */
+export function isFileSystemRefusal(error: unknown): error is NodeJS.ErrnoException {
+  // ENOENT too: the output folder gone from under the write, or one that takes no files (--out /proc/self/fd): a stack trace before.
+  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '');
+}

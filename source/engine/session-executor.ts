@@ -1,15 +1,17 @@
 import { makeFolders } from './make-folders.js';
+import type { RunSummary } from './run-summary.js';
+import { checkBudgets } from './budgets.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
 import { runApprovalStep } from './approval-step.js';
-import { ownInputTooLong, StopRun } from './stop-run.js';
-import { ArtifactPathError, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
+import { ownInputTooLong, StopRun, stopRank } from './stop-run.js';
+import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
-import type { EngineEvent, EngineEventBody, SessionStatus, TokenUsage } from './events.js';
+import type { EngineEvent, EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -46,27 +48,9 @@ export interface SessionRunOptions {
   artifacts?: ArtifactTarget;
 }
 
-/** The `--json` shape of DESIGN.md §1. */
-export interface RunSummary {
-  session_id: string;
-  status: SessionStatus;
-  steps_total: number;
-  steps_executed: number;
-  steps_skipped: number;
-  tokens: TokenUsage;
-  artifacts: string[];
-}
-
-/** A file-system refusal (permissions, read-only, full disk, a file where a folder should be). */
-function isFsError(error: unknown): error is NodeJS.ErrnoException {
-  // ENOENT too: the output folder gone from under the write, or one that takes no files (--out /proc/self/fd): a stack trace before.
-  return error instanceof Error && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '');
-}
+export type { RunSummary };
 
 export type EngineListener = (event: EngineEvent) => void;
-
-/** How a stop ranks when several steps stop at once: the session ends the way the gravest says. */
-const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, failed: 2, cancelled: 3 };
 
 /**
  * Runs a session's steps, whatever its pattern: the pattern says which steps are ready, the
@@ -251,28 +235,13 @@ export class SessionExecutor {
     return titleOf(this.pattern, this.progress, id);
   }
 
-  /**
-   * Before each model call: a budget reached pauses the session (resumable with it raised, --set);
-   * one past its warn_threshold is said once, in the log, so a resume does not say it again.
-   */
+  /** Before each model call: a budget reached pauses the session; one past its warn_threshold is said once (engine/budgets.ts). */
   private checkBudget(): void {
-    const budgets = this.options.spec.runtime.budgets;
-    if (!budgets) return;
-    const { sessionId } = this.options;
-    const used = {
-      max_steps: { used: this.progress.steps_done, words: 'steps completed' },
-      max_tokens: { used: this.progress.tokens.input + this.progress.tokens.output, words: 'tokens used' },
-      max_duration_s: { used: Math.round(this.progress.active_ms / 1000), words: 'seconds spent in steps' },
-    };
-    for (const [key, { used: spent, words }] of Object.entries(used) as [keyof typeof used, (typeof used)[keyof typeof used]][]) {
-      const limit = budgets[key];
-      if (limit === undefined) continue;
-      if (spent >= limit) {
-        throw new StopRun('paused', 'budget_exceeded', `budget reached: ${spent} ${words} of runtime.budgets.${key} ${limit}; to go on, raise it: acode resume ${sessionId} --set runtime.budgets.${key}=${Math.ceil(limit * 2)}`);
-      }
-      if (spent >= limit * budgets.warn_threshold && !this.progress.budgets_warned.includes(key)) {
-        this.emit({ type: 'budget_warning', budget: key, used: spent, limit, message: `${spent} ${words} of runtime.budgets.${key} ${limit} (warn_threshold ${budgets.warn_threshold})` });
-      }
+    for (;;) {
+      const verdict = checkBudgets(this.options.spec.runtime.budgets, this.progress, this.options.sessionId);
+      if (verdict.kind === 'reached') throw new StopRun('paused', 'budget_exceeded', verdict.message);
+      if (verdict.kind === 'ok') return;
+      this.emit({ type: 'budget_warning', budget: verdict.budget, used: verdict.used, limit: verdict.limit, message: verdict.message });
     }
   }
 
@@ -425,7 +394,7 @@ export class SessionExecutor {
         throw new StopRun('failed', 'artifact_error', `artifact: ${error.message}. No resume can change a path made from this session's spec and responses: fix outputs.artifacts and run the workflow again; the responses stay readable with 'acode sessions history ${this.options.sessionId}'`);
       }
       // Something on disk in the way: every step's work is kept, and a resume writes the artifacts once it is moved or the disk freed.
-      if (error instanceof ArtifactPathError || isFsError(error)) throw new StopRun('paused', 'artifact_error', `artifact: ${error.message}; fix it, then resume`);
+      if (error instanceof ArtifactPathError || isFileSystemRefusal(error)) throw new StopRun('paused', 'artifact_error', `artifact: ${error.message}; fix it, then resume`);
       throw error;
     }
   }

@@ -15,3 +15,6 @@ export class StopRun extends Error {
 export function ownInputTooLong(title: string, message: string): string {
   return `${title}: the step's own input does not fit the model's context (${message}); shorten the input, or use a model with a larger context, then resume`;
 }
+
+/** How a stop ranks when several steps stop at once: the session ends the way the gravest says. */
+export const stopRank: Record<StopRun['outcome'], number> = { awaiting: 0, paused: 1, failed: 2, cancelled: 3 };

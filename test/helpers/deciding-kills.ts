@@ -19,10 +19,11 @@ export const decidingSpecs = {
   graph: markedGraph,
 };
 
-const trials = Number(process.env.ACODE_TEST_KILLS ?? 50);
+export const trials = Number(process.env.ACODE_TEST_KILLS ?? 50);
 const seed = Number(process.env.ACODE_TEST_SEED ?? Date.now() % 1_000_000);
 
-export async function killAndResumeUntilTrials(pattern: keyof typeof decidingSpecs): Promise<void> {
+/** Kills and resumes sessions of `pattern` until `trials` kills have landed; returns how many did. */
+export async function killAndResumeUntilTrials(pattern: keyof typeof decidingSpecs): Promise<number> {
   const { spec, ids, answer } = decidingSpecs[pattern]();
   const reference = await uninterrupted(spec, answer);
   const rand = random(seed + pattern.length);
@@ -37,4 +38,5 @@ export async function killAndResumeUntilTrials(pattern: keyof typeof decidingSpe
   }
   console.log(`${pattern}: ${rounds} rounds, ${inFlight.length} kills, steps in flight at each: ${inFlight.join(' ')}; seed ${seed}; a run takes ${reference.ms} ms`);
   expect(Math.max(...inFlight), `seed ${seed}`).toBeGreaterThanOrEqual(pattern === 'orchestrator_workers' ? 3 : 1);
+  return inFlight.length;
 }

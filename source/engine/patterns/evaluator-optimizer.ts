@@ -2,6 +2,7 @@ import type { EvaluatorOptimizerPattern, WorkflowSpec } from '../../spec/schema.
 import { plural } from '../../human-units.js';
 import { isObject, isString, type EngineKind } from '../pattern-kind.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
+import { reusableInLine } from './line-reuse.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
@@ -212,12 +213,7 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
       return { ...variables, TRACE: '', ...facts, execution_context: facts, last_response: result?.round.draft ?? last?.draft ?? '' };
     },
     outcome: (progress) => walk(progress).result?.how,
-    reusableBefore(from, progress) {
-      const order = shape(progress).map((node) => node.id);
-      const at = order.indexOf(from);
-      // One line of steps, each reading the one before: what came before `from` is reusable.
-      return at < 0 ? undefined : order.slice(0, at).filter((id) => progress.completed[id]);
-    },
+    reusableBefore: (from, progress) => reusableInLine(shape(progress), from, progress),
     firstUnfinished: (progress) => shape(progress).find((node) => !progress.completed[node.id])?.id,
   };
 }

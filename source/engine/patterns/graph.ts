@@ -4,6 +4,7 @@ import { renderTemplate, TemplateError } from '../../spec/template.js';
 import { isObject, isString, type EngineKind } from '../pattern-kind.js';
 import { oncePerEvent } from './answer-json.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
+import { reusableInLine } from './line-reuse.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 
@@ -185,12 +186,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
       // strands-cli's examples read these flat and as execution_context.<key>.
       return { ...variables, TRACE: '', ...facts, execution_context: facts, hitl_response: lastHitl(progress, state.path) ?? null, last_response: last ? (progress.completed[last.id]?.response ?? '') : '' };
     },
-    reusableBefore(from, progress) {
-      const order = shape(progress).map((node) => node.id);
-      const at = order.indexOf(from);
-      // One path: every visit reads (and was chosen by) the ones before it.
-      return at < 0 ? undefined : order.slice(0, at).filter((id) => progress.completed[id]);
-    },
+    reusableBefore: (from, progress) => reusableInLine(shape(progress), from, progress),
     firstUnfinished: (progress) => walk(progress).next?.id,
   };
 }

@@ -3,6 +3,7 @@ import { isApprovalStep, stepLabel } from '../../spec/chain-steps.js';
 import { plural } from '../../human-units.js';
 import { isObject, isStepShape, isString, type EngineKind } from '../pattern-kind.js';
 import type { Pattern, PatternHalt, PatternStep, ShapeNode } from '../pattern.js';
+import { reusableInLine } from './line-reuse.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
@@ -182,12 +183,7 @@ export function routingPattern(config: Config): Pattern {
       // strands-cli's examples read these flat and as execution_context.<key>.
       return { ...variables, TRACE: '', ...routerContext(progress, state.route), ...facts, execution_context: facts, last_response: records.at(-1)?.response ?? '' };
     },
-    reusableBefore(from, progress) {
-      const order = shape(progress).map((node) => node.id);
-      const at = order.indexOf(from);
-      // The walk is one line: every step reads the ones before it (the router's choice, the route's steps).
-      return at < 0 ? undefined : order.slice(0, at).filter((id) => progress.completed[id]);
-    },
+    reusableBefore: (from, progress) => reusableInLine(shape(progress), from, progress),
     firstUnfinished: (progress) => shape(progress).find((node) => !progress.completed[node.id])?.id,
   };
 }

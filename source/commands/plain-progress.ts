@@ -1,4 +1,5 @@
 import type { EngineEventBody, TokenUsage } from '../engine/events.js';
+import { openCommand } from '../engine/agent-cli.js';
 import type { StepId } from '../engine/step-id.js';
 import { toolTarget } from '../engine/tools/tool-target.js';
 import { stopReasonText } from '../state/stop-reason-text.js';
@@ -81,6 +82,12 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return event.ok ? undefined : `  ✗ ${step(event.step)}: ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
       return `  write to ${event.path} from ${step(event.step)}: ${recoveryText[event.outcome]}`;
+    case 'agent_cli_started':
+      return `  ${event.cli} started (pid ${event.pid})${event.resume_id ? `, continuing conversation ${event.resume_id}` : ''}`;
+    case 'agent_cli_files':
+      return `  ${step(event.step)} changed ${event.files.length === 1 ? '1 file' : `${event.files.length} files`}: ${event.files.slice(0, 5).map((file) => file.path).join(', ')}${event.files.length > 5 ? ', …' : ''}`;
+    case 'agent_cli_session':
+      return event.session_id ? `  ${event.cli} conversation ${event.session_id} (open it: ${openCommand(event.cli, event.session_id)})` : `warning: ${event.message ?? `${event.cli} named no session id`}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':

@@ -55,7 +55,7 @@ export function planContinuation(pattern: Pattern, progress: SessionProgress, ch
       attempt: step.attempt,
       next_attempt: step.attempt + 1,
       // Model calls only read; file writes are checked against their hashes (write-recovery.ts).
-      action: pattern.step(step.step, progress)?.work.kind === 'approval' ? 'ask for the approval again' : `retry as attempt ${step.attempt + 1} (attempt ${step.attempt} left no result)`,
+      action: inProgressAction(pattern, progress, step.step, step.attempt),
     })),
     remaining: shape.filter((node) => !progress.completed[node.id] && !progress.in_progress[node.id]).map((node) => planned(node.id)),
   };
@@ -86,4 +86,16 @@ export function describePlan(plan: ContinuationPlan): string[] {
     `in progress:     ${running.length ? running.join('; ') : 'none'}`,
     `remaining:       ${range(plan.remaining)}`,
   ];
+}
+
+/** What a resume does with a step under way when the session stopped, as the plan says it. */
+function inProgressAction(pattern: Pattern, progress: SessionProgress, id: StepId, attempt: number): string {
+  const kind = pattern.step(id, progress)?.work.kind;
+  if (kind === 'approval') return 'ask for the approval again';
+  const cli = kind === 'agent_cli' ? progress.agent_cli[id] : undefined;
+  if (cli) {
+    const then = cli.session_id ? `continue its conversation ${cli.session_id}` : 'start it again';
+    return `end ${cli.cli} (pid ${cli.pid}) if it still runs, then ${then} as attempt ${attempt + 1}`;
+  }
+  return `retry as attempt ${attempt + 1} (attempt ${attempt} left no result)`;
 }

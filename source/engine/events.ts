@@ -68,8 +68,27 @@ export type EngineEventBody =
       /** Set when the pattern knows of more steps than the session said (routing, evaluator loops, workers, graph visits). */
       steps_total?: number;
     }
-  /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
-  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
+  /**
+   * `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded.
+   * `cost_usd`: what an agent CLI said the step cost (its own prices); absent for model steps, whose cost acode works out from the tokens.
+   */
+  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true; cost_usd?: number }
+  /**
+   * An agent CLI step's child process started (journaled before the CLI can do anything lasting): a
+   * resume that finds this very process still running — same pid, same start time — ends its group
+   * first. `resume_id`: the conversation it was told to continue.
+   */
+  | { type: 'agent_cli_started'; step: StepId; attempt: number; cli: 'claude' | 'codex'; pid: number; started: string; cwd: string; resume_id: string | null; session?: string; tree?: string }
+  /**
+   * The files an agent CLI step changed (its folder compared before and after the attempt), with
+   * their content now: they join the files the session has seen, so a later resume notices an edit.
+   */
+  | { type: 'agent_cli_files'; step: StepId; attempt: number; files: { path: string; hash: string | null; blob: string | null }[] }
+  /**
+   * The conversation id the CLI's stream named, journaled as soon as it is seen, so that a crash mid-step
+   * still knows it. `session_id` null: the CLI finished without naming one (`message` says what follows).
+   */
+  | { type: 'agent_cli_session'; step: StepId; attempt: number; cli: 'claude' | 'codex'; session_id: string | null; session?: string; message?: string }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
   | { type: 'session_forked'; from_session: string; steps_reused: number }

@@ -1,11 +1,11 @@
-import type { ApprovalStep, PatternType } from '../spec/schema.js';
+import type { AgentCliStep, ApprovalStep, PatternType } from '../spec/schema.js';
 import { isNumbered } from './patterns/pattern-for.js';
 import type { SessionProgress } from './session-progress.js';
 import { stepTitle, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
 import type { StopReason } from './events.js';
 
-/** What one step does: ask an agent (its input a template), or ask a person. */
+/** What one step does: ask an agent (its input a template), ask a person, or run an agent CLI headless. Each kind has its runner (engine/step-runners.ts). */
 export type StepWork =
   | {
       kind: 'agent';
@@ -19,7 +19,8 @@ export type StepWork =
        */
       append?: string | ((variables: Variables) => string);
     }
-  | { kind: 'approval'; approval: ApprovalStep };
+  | { kind: 'approval'; approval: ApprovalStep }
+  | { kind: 'agent_cli'; cli: AgentCliStep };
 
 /** A step a pattern can run: its id, the label views show (agent name or "approval"), its work. */
 export interface PatternStep {

@@ -2,28 +2,28 @@ import { makeFolders } from './make-folders.js';
 import type { RunSummary } from './run-summary.js';
 import { checkBudgets } from './budgets.js';
 import type { WorkflowSpec } from '../spec/schema.js';
-import { renderTemplate, TemplateError } from '../spec/template.js';
-import { agentLoop } from './agent-loop.js';
+import { TemplateError } from '../spec/template.js';
 import type { ApprovalDesk } from './approval.js';
-import { runApprovalStep } from './approval-step.js';
-import { ownInputTooLong, StopRun, stopRank } from './stop-run.js';
+import { StopRun, stopRank } from './stop-run.js';
 import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
-import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
 import type { EngineEvent, EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
-import type { ChatMessage, CompletionResult, Provider } from './provider.js';
-import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
+import type { Provider } from './provider.js';
+import { defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
-import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
+import { applyEvent, type SessionProgress } from './session-progress.js';
 import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
 import { maxParallel } from '../spec/max-parallel.js';
 import { redactEvent } from '../secrets/event-redaction.js';
 import type { NoticeListener, StepNotice } from './step-notice.js';
+import type { AgentCliPort } from './agent-cli.js';
+import type { StepHost } from './step-runner.js';
+import { runStepWork } from './step-runners.js';
 
 export interface SessionRunOptions {
   sessionId: string;
@@ -46,6 +46,8 @@ export interface SessionRunOptions {
   epoch?: number;
   /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
   artifacts?: ArtifactTarget;
+  /** Runs agent CLI steps (source/agent-cli/); absent, such a step fails saying so. */
+  agentCli?: AgentCliPort;
 }
 
 export type { RunSummary };
@@ -185,15 +187,15 @@ export class SessionExecutor {
   private async runReadySteps(): Promise<void> {
     const limit = maxParallel(this.options.spec);
     const running = new Map<StepId, Promise<void>>();
-    // Model calls at once are what the limit bounds: a question waiting for a person's answer holds no slot.
+    // Model calls and agent CLIs at once are what the limit bounds: a question waiting for a person's answer holds no slot.
     const agents = new Set<StepId>();
     let failure: { error: unknown } | undefined;
     for (;;) {
       if (!this.stop && !failure && !this.cancelled) {
         for (const step of this.pattern.ready(this.progress)) {
           if (running.has(step.id) || this.waiting.has(step.id)) continue;
-          if (step.work.kind === 'agent' && agents.size >= limit) continue;
-          if (step.work.kind === 'agent') agents.add(step.id);
+          if (step.work.kind !== 'approval' && agents.size >= limit) continue;
+          if (step.work.kind !== 'approval') agents.add(step.id);
           const task = this.runStep(step)
             .catch((error: unknown) => {
               if (error instanceof StopRun) return this.stopped(error, step.id);
@@ -245,67 +247,48 @@ export class SessionExecutor {
     }
   }
 
-  private messagesFor(step: PatternStep & { work: { kind: 'agent' } }): { messages: ChatMessage[]; context: Record<string, unknown> } {
-    const { spec, variables } = this.options;
-    const context = this.pattern.context(step.id, this.progress, variables);
-    // Which of the step's two templates failed, and where in it: a limit's message alone (range(…) would
-    // make …) does not say whether to look at the agent's prompt or the step's input.
-    const render = (source: string, field: string): string => {
-      try {
-        return renderTemplate(source, context);
-      } catch (error) {
-        if (error instanceof TemplateError) throw new StopRun('failed', 'template_error', `${this.title(step.id)} (${step.work.agent}): template ${field}, line ${error.line}: ${error.message}`);
-        throw error;
-      }
+  /** What a step's runner may use of the session (engine/step-runner.ts): built once, read live. */
+  private readonly host: StepHost = (() => {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's getters read the executor's live state
+    const executor = this;
+    // Getters throughout: field initializers run before the constructor has set `options` and `progress`.
+    return {
+      get options() {
+        return executor.options;
+      },
+      get progress() {
+        return executor.progress;
+      },
+      get pattern() {
+        return executor.pattern;
+      },
+      get signal() {
+        return executor.abort.signal;
+      },
+      get cancelled() {
+        return executor.cancelled;
+      },
+      get sessionStop() {
+        return executor.stop?.error;
+      },
+      emit: (body) => this.emit(body),
+      title: (id) => this.title(id),
+      stepsTotalNow: () => this.stepsTotalNow(),
+      checkBudget: () => this.checkBudget(),
+      stillOwned: () => this.stillOwned(),
+      get notify() {
+        return executor.noticeListeners.size ? executor.notify : undefined;
+      },
+      retryAfter: (stop, tries, step, attempt) => this.retryAfter(stop, tries, step, attempt),
+      recordAttempt: (a) => this.recordAttempt(a),
     };
-    const system = render(spec.agents[step.work.agent]?.prompt ?? '', `agents.${step.work.agent}.prompt`);
-    const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
-    const user = render(step.work.input, 'input') + append;
-    return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
-  }
+  })();
 
   private async runStep(step: PatternStep): Promise<void> {
-    const { sessionId, variables } = this.options;
-    const id = step.id;
     // Idempotent: a step whose result is recorded is never applied again.
-    if (this.progress.completed[id]) return;
-    if (step.work.kind === 'approval') {
-      await runApprovalStep(id, step.work.approval, { ...this.options, title: this.title(id), progress: this.progress, context: () => this.pattern.context(id, this.progress, variables), signal: this.abort.signal, emit: (body) => this.emit(body), stepsTotal: () => this.stepsTotalNow() });
-      this.executed++;
-      return;
-    }
-    const agentStep = step as PatternStep & { work: { kind: 'agent' } };
-    const agent = agentStep.work.agent;
-    const tries: StepTries = { autoAttempts: 0 };
-    // A resumed step continues its agent's saved conversation instead of starting blank.
-    const saved = this.progress.conversations[id];
-    let conversation = saved ? loadConversation(this.options.blobs, saved) : undefined;
-    for (;;) {
-      if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
-      // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
-      if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${this.title(id)}: not retried, the session stopped`);
-      this.checkBudget();
-      const { messages, context } = this.messagesFor(agentStep);
-      // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
-      const startLength = messages.length;
-      const attempt = nextAttempt(this.progress, id);
-      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...this.stepsTotalNow() });
-      // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
-      await this.options.journal.flush?.();
-      const started = performance.now();
-      const turn = { agent, step: id, attempt, messages: conversation ?? messages, context };
-      let result: CompletionResult;
-      try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId], notify: this.noticeListeners.size ? this.notify : undefined });
-      } catch (error) {
-        conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, startLength, conversation: turn.messages, context });
-        continue;
-      }
-      this.emit({ type: 'step_completed', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, response: result.text, usage: result.usage, duration_ms: Math.round(performance.now() - started), ...(result.cut ? { cut: true as const } : {}) });
-      this.executed++;
-      if (tries.lastStop) this.recordAttempt({ step: id, tries, stop: tries.lastStop, strategy: 'none', outcome: { kind: 'success' } });
-      return;
-    }
+    if (this.progress.completed[step.id]) return;
+    await runStepWork(step, this.host);
+    this.executed++;
   }
 
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
@@ -317,11 +300,11 @@ export class SessionExecutor {
   }
 
   /**
-   * What a stopped attempt leads to: waits and returns the conversation to retry with (the same
-   * one, or a fresh one seeded with a summary), or ends the step paused or failed.
+   * What a stopped attempt leads to, for every kind of step: waits and returns 'same_session', returns
+   * 'new_session' (the runner starts the fresh conversation and records the attempt), or ends the
+   * step paused or failed.
    */
-  private async continuation(stop: Stop, tries: StepTries, at: { step: StepId; label: string; attempt: number; start: ChatMessage[]; startLength: number; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
-    const { step, attempt } = at;
+  private async retryAfter(stop: Stop, tries: StepTries, step: StepId, attempt: number): Promise<'same_session' | 'new_session'> {
     const title = this.title(step);
     const policy = this.options.autoResume ?? defaultAutoResume;
     const strategy = selectStrategy(stop, policy, tries.autoAttempts + 1);
@@ -337,30 +320,7 @@ export class SessionExecutor {
     tries.autoAttempts++;
     tries.lastStop = stop;
     tries.lastRetry = { n: tries.autoAttempts, max: Math.min(policy.maxAttempts, stop.retryLimit ?? policy.maxAttempts) };
-    if (strategy.kind === 'new_session') {
-      // Nothing past the step's own input to summarize: it is what does not fit. Paused before a
-      // summary is asked for (and paid) that could not make the conversation smaller.
-      if (at.conversation.length <= at.startLength) {
-        this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
-        throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
-      }
-      this.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
-      let summary: Summary;
-      try {
-        summary = await summarize(this.options.provider, { agent: at.label, step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
-      } catch {
-        throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
-      }
-      if (this.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
-      const fresh = seededConversation(at.start, summary);
-      // A fresh conversation no smaller than the one that overflowed cannot fit either: the step's own input is too long.
-      if (conversationChars(fresh) >= conversationChars(at.conversation)) {
-        this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
-        throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
-      }
-      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage });
-      return fresh;
-    }
+    if (strategy.kind === 'new_session') return 'new_session';
     this.recordAttempt({ step, tries, stop, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: new Date(Date.now() + strategy.delayMs).toISOString() } });
     const wait = new RetryWait(strategy.delayMs, this.abort.signal);
     this.waits.add(wait);
@@ -368,7 +328,7 @@ export class SessionExecutor {
     this.waits.delete(wait);
     if (ended === 'cancelled') throw new StopRun('paused', 'user_exit', 'stopped by the user while waiting to retry');
     if (ended === 'abandon') throw new StopRun('paused', stop.reason, `${title}: ${stop.message}; the automatic retry was abandoned — resume when ready`);
-    return at.conversation;
+    return 'same_session';
   }
 
   /** Artifacts go through the same write-ahead journal as file_write (as the `@artifacts` step, after every other). */

@@ -1,3 +1,4 @@
+import type { AgentCliRun } from './agent-cli.js';
 import { epochOf, fenceEvents } from './epoch-fence.js';
 import type { StepId } from './step-id.js';
 import { addUsage, type ApprovalDecision, type EngineEvent, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
@@ -96,10 +97,14 @@ export interface SessionProgress {
    * saved, by step and call id: the round a resume must finish (replayed, not checkpointed).
    */
   tool_outcomes: Record<StepId, Record<string, RecordedToolOutcome>>;
+  /** Each agent CLI step's latest child process and conversation id (replayed, not checkpointed; kept once finished, for views). */
+  agent_cli: Record<StepId, AgentCliRun>;
+  /** The latest conversation id of each named CLI session (`session:` in the spec), which the next step of that session continues (replayed). */
+  cli_sessions: Record<string, string>;
 }
 
 /** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
-type Replayed = 'active_ms' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes';
+type Replayed = 'active_ms' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes' | 'agent_cli' | 'cli_sessions';
 
 export type Checkpoint = Omit<SessionProgress, Replayed>;
 
@@ -128,6 +133,8 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     conversations: {},
     answered: {},
     tool_outcomes: {},
+    agent_cli: {},
+    cli_sessions: {},
   };
 }
 
@@ -253,6 +260,18 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
       delete progress.tool_outcomes[event.step];
       break;
+    case 'agent_cli_started':
+      progress.agent_cli[event.step] = { cli: event.cli, attempt: event.attempt, pid: event.pid, started: event.started, cwd: event.cwd, session_id: event.resume_id, ...(event.session ? { session: event.session } : {}), ...(event.tree ? { tree: event.tree } : {}) };
+      break;
+    case 'agent_cli_files':
+      for (const file of event.files) progress.files[file.path] = { hash: file.hash, blob: file.blob, op: 'write', step: event.step, at: event.ts };
+      break;
+    case 'agent_cli_session': {
+      const run = progress.agent_cli[event.step];
+      if (run && event.session_id) run.session_id = event.session_id;
+      if (event.session && event.session_id) progress.cli_sessions[event.session] = event.session_id;
+      break;
+    }
     case 'budget_warning':
       if (!progress.budgets_warned.includes(event.budget)) progress.budgets_warned.push(event.budget);
       break;
@@ -288,6 +307,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { active_ms: _active, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, ...checkpoint } = progress;
+  const { active_ms: _active, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, agent_cli: _cli, cli_sessions: _sessions, ...checkpoint } = progress;
   return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

@@ -1,4 +1,7 @@
 import type { ApprovalDesk } from '../engine/approval.js';
+import { resolve } from 'node:path';
+import { agentCliRunner } from '../agent-cli/agent-cli-runner.js';
+import { defaultHome } from '../store/acode-home.js';
 import { SessionExecutor, type SessionRunOptions, type RunSummary } from '../engine/session-executor.js';
 import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
@@ -34,7 +37,7 @@ export interface RunOutcome {
 function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk): SessionRunOptions {
   const { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease } = prepared;
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
-  return { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, epoch: lease?.lock.epoch ?? 0 };
+  return { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
 }
 
 /** Runs the executor with the lease heartbeated; what a lost lock or a full disk means, said as an AcodeError. */

@@ -22,6 +22,7 @@ import { resolveInProgressStrategy, type SettledStrategy } from './in-progress-s
 import { takeLease } from './lease.js';
 import { describeOwner } from './lock-owner.js';
 import { refuseUnfindableFolders } from './unfindable-folders.js';
+import { agentCliChanges } from './agent-cli-changes.js';
 import { heldRun, releaseHeld, type PreparedRun, type ResumeIntro } from './prepared-run.js';
 import type { SessionBlobs, LeasedJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
 
@@ -196,8 +197,9 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   }
   const validate = config.validate_environment;
   if (validate) checkProvider(spec, request.env, record.session_id);
-  const environment: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
   const blobs = session.blobs();
+  const checked: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
+  const environment: EnvironmentReport = validate ? { ...checked, changes: [...checked.changes, ...agentCliChanges(progress, blobs, request.env)] } : checked;
   requireSnapshots(session, blobs, progress, environment.changes, pattern);
   // Where the session's writes may land, by real path: the working directory, env.mounts, the artifacts folder.
   const where = confinement(record.cwd, [...extraRoots(spec), recordedArtifactTarget(record).dir]);

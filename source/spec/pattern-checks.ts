@@ -1,5 +1,6 @@
-import type { ChainStep, WorkflowSpec } from './schema.js';
-import { isApprovalStep } from './chain-steps.js';
+import type { AgentCliStep, ChainStep, WorkflowSpec } from './schema.js';
+import { isAgentCliStep, isAgentStep } from './chain-steps.js';
+import { findExecutable } from '../agent-cli/find-executable.js';
 import { closestName } from './template-scan.js';
 import type { PathReport, SpecPath } from './pattern-kind.js';
 import { specKindOf } from './pattern-kinds.js';
@@ -19,10 +20,24 @@ export function agentProblem(spec: WorkflowSpec, agent: string, who: string): st
   return `${who} uses agent '${agent}', which is not defined under agents (defined: ${agents.join(', ') || 'none'})${suggest(agent, agents)}`;
 }
 
-/** The agents of a list of steps (approvals have none), each one that is not defined reported at its step. */
+/**
+ * Why `who` cannot run its agent CLI here, or undefined when the CLI is on PATH: checked before
+ * anything runs, so a session never starts to stop at its first CLI step.
+ */
+export function agentCliProblem(step: Pick<AgentCliStep, 'cli'>, who: string): string | undefined {
+  if (findExecutable(step.cli)) return undefined;
+  const install = step.cli === 'claude' ? 'npm install -g @anthropic-ai/claude-code' : 'npm install -g @openai/codex';
+  return `${who} runs the ${step.cli} CLI, which is not on PATH; install it (${install}) or add its folder to PATH`;
+}
+
+/** The agents of a list of steps (approvals have none), each one that is not defined reported at its step; agent CLIs not on PATH too. */
 export function checkSteps(spec: WorkflowSpec, steps: readonly ChainStep[], at: SpecPath, who: (i: number) => string, error: PathReport): void {
   for (const [i, step] of steps.entries()) {
-    if (isApprovalStep(step)) continue;
+    if (isAgentCliStep(step)) {
+      const problem = agentCliProblem(step, who(i));
+      if (problem) error([...at, i, 'cli'], problem);
+    }
+    if (!isAgentStep(step)) continue;
     const problem = agentProblem(spec, step.agent, who(i));
     if (problem) error([...at, i, 'agent'], problem);
   }

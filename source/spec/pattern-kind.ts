@@ -1,7 +1,7 @@
 import type { PatternSpec, WorkflowSpec } from './schema.js';
 import type { ChainStep } from './step-schemas.js';
 import type { TemplateScope } from './template-scan.js';
-import { isApprovalStep } from './chain-steps.js';
+import { isAgentCliStep, isApprovalStep } from './chain-steps.js';
 
 /** A path into the spec, as YAML positions and messages name it. */
 export type SpecPath = (string | number)[];
@@ -34,7 +34,11 @@ export interface SpecKind<P extends PatternSpec> {
 }
 
 /** The template fields of one step: an agent's input, or an approval's prompt and context. */
-export function* stepFields(step: ChainStep | { type: 'approval' | 'hitl'; prompt: string; context_display?: string } | { agent: string; input: string }, at: SpecPath): Generator<[SpecPath, string]> {
+export function* stepFields(step: ChainStep | { type: 'approval' | 'hitl'; prompt: string; context_display?: string } | { agent: string; input: string } | { type: 'agent_cli'; prompt: string }, at: SpecPath): Generator<[SpecPath, string]> {
+  if (isAgentCliStep(step)) {
+    yield [[...at, 'prompt'], step.prompt];
+    return;
+  }
   if (!isApprovalStep(step)) {
     yield [[...at, 'input'], step.input];
     return;

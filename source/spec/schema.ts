@@ -1,6 +1,6 @@
 import { z } from '../validation/z.js';
 import { patternSchemas } from './pattern-kinds.js';
-import { scalar, type AgentStep, type ApprovalStep, type ChainStep } from './step-schemas.js';
+import { scalar, type AgentCliStep, type AgentStep, type ApprovalStep, type ChainStep } from './step-schemas.js';
 
 /**
  * The workflow spec, compatible with strands-cli spec v0 for what acode runs. Objects are strict so
@@ -138,7 +138,7 @@ export type RuntimeSpec = WorkflowSpec['runtime'];
 export type ScriptedSpec = z.infer<typeof scriptedSchema>;
 export type ScriptedFault = z.infer<typeof faultSchema>;
 export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
-export type { AgentStep, ApprovalStep, ChainStep };
+export type { AgentCliStep, AgentStep, ApprovalStep, ChainStep };
 export type PatternSpec = WorkflowSpec['pattern'];
 export type PatternType = PatternSpec['type'];
 export type ChainPattern = Extract<PatternSpec, { type: 'chain' }>;

@@ -259,6 +259,12 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'tool_called':
           set({ steps: update(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
           return;
+        case 'agent_cli_started':
+          set({ steps: update(steps, event.step, { note: `${event.cli} pid ${event.pid}${event.resume_id ? `, continuing ${event.resume_id}` : ''}` }) });
+          return;
+        case 'agent_cli_session':
+          set({ steps: update(steps, event.step, { note: event.session_id ? `${event.cli} conversation ${event.session_id}` : event.message }) });
+          return;
         case 'step_reused':
         case 'session_forked':
         case 'limits_raised':
@@ -271,6 +277,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'file_write_applied':
         case 'file_write_recovered':
         case 'environment_accepted':
+        case 'agent_cli_files':
           return;
         case 'step_started': {
           const next = update(steps, event.step, { status: 'running', agent: event.agent, attempt: event.attempt, retry: event.retry, note: undefined, startedAt: now() });
@@ -305,7 +312,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'step_completed': {
           asked.delete(event.step);
           const next = update(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : undefined });
-          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
+          set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: event.cost_usd !== undefined ? (get().dollars ?? 0) + event.cost_usd : dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }
         case 'step_failed': {

@@ -1,4 +1,5 @@
 import { fenceEvents } from '../engine/epoch-fence.js';
+import { openCommand, type AgentCliRun } from '../engine/agent-cli.js';
 import { isNumbered } from '../engine/patterns/pattern-for.js';
 import type { Hue } from '../session/status-words.js';
 import type { EngineEvent } from '../engine/events.js';
@@ -97,8 +98,15 @@ export function sessionSteps(pattern: Pattern, replayed: ReplayedSteps, live: bo
     group: node.group,
     status: stateOf(node, replayed, live),
     attempt: replayed.progress.in_progress[node.id]?.attempt ?? 0,
-    ...(node.detail ? { detail: node.detail } : {}),
+    ...detailOf(node.detail, replayed.progress.agent_cli[node.id]),
   }));
+}
+
+/** What views say of a step beside its state: the pattern's reading of its answer, and an agent CLI's conversation with the command that opens it. */
+function detailOf(detail: string | undefined, cli: AgentCliRun | undefined): { detail?: string } {
+  const conversation = cli?.session_id ? `${cli.cli} conversation ${cli.session_id} (open it: ${openCommand(cli.cli, cli.session_id)})` : undefined;
+  const text = [detail, conversation].filter(Boolean).join(' · ');
+  return text ? { detail: text } : {};
 }
 
 /** What a checkpoint says of a chain: how many steps completed, and the steps under way and asked, by id. */

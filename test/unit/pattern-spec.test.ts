@@ -151,7 +151,7 @@ describe('workflow specs', () => {
       'spec.yaml:25:13: error: pattern.config.tasks.3.id: an id is letters, digits, dots, underscores, colons and hyphens (strands-cli identifier)',
     );
     expect(problems(workflow.replace('      - id: report\n        agent: b\n', '      - id: report\n'))).toEqual([
-      'spec.yaml:25:9: error: pattern.config.tasks.3.agent: Invalid input: expected string, received undefined (a task is an agent task (id, agent, input, deps) or an approval (id, type: hitl, prompt, deps))',
+      'spec.yaml:25:9: error: pattern.config.tasks.3.agent: Invalid input: expected string, received undefined (a task is an agent task (id, agent, input, deps), an approval (id, type: hitl, prompt, deps) or an agent CLI (id, type: agent_cli, cli, prompt, deps))',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import type { ChainPattern, ChainStep } from '../../spec/schema.js';
 import { plural } from '../../human-units.js';
 import { isStepShape, type EngineKind } from '../pattern-kind.js';
-import { isApprovalStep, stepLabel } from '../../spec/chain-steps.js';
+import { isAgentCliStep, isApprovalStep, stepLabel } from '../../spec/chain-steps.js';
 import type { Pattern, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress, StepRecord } from '../session-progress.js';
 import { chainIndex, chainStepId, stepTitle, type StepId } from '../step-id.js';
@@ -9,9 +9,9 @@ import type { Variables } from '../template-context.js';
 
 /** A step's work as the scheduler runs it: an agent call, or a person's approval. */
 export function stepWork(step: ChainStep, id: StepId): PatternStep {
-  return isApprovalStep(step)
-    ? { id, label: 'approval', work: { kind: 'approval', approval: step } }
-    : { id, label: step.agent, work: { kind: 'agent', agent: step.agent, input: step.input, vars: step.vars } };
+  if (isApprovalStep(step)) return { id, label: 'approval', work: { kind: 'approval', approval: step } };
+  if (isAgentCliStep(step)) return { id, label: step.cli, work: { kind: 'agent_cli', cli: step } };
+  return { id, label: step.agent, work: { kind: 'agent', agent: step.agent, input: step.input, vars: step.vars } };
 }
 
 /** `steps[n]` as strands-cli's templates see a list of finished steps: index, agent, response, tokens. */

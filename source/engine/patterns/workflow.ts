@@ -1,7 +1,7 @@
 import type { WorkflowPattern } from '../../spec/schema.js';
 import { plural } from '../../human-units.js';
 import { isObject, isStepShape, isString, type EngineKind } from '../pattern-kind.js';
-import { isApprovalStep } from '../../spec/chain-steps.js';
+import { isAgentCliStep, isApprovalStep } from '../../spec/chain-steps.js';
 import { taskGraph, taskLevels } from '../../spec/task-graph.js';
 import type { Pattern, PatternStep, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
@@ -10,9 +10,9 @@ import type { Variables } from '../template-context.js';
 type Task = WorkflowPattern['config']['tasks'][number];
 
 function taskWork(task: Task): PatternStep {
-  return isApprovalStep(task)
-    ? { id: task.id, label: 'approval', work: { kind: 'approval', approval: task } }
-    : { id: task.id, label: task.agent, work: { kind: 'agent', agent: task.agent, input: task.input } };
+  if (isApprovalStep(task)) return { id: task.id, label: 'approval', work: { kind: 'approval', approval: task } };
+  if (isAgentCliStep(task)) return { id: task.id, label: task.cli, work: { kind: 'agent_cli', cli: task } };
+  return { id: task.id, label: task.agent, work: { kind: 'agent', agent: task.agent, input: task.input } };
 }
 
 /**
@@ -30,7 +30,7 @@ export function workflowPattern(config: WorkflowPattern['config']): Pattern {
   // Views list tasks level by level, in spec order within a level (strands-cli's order).
   const ordered = levels.flat().map((id) => byId.get(id)!);
   const shape: ShapeNode[] = ordered.map((task) => ({
-    id: task.id, label: isApprovalStep(task) ? 'approval' : task.agent, title: `task ${task.id}`, group: `level ${levelOf.get(task.id)! + 1}`,
+    id: task.id, label: taskWork(task).label, title: `task ${task.id}`, group: `level ${levelOf.get(task.id)! + 1}`,
     after: [...(task.deps ?? [])].filter((dep) => byId.has(dep)), approval: isApprovalStep(task),
   }));
   const graph = taskGraph(tasks);

@@ -1,6 +1,6 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isApprovalStep } from '../chain-steps.js';
+import { isAgentStep } from '../chain-steps.js';
 import { checkSteps } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind } from '../pattern-kind.js';
 import { chainStepSchema, listOf } from '../step-schemas.js';
@@ -22,7 +22,7 @@ export const chainKind: SpecKind<PatternOf<'chain'>> = {
   },
   fieldScopes: (_spec, pattern, path, variables) => [chainStepScope(pattern.config.steps, variables, Number(path[3]))],
   agentScopes: (_spec, pattern, agent, variables) =>
-    pattern.config.steps.flatMap((step, i) => (!isApprovalStep(step) && step.agent === agent ? [chainStepScope(pattern.config.steps, variables, i)] : [])),
+    pattern.config.steps.flatMap((step, i) => (isAgentStep(step) && step.agent === agent ? [chainStepScope(pattern.config.steps, variables, i)] : [])),
   artifactScope(_spec, pattern, variables) {
     const n = pattern.config.steps.length;
     const note = `artifacts render after the chain's ${n} step${n === 1 ? '' : 's'}: steps[0]${n > 1 ? `…steps[${n - 1}]` : ''}`;

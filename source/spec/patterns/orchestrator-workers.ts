@@ -1,6 +1,6 @@
 import { z } from '../../validation/z.js';
-import { isApprovalStep } from '../chain-steps.js';
-import { agentProblem } from '../pattern-checks.js';
+import { isAgentCliStep, isAgentStep } from '../chain-steps.js';
+import { agentCliProblem, agentProblem } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { approvalStepSchema, chainStepSchema } from '../step-schemas.js';
 import { scope, stepVars } from '../template-scopes.js';
@@ -50,7 +50,9 @@ export const orchestratorWorkersKind: SpecKind<Pattern> = {
     if (worker) error([...at, 'worker_template', 'agent'], worker);
     for (const name of tails) {
       const step = pattern.config[name];
-      if (step && !isApprovalStep(step)) {
+      const cli = step && isAgentCliStep(step) ? agentCliProblem(step, name) : undefined;
+      if (cli) error([...at, name, 'cli'], cli);
+      if (step && isAgentStep(step)) {
         const problem = agentProblem(spec, step.agent, name);
         if (problem) error([...at, name, 'agent'], problem);
       }
@@ -75,7 +77,7 @@ export const orchestratorWorkersKind: SpecKind<Pattern> = {
     const hitl = pattern.config.reduce_review || pattern.config.decomposition_review ? ['hitl_response'] : [];
     const uses = (name: (typeof tails)[number]) => {
       const step = pattern.config[name];
-      return step && !isApprovalStep(step) && step.agent === agent;
+      return step && isAgentStep(step) && step.agent === agent;
     };
     return [
       ...(pattern.config.orchestrator.agent === agent || pattern.config.worker_template.agent === agent ? [scope(variables)] : []),

@@ -1,7 +1,7 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isApprovalStep } from '../chain-steps.js';
-import { agentProblem, checkSteps, checkUniqueIds } from '../pattern-checks.js';
+import { isAgentCliStep, isAgentStep, isApprovalStep, stepLabel } from '../chain-steps.js';
+import { agentCliProblem, agentProblem, checkSteps, checkUniqueIds } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { chainStepSchema, identifier, listOf } from '../step-schemas.js';
 import type { KeyedScope, TemplateScope } from '../template-scan.js';
@@ -69,7 +69,9 @@ export const parallelKind: SpecKind<ParallelPattern> = {
       if (branch.steps.length === 0) error([...at, i, 'steps'], `branch '${branch.id}' has no steps; give it at least one (an agent step, or a type: hitl step)`);
       checkSteps(spec, branch.steps, [...at, i, 'steps'], (j) => `branch '${branch.id}' step ${j + 1}`, error);
     }
-    if (reduce && !isApprovalStep(reduce)) {
+    const reduceCli = reduce && isAgentCliStep(reduce) ? agentCliProblem(reduce, 'reduce') : undefined;
+    if (reduceCli) error([...configPath, 'reduce', 'cli'], reduceCli);
+    if (reduce && isAgentStep(reduce)) {
       const problem = agentProblem(spec, reduce.agent, 'reduce');
       if (problem) error([...configPath, 'reduce', 'agent'], problem);
     }
@@ -82,7 +84,7 @@ export const parallelKind: SpecKind<ParallelPattern> = {
   },
   fieldScopes: (_spec, pattern, path, variables) => (path[2] === 'reduce' ? [reduceScope(pattern, variables)] : [branchStepScope(pattern, variables, Number(path[3]), Number(path[5]))]),
   agentScopes(_spec, pattern, agent, variables) {
-    const uses = (step: (typeof pattern.config.branches)[number]['steps'][number] | undefined) => step !== undefined && !isApprovalStep(step) && step.agent === agent;
+    const uses = (step: (typeof pattern.config.branches)[number]['steps'][number] | undefined) => step !== undefined && isAgentStep(step) && step.agent === agent;
     return [
       ...pattern.config.branches.flatMap((branch, b) => branch.steps.flatMap((step, i) => (uses(step) ? [branchStepScope(pattern, variables, b, i)] : []))),
       ...(uses(pattern.config.reduce) ? [reduceScope(pattern, variables)] : []),
@@ -98,7 +100,7 @@ export const parallelKind: SpecKind<ParallelPattern> = {
   describe(spec, pattern) {
     const { branches, reduce } = pattern.config;
     const list = branches.map((branch) => `${branch.id} ${plural(branch.steps.length, 'step')}`).join(', ');
-    const then = reduce ? `, then reduce (${isApprovalStep(reduce) ? 'hitl' : reduce.agent})` : ', no reduce';
+    const then = reduce ? `, then reduce (${isApprovalStep(reduce) ? 'hitl' : stepLabel(reduce)})` : ', no reduce';
     return `parallel, ${plural(branches.length, 'branch', 'branches')} (${list})${then}, ${concurrency(spec)}`;
   },
 };

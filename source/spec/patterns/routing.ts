@@ -1,6 +1,6 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isApprovalStep } from '../chain-steps.js';
+import { isAgentStep, isApprovalStep } from '../chain-steps.js';
 import { agentProblem, checkSteps } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { approvalStepSchema, chainStepSchema } from '../step-schemas.js';
@@ -67,7 +67,7 @@ export const routingKind: SpecKind<RoutingPattern> = {
   agentScopes(_spec, pattern, agent, variables) {
     const scopes: TemplateScope[] = pattern.config.router.agent === agent ? [scope(variables)] : [];
     for (const [name, route] of Object.entries(pattern.config.routes)) {
-      for (const [i, step] of route.then.entries()) if (!isApprovalStep(step) && step.agent === agent) scopes.push(routeStepScope(pattern, variables, name, i));
+      for (const [i, step] of route.then.entries()) if (isAgentStep(step) && step.agent === agent) scopes.push(routeStepScope(pattern, variables, name, i));
     }
     return scopes;
   },

@@ -1,9 +1,9 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isApprovalStep } from '../chain-steps.js';
-import { agentProblem, checkUniqueIds, suggest } from '../pattern-checks.js';
+import { isAgentCliStep, isAgentStep, isApprovalStep } from '../chain-steps.js';
+import { agentCliProblem, agentProblem, checkUniqueIds, suggest } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type PathReport, type SpecKind, type SpecPath } from '../pattern-kind.js';
-import { approvalFields, identifier, listOf } from '../step-schemas.js';
+import { agentCliFields, approvalFields, identifier, listOf } from '../step-schemas.js';
 import { taskGraph, taskLevels, taskOrder, type TaskGraph } from '../task-graph.js';
 import type { KeyedScope, TemplateScope } from '../template-scan.js';
 import { concurrency } from '../max-parallel.js';
@@ -24,8 +24,10 @@ const agentTaskSchema = z.strictObject({
 
 const approvalTaskSchema = z.strictObject({ id: identifier, deps: depsSchema, ...approvalFields });
 
-const workflowTaskSchema = z.union([agentTaskSchema, approvalTaskSchema], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'a task is an agent task (id, agent, input, deps) or an approval (id, type: hitl, prompt, deps)' : undefined),
+const agentCliTaskSchema = z.strictObject({ id: identifier, deps: depsSchema, description: z.string().optional(), ...agentCliFields });
+
+const workflowTaskSchema = z.union([agentTaskSchema, approvalTaskSchema, agentCliTaskSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'a task is an agent task (id, agent, input, deps), an approval (id, type: hitl, prompt, deps) or an agent CLI (id, type: agent_cli, cli, prompt, deps)' : undefined),
 });
 
 /** A DAG of tasks: a task starts once every task in its `deps` has finished. */
@@ -50,7 +52,11 @@ function checkWorkflow(spec: WorkflowSpec, pattern: WorkflowPattern, error: Path
   // With an id used twice, deps cannot say which task they mean: the graph waits for unique ids.
   const graphable = ids.length === tasks.length;
   for (const [i, task] of tasks.entries()) {
-    if (!isApprovalStep(task)) {
+    if (isAgentCliStep(task)) {
+      const problem = agentCliProblem(task, `task '${task.id}'`);
+      if (problem) error([...at, i, 'cli'], problem);
+    }
+    if (isAgentStep(task)) {
       const problem = agentProblem(spec, task.agent, `task '${task.id}'`);
       if (problem) error([...at, i, 'agent'], problem);
     }
@@ -143,7 +149,7 @@ export const workflowKind: SpecKind<WorkflowPattern> = {
     for (const [i, task] of pattern.config.tasks.entries()) yield* stepFields(task, [...configPath, 'tasks', i]);
   },
   fieldScopes: (_spec, pattern, path, variables) => [taskScope(pattern, variables, Number(path[3]))],
-  agentScopes: (_spec, pattern, agent, variables) => pattern.config.tasks.flatMap((task, i) => (!isApprovalStep(task) && task.agent === agent ? [taskScope(pattern, variables, i)] : [])),
+  agentScopes: (_spec, pattern, agent, variables) => pattern.config.tasks.flatMap((task, i) => (isAgentStep(task) && task.agent === agent ? [taskScope(pattern, variables, i)] : [])),
   artifactScope(_spec, pattern, variables) {
     const ids = new Set(pattern.config.tasks.map((t) => t.id));
     const reads = 'workflow artifacts read tasks.<id>.response (last_response is the last task\'s)';

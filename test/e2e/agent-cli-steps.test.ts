@@ -1,0 +1,178 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { fakeAgentClis, type FakeClis } from '../helpers/fake-agent-clis.js';
+import { parseAllSessionFiles } from '../helpers/session-files.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Seed 003's pipeline: research → plan → implement, one agent CLI conversation across the three. */
+const threePhases = (cli: 'claude' | 'codex') => `version: 0
+name: three-phases
+runtime:
+  provider: scripted
+env:
+  secrets:
+    - { source: env, key: FAKE_SECRET }
+agents: {}
+pattern:
+  type: chain
+  config:
+    steps:
+      - { type: agent_cli, cli: ${cli}, session: main, prompt: "PHASE:research Research {{ topic }}." }
+      - { type: agent_cli, cli: ${cli}, session: main, prompt: "PHASE:plan Plan from: {{ steps[0].response }}" }
+      - { type: agent_cli, cli: ${cli}, session: main, prompt: "PHASE:implement Implement: {{ steps[1].response }}" }
+outputs:
+  artifacts:
+    - path: ./out/result.md
+      from: "{% for s in steps %}{{ s.index }}: {{ s.response }}\\n{% endfor %}"
+inputs:
+  values: { topic: durable agents }
+`;
+
+interface Call {
+  cli: string;
+  argv: string[];
+  prompt: string;
+  pid: number;
+  resume: string | null;
+  secret: string | null;
+}
+
+function workspace(cli: 'claude' | 'codex') {
+  const cwd = tempDir();
+  // The fakes keep their log outside the working folder: only what the CLI does in it counts as its changes.
+  const fakes = fakeAgentClis(tempDir());
+  writeFileSync(join(cwd, 'phases.yaml'), threePhases(cli));
+  return { cwd, fakes, env: { ACODE_HOME: join(cwd, 'home'), FAKE_SECRET: 'sk-fake-secret-value-123456', ...fakes.env } };
+}
+
+const calls = (fakes: FakeClis): Call[] =>
+  existsSync(join(fakes.state, 'calls.jsonl')) ? readFileSync(join(fakes.state, 'calls.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Call) : [];
+/** Processes whose process group is `pgid`, as ps lists them. */
+function groupMembers(pgid: number): string[] {
+  const ps = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,comm='], { encoding: 'utf8' });
+  return ps.split('\n').map((line) => line.trim().split(/\s+/)).filter((cols) => Number(cols[1]) === pgid && !cols[2]?.startsWith('Z')).map((cols) => cols.join(' '));
+}
+
+const groups: number[] = [];
+afterEach(() => {
+  // Whatever a failed test left running: the fake CLI and its grandchild end with their group.
+  for (const pgid of groups.splice(0)) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
+  it('runs three phases headless in one conversation: phases 2 and 3 continue the id phase 1 named', async () => {
+    const ws = workspace(cli);
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.stderr).not.toContain("FAKE");
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second, third] = calls(ws.fakes);
+    expect(calls(ws.fakes)).toHaveLength(3);
+    if (cli === 'claude') expect(first!.argv.slice(0, 4)).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
+    else expect(first!.argv).toEqual(['exec', '--json', '-']);
+    expect(first!.resume).toBeNull();
+    expect(first!.prompt).toBe('PHASE:research Research durable agents.');
+    const id = readSessionId(ws.env.ACODE_HOME);
+    expect(second!.resume).toBe(id);
+    expect(third!.resume).toBe(id);
+    if (cli === 'claude') expect(second!.argv).toContain('--resume');
+    else expect(second!.argv.slice(-3)).toEqual(['resume', id, '-']);
+    // The spec's env.secrets stay with acode: the child never sees them.
+    expect(calls(ws.fakes).every((call) => call.secret === null)).toBe(true);
+    expect(readFileSync(join(ws.cwd, 'artifacts', 'out', 'result.md'), 'utf8')).toBe(`0: research done by ${cli} (1 task in this conversation)\n1: plan done by ${cli} (2 tasks in this conversation)\n2: implement done by ${cli} (3 tasks in this conversation)\n`);
+    // Shown with the command that opens the conversation in the CLI itself.
+    const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
+    const show = await runCli(['sessions', 'show', record!.session_id], ws);
+    expect(show.stdout).toContain(cli === 'claude' ? `claude --resume ${id}` : `codex resume ${id}`);
+  });
+
+  it('kill -9 of acode during phase 2: the resume ends the CLI still running, re-runs phase 2 in the same conversation, never phase 1', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    run.child.kill('SIGKILL');
+    await run.done;
+    // kill -9 of acode cannot take the CLI with it: its own process group outlives it (with its grandchild).
+    expect(groupMembers(hanging).length).toBeGreaterThanOrEqual(2);
+    const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
+    const events = readFileSync(join(ws.env.ACODE_HOME, 'sessions', record!.session_id, 'events.jsonl'), 'utf8');
+    // Phase 2's child and the conversation it continues were journaled before acode died.
+    expect(events).toMatch(new RegExp(`"type":"agent_cli_started","step":"1"[^\\n]*"pid":${hanging},[^\\n]*"resume_id":"${readSessionId(ws.env.ACODE_HOME)}"`));
+    // What the interrupted CLI changed before acode died is what the resume asks about; without a terminal it stops there.
+    const plan = await runCli(['resume', record!.session_id, '--dry-run'], ws);
+    expect(plan.stdout).toMatch(/created +plan\.md .*was working in this folder when acode stopped/);
+    expect(plan.stdout).toMatch(new RegExp(`2 ${cli}, attempt 1 → end ${cli} \\(pid ${hanging}\\) if it still runs, then continue its conversation ${readSessionId(ws.env.ACODE_HOME)} as attempt 2`));
+    const asked = await runCli(['resume', record!.session_id], ws);
+    expect(asked.code).toBe(17);
+    expect(asked.stderr).toContain('plan.md');
+    expect(asked.stderr).not.toContain('research.md');
+    const resume = await runCli(['resume', record!.session_id, '--yes'], ws);
+    expect(resume.code, resume.stderr).toBe(0);
+    // The old CLI and everything it started were ended before the retry: two agents never work in one folder.
+    expect(groupMembers(hanging)).toEqual([]);
+    const id = readSessionId(ws.env.ACODE_HOME);
+    expect(calls(ws.fakes).filter((call) => call.prompt.includes('PHASE:research'))).toHaveLength(1);
+    const retried = calls(ws.fakes)[2]!;
+    expect(retried.resume).toBe(id);
+    expect(retried.prompt).toMatch(/^You were interrupted/);
+    expect(calls(ws.fakes)).toHaveLength(4);
+    expect(readFileSync(join(ws.cwd, 'artifacts', 'out', 'result.md'), 'utf8')).toBe(`0: research done by ${cli} (1 task in this conversation)\n1: plan done by ${cli} (2 tasks in this conversation)\n2: implement done by ${cli} (3 tasks in this conversation)\n`);
+    // Every file a phase changed (the interrupted attempt's edit included) is now one the session has seen: a later edit by a person is noticed.
+    const journal = readFileSync(join(ws.env.ACODE_HOME, 'sessions', record!.session_id, 'events.jsonl'), 'utf8');
+    const touched = journal.split('\n').filter((line) => line.includes('"type":"agent_cli_files"')).map((line) => (JSON.parse(line) as { files: { path: string }[] }).files.map((f) => f.path));
+    expect(touched).toEqual([[join(ws.cwd, 'research.md')], [join(ws.cwd, 'plan.md')], [join(ws.cwd, 'implement.md')]]);
+  }, 60_000);
+
+  it('a usage limit waits for the reset the CLI names, then continues the same conversation', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ limit: 'PHASE:plan', limitMessage: "You've hit your usage limit. Try again in 2 seconds." }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/usage limit[^\n]*retry 1\/\d+ in [12] s/);
+    const id = readSessionId(ws.env.ACODE_HOME);
+    const plan = calls(ws.fakes).slice(1, 3);
+    expect(plan.map((call) => call.resume)).toEqual([id, id]);
+    expect(plan[1]!.prompt).toMatch(/^You were interrupted/);
+    expect(calls(ws.fakes)).toHaveLength(4);
+  }, 60_000);
+});
+
+/** The conversation id the session journaled (the first agent_cli_session naming one). */
+function readSessionId(home: string): string {
+  const [record] = parseAllSessionFiles(home);
+  const line = readFileSync(join(home, 'sessions', record!.session_id, 'events.jsonl'), 'utf8').split('\n').find((l) => l.includes('"type":"agent_cli_session"') && !l.includes('"session_id":null'));
+  return (JSON.parse(line!) as { session_id: string }).session_id;
+}
+
+describe('an agent CLI that is not installed', () => {
+  it('is a validation error naming it, before any session exists', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'phases.yaml'), threePhases('codex'));
+    const env = { ACODE_HOME: join(cwd, 'home'), PATH: '/usr/bin:/bin' };
+    const validate = await runCli(['validate', 'phases.yaml'], { cwd, env });
+    expect(validate.code).not.toBe(0);
+    expect(validate.stderr).toMatch(/phases\.yaml:\d+.*runs the codex CLI, which is not on PATH/);
+    const run = await runCli(['run', 'phases.yaml'], { cwd, env });
+    expect(run.code).toBe(validate.code);
+    expect(existsSync(join(cwd, 'home', 'sessions'))).toBe(false);
+  });
+});

@@ -69,7 +69,7 @@ export type EngineEventBody =
       steps_total?: number;
     }
   /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
-  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
+  | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true; cost_usd?: number }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
   | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
   | { type: 'session_forked'; from_session: string; steps_reused: number }
@@ -116,9 +116,9 @@ export type EngineEventBody =
    * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).
    */
-  | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage }
+  | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage; cost_usd?: number }
   /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
-  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
+  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage; cost_usd?: number }
   | { type: 'step_failed'; step: StepId; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string; /** The earlier session whose unchanged file this one replaced. */ replaced_session?: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: StepId | null }
@@ -138,6 +138,12 @@ export type EngineEventBody =
  * superseded holder appended after that point are fenced out (engine/epoch-fence.ts).
  */
 export type EngineEvent = EngineEventBody & { event_id: number; ts: string; epoch?: number; based_on?: number };
+
+/**
+ * Model-call events carry `cost_usd` (what that call cost, priced when it was made, when its model
+ * has a price): the log, not today's price table, is what `runtime.budgets.max_cost_usd` counts.
+ */
+export type PricedCall = Extract<EngineEventBody, { cost_usd?: number }>;
 
 /**
  * The model call an event records, if it records one: every saved or restarted conversation and the

@@ -11,7 +11,8 @@ import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, 
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
-import type { EngineEvent, EngineEventBody } from './events.js';
+import { modelCall, type EngineEvent, type EngineEventBody } from './events.js';
+import type { StepPricer } from './prices.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -46,6 +47,8 @@ export interface SessionRunOptions {
   epoch?: number;
   /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
   artifacts?: ArtifactTarget;
+  /** Prices each model call as it is journaled (engine/prices.ts); absent: no provider with prices. */
+  price?: StepPricer;
 }
 
 export type { RunSummary };
@@ -74,6 +77,8 @@ export class SessionExecutor {
   private readonly waiting = new Set<StepId>();
   /** The last event this run's state was built from, said once, by its first event (see epoch-fence.ts). */
   private basedOn?: number;
+  /** The agent of each step this run started: what its model calls are priced by. */
+  private readonly agents = new Map<StepId, string>();
   /** False once another process took the session over: a file write checks it right before it happens. */
   private readonly stillOwned = (): boolean => this.options.journal.stillOwned?.() ?? true;
 
@@ -128,13 +133,22 @@ export class SessionExecutor {
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = redactEvent({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
+    const event = redactEvent({ ...this.priced(body), ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     // Only once an event of this holder is in the log does it no longer need to say what it built on.
     this.basedOn = undefined;
     for (const listener of this.listeners) listener(event);
     return event;
+  }
+
+  /** A model call's event with what the call cost, when its model has a price: the log is what max_cost_usd counts. */
+  private priced(body: EngineEventBody): EngineEventBody {
+    const call = this.options.price ? modelCall(body) : undefined;
+    if (!call || call.usage.input + call.usage.output === 0) return body;
+    const agent = body.type === 'step_completed' ? body.agent : this.agents.get(call.step);
+    const dollars = agent === undefined ? undefined : this.options.price?.(agent, call.usage);
+    return dollars === undefined ? body : ({ ...body, cost_usd: dollars } as EngineEventBody);
   }
 
   async run(): Promise<RunSummary> {
@@ -276,6 +290,7 @@ export class SessionExecutor {
     }
     const agentStep = step as PatternStep & { work: { kind: 'agent' } };
     const agent = agentStep.work.agent;
+    this.agents.set(id, agent);
     const tries: StepTries = { autoAttempts: 0 };
     // A resumed step continues its agent's saved conversation instead of starting blank.
     const saved = this.progress.conversations[id];

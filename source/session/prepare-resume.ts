@@ -1,4 +1,5 @@
 import type { Variables } from '../engine/template-context.js';
+import { requireEnforceableCap } from './cost-cap.js';
 import { raiseLimits } from '../spec/raised-limits.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
@@ -288,6 +289,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
   const raised = choices.limits ? raiseLimits(candidate.spec, choices.limits) : { spec: candidate.spec, changes: [] };
   const spec = raised.spec;
   const pattern = raised.changes.length ? patternFor(spec) : candidate.pattern;
+  await requireEnforceableCap(spec);
   const record = session.record;
   const provider = createProvider(spec, choices.env);
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);

@@ -71,13 +71,15 @@ const runtimeSchema = z.strictObject({
    * Limits over the whole session, every resume included: steps completed, tokens, time spent in
    * steps. Reached, the session pauses, resumable with the
    * limit raised (acode resume <id> --set runtime.budgets.<key>=<value>); `warn_threshold` (a share
-   * of each) says so once before.
+   * of each) says so once before. `max_cost_usd` is acode's own: dollars of every model call, priced
+   * from the maintained price table (engine/prices.ts); a run refuses it for a model it cannot price.
    */
   budgets: z
     .strictObject({
       max_steps: z.number().int().min(1).optional(),
       max_tokens: z.number().int().min(1).optional(),
       max_duration_s: z.number().min(1).optional(),
+      max_cost_usd: z.number().positive().optional(),
       warn_threshold: z.number().min(0).max(1).default(0.8),
     })
     .optional(),

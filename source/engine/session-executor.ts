@@ -19,6 +19,7 @@ import { patternFor } from './patterns/pattern-for.js';
 import type { ChatMessage, CompletionResult, Provider } from './provider.js';
 import { classifyStop, defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
+import { withFailurePolicy } from './failure-policy.js';
 import { applyEvent, nextAttempt, type SessionProgress } from './session-progress.js';
 import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
@@ -69,6 +70,8 @@ export class SessionExecutor {
   private readonly abort = new AbortController();
   private readonly progress: SessionProgress;
   private readonly pattern: Pattern;
+  /** How far the run continues on its own: the person's settings, with the spec's runtime.failure_policy. */
+  private readonly policy: AutoResumePolicy;
   private executed = 0;
   private readonly waits = new Set<RetryWait>();
   /** The gravest stop so far, and the step it came from: the session ends with it. */
@@ -85,6 +88,7 @@ export class SessionExecutor {
   constructor(private readonly options: SessionRunOptions) {
     this.progress = options.progress;
     this.pattern = options.pattern ?? patternFor(options.spec);
+    this.policy = withFailurePolicy(options.autoResume ?? defaultAutoResume, options.spec.runtime.failure_policy);
     this.basedOn = options.progress.last_event_id;
     options.journal.writesAs?.(options.epoch ?? 0, options.progress.last_event_id);
   }
@@ -324,7 +328,7 @@ export class SessionExecutor {
   }
 
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
-    const policy = this.options.autoResume ?? defaultAutoResume;
+    const policy = this.policy;
     this.emit({
       type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: a.tries.lastRetry?.max ?? policy.maxAttempts, stop_reason: a.stop.reason,
       retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, ...(a.stop.detail ? { detail: a.stop.detail } : {}), outcome: a.outcome,
@@ -338,7 +342,7 @@ export class SessionExecutor {
   private async continuation(stop: Stop, tries: StepTries, at: { step: StepId; label: string; attempt: number; start: ChatMessage[]; startLength: number; conversation: ChatMessage[]; context: Record<string, unknown> }): Promise<ChatMessage[] | undefined> {
     const { step, attempt } = at;
     const title = this.title(step);
-    const policy = this.options.autoResume ?? defaultAutoResume;
+    const policy = this.policy;
     const strategy = selectStrategy(stop, policy, tries.autoAttempts + 1);
     if (strategy.kind === 'pause' || strategy.kind === 'fail') {
       if (stop.reason !== 'user_exit') {

@@ -83,6 +83,22 @@ const runtimeSchema = z.strictObject({
       warn_threshold: z.number().min(0).max(1).default(0.8),
     })
     .optional(),
+  /**
+   * strands-cli's retry policy for failures waiting may fix (rate limits, overloads, network
+   * trouble, server errors): `retries` after the first failure (default 2), waiting `backoff`
+   * between them — constant (wait_min), exponential (1 s, 2 s, 4 s … within wait_min..wait_max, as
+   * strands-cli's tenacity waits) or jittered (the same, randomised). It sets the one retry loop acode
+   * has (engine/failure-policy.ts); a server's retry-after still comes first.
+   */
+  failure_policy: z
+    .strictObject({
+      retries: z.number().int().min(0).default(2),
+      backoff: z.enum(['constant', 'exponential', 'jittered']).default('exponential'),
+      wait_min: z.number().min(0).default(1),
+      wait_max: z.number().min(0).default(60),
+    })
+    .refine((policy) => policy.wait_min <= policy.wait_max, { message: 'wait_min must not be above wait_max (seconds between retries)', path: ['wait_min'] })
+    .optional(),
   scripted: scriptedSchema.optional(),
 });
 

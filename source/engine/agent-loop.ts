@@ -3,6 +3,7 @@ import type { WorkflowSpec } from '../spec/schema.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { redactKnown } from '../secrets/redactor.js';
 import { saveConversation } from './conversation.js';
+import { compactIfDue } from './compaction.js';
 import type { EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall } from './provider.js';
@@ -151,6 +152,8 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
   for (let round = 1; ; round++) {
     if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
     if (signal.aborted) throw new StepAbortedError();
+    // A conversation near the model's limit is compacted first (context_policy.compaction).
+    await compactIfDue(turn, deps, spec);
     // What the last round journaled (its saved answer, its tool results) is durable before the next call: no power cut makes a resume ask for it again.
     await deps.journal?.flush?.();
     // A response that arrives after Ctrl+C is kept: it is paid for and complete.

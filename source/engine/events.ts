@@ -117,8 +117,12 @@ export type EngineEventBody =
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).
    */
   | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage; cost_usd?: number }
-  /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
-  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage; cost_usd?: number }
+  /**
+   * A step's conversation outgrew the context: it continues in a fresh one seeded with a summary.
+   * `compacted`: it was near the limit (context_policy.compaction), its older `dropped_messages`
+   * summarized and the newest kept; `model`: the summary's model when not the agent's.
+   */
+  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage; cost_usd?: number; compacted?: true; model?: string }
   | { type: 'step_failed'; step: StepId; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string; /** The earlier session whose unchanged file this one replaced. */ replaced_session?: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: StepId | null }

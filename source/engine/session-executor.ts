@@ -11,8 +11,8 @@ import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, 
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
-import { modelCall, type EngineEvent, type EngineEventBody } from './events.js';
-import type { StepPricer } from './prices.js';
+import type { EngineEvent, EngineEventBody } from './events.js';
+import { pricedCall, type StepPricer } from './prices.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -137,22 +137,13 @@ export class SessionExecutor {
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = redactEvent({ ...this.priced(body), ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
+    const event = redactEvent({ ...pricedCall(body, this.options.price, (step) => this.agents.get(step)), ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     // Only once an event of this holder is in the log does it no longer need to say what it built on.
     this.basedOn = undefined;
     for (const listener of this.listeners) listener(event);
     return event;
-  }
-
-  /** A model call's event with what the call cost, when its model has a price: the log is what max_cost_usd counts. */
-  private priced(body: EngineEventBody): EngineEventBody {
-    const call = this.options.price ? modelCall(body) : undefined;
-    if (!call || call.usage.input + call.usage.output === 0) return body;
-    const agent = body.type === 'step_completed' ? body.agent : this.agents.get(call.step);
-    const dollars = agent === undefined ? undefined : this.options.price?.(agent, call.usage);
-    return dollars === undefined ? body : ({ ...body, cost_usd: dollars } as EngineEventBody);
   }
 
   async run(): Promise<RunSummary> {
@@ -365,8 +356,10 @@ export class SessionExecutor {
       }
       this.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
       let summary: Summary;
+      // The spec's summary model writes this summary too, as strands-cli's summarization agent would.
+      const model = this.options.spec.context_policy?.compaction?.summarization_model;
       try {
-        summary = await summarize(this.options.provider, { agent: at.label, step, attempt, context: at.context, signal: this.abort.signal }, at.conversation);
+        summary = await summarize(this.options.provider, { agent: at.label, step, attempt, context: at.context, signal: this.abort.signal, ...(model ? { model } : {}) }, at.conversation);
       } catch {
         throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
       }
@@ -377,7 +370,7 @@ export class SessionExecutor {
         this.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
         throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
       }
-      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage });
+      this.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(this.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage, ...(model ? { model } : {}) });
       return fresh;
     }
     this.recordAttempt({ step, tries, stop, strategy: 'same_session', outcome: { kind: 'delayed', next_attempt_at: new Date(Date.now() + strategy.delayMs).toISOString() } });

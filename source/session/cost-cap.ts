@@ -9,9 +9,9 @@ import type { WorkflowSpec } from '../spec/schema.js';
  */
 export async function unenforceableCap(spec: WorkflowSpec): Promise<string | undefined> {
   if (spec.runtime.budgets?.max_cost_usd === undefined) return undefined;
-  const unpriced = await unpricedAgents(spec);
+  const unpriced = await unpricedAgents(spec, spec.context_policy?.compaction?.summarization_model);
   if (!unpriced.length) return undefined;
-  const which = unpriced.map((u) => `'${u.agent}' (${u.provider} ${u.model})`).join(', ');
+  const which = unpriced.map((u) => `'${u.agent}' (${u.provider} ${u.model}${u.summaries ? ', its summaries: context_policy.compaction.summarization_model' : ''})`).join(', ');
   return `runtime.budgets.max_cost_usd cannot be enforced: acode has no price for the model of agent${unpriced.length === 1 ? '' : 's'} ${which} — it prices openai and anthropic models its price table knows; use a priced model_id, or cap with runtime.budgets.max_tokens instead`;
 }
 

@@ -102,6 +102,20 @@ const runtimeSchema = z.strictObject({
   scripted: scriptedSchema.optional(),
 });
 
+/**
+ * strands-cli's context_policy.compaction: before a model call whose conversation is past
+ * `when_tokens_over` (estimated, default 60,000), the older part (`summary_ratio` of it, keeping the
+ * `preserve_recent_messages` newest) is summarized (engine/compaction.ts). notes and retrieval are not read.
+ */
+const compactionSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  when_tokens_over: z.number().int().min(1000).optional(),
+  summary_ratio: z.number().min(0).max(1).default(0.35),
+  preserve_recent_messages: z.number().int().min(1).default(12),
+  /** A (cheaper) model of the run's provider that writes the summaries, instead of the agent's. */
+  summarization_model: z.string().min(1).optional(),
+});
+
 const agentSchema = z.strictObject({
   prompt: z.string(),
   /** Tool names as strands-cli spells them; absent = every tool under `tools.python`. */
@@ -143,6 +157,7 @@ export const specSchema = z.strictObject({
     })
     .optional(),
   agents: z.record(z.string(), agentSchema),
+  context_policy: z.strictObject({ compaction: compactionSchema.optional() }).optional(),
   pattern: patternSchema,
   outputs: z
     .strictObject({
@@ -154,6 +169,7 @@ export const specSchema = z.strictObject({
 export type WorkflowSpec = z.infer<typeof specSchema>;
 export type RuntimeSpec = WorkflowSpec['runtime'];
 export type ScriptedSpec = z.infer<typeof scriptedSchema>;
+export type CompactionSpec = z.infer<typeof compactionSchema>;
 export type ScriptedFault = z.infer<typeof faultSchema>;
 export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
 export type { AgentStep, ApprovalStep, ChainStep };

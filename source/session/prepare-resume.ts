@@ -190,6 +190,8 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   // before a crash is terminal even if its checkpoint still says running.
   refuseTerminal(progress.status, record);
   const spec = await session.spec();
+  // Said by --dry-run as by the resume; a cap set by --set is checked again once raised.
+  await requireEnforceableCap(spec);
   const pattern = patternFor(spec);
   refuseUnfindableFolders(record, 'resume');
   if (config.validate_environment && !existsSync(record.cwd)) {

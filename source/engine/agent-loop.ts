@@ -50,6 +50,8 @@ export interface AgentLoopDeps {
   journal?: Pick<Journal, 'flush'>;
   /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell). */
   notify?(notice: StepNotice): void;
+  /** Before each model call of the loop (a summary's too): throws to stop the step there (a budget reached). */
+  beforeCall?(): void;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -152,7 +154,8 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
   for (let round = 1; ; round++) {
     if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
     if (signal.aborted) throw new StepAbortedError();
-    // A conversation near the model's limit is compacted first (context_policy.compaction).
+    // A budget reached stops here, the round before saved; then a conversation near the model's limit is compacted (context_policy.compaction).
+    deps.beforeCall?.();
     await compactIfDue(turn, deps, spec);
     // What the last round journaled (its saved answer, its tool results) is durable before the next call: no power cut makes a resume ask for it again.
     await deps.journal?.flush?.();

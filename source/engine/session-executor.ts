@@ -244,7 +244,11 @@ export class SessionExecutor {
     return titleOf(this.pattern, this.progress, id);
   }
 
-  /** Before each model call: a budget reached pauses the session; one past its warn_threshold is said once (engine/budgets.ts). */
+  /**
+   * Before each model call — a step's first and each of its tool rounds and summaries: a budget
+   * reached pauses the session (a step under way keeps its saved conversation for the resume); one
+   * past its warn_threshold is said once (engine/budgets.ts).
+   */
   private checkBudget(): void {
     for (;;) {
       const verdict = checkBudgets(this.options.spec.runtime.budgets, this.progress, this.options.sessionId);
@@ -306,7 +310,7 @@ export class SessionExecutor {
       const turn = { agent, step: id, attempt, messages: conversation ?? messages, context };
       let result: CompletionResult;
       try {
-        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId], notify: this.noticeListeners.size ? this.notify : undefined });
+        result = await agentLoop(turn, { ...this.options, signal: this.abort.signal, emit: (body) => this.emit(body), stillOwned: this.stillOwned, recorded: (callId) => this.progress.tool_outcomes[id]?.[callId], notify: this.noticeListeners.size ? this.notify : undefined, beforeCall: () => this.checkBudget() });
       } catch (error) {
         conversation = await this.continuation(classifyStop(error, this.cancelled), tries, { step: id, label: agent, attempt, start: messages, startLength, conversation: turn.messages, context });
         continue;

@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { messagesToSummarize } from '../../source/engine/compaction.js';
+import { checkRunModels } from '../../source/session/model-check.js';
+import { loadSpecText } from '../../source/spec/load-spec.js';
 import type { ChatMessage } from '../../source/engine/provider.js';
 import { executorFor, MemoryJournal, replayed } from '../helpers/engine-harness.js';
 import { openAiServerPerTest, type ChatRequest, type OpenAiTestServer } from '../helpers/openai-server.js';
@@ -88,6 +90,12 @@ describe('context_policy.compaction', () => {
     expect((await executor.run()).status).toBe('completed');
     expect(server.requests.filter(isSummaryRequest).map((r) => r.body.model)).toEqual(['cheap-model']);
     expect(stepCalls().map((r) => r.body.model)).toEqual(['m1', 'm1', 'm1']);
+  });
+
+  it('has a run ask the provider for summarization_model too, before it starts', async () => {
+    server.models = ['m1'];
+    const checks = await checkRunModels(loadSpecText(spec('{ summarization_model: cheap-model }'), 'spec.yaml').spec, {});
+    expect(checks?.map((c) => [c.model, c.availability.kind])).toEqual([['m1', 'offered'], ['cheap-model', 'missing']]);
   });
 
   it('leaves the conversation whole below the threshold, or when disabled', async () => {

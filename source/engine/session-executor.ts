@@ -245,7 +245,7 @@ export class SessionExecutor {
   }
 
   /**
-   * Before each model call — a step's first and each of its tool rounds and summaries: a budget
+   * Before each model call of a step — its first, each tool round, a compaction's summary: a budget
    * reached pauses the session (a step under way keeps its saved conversation for the resume); one
    * past its warn_threshold is said once (engine/budgets.ts).
    */

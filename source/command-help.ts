@@ -25,7 +25,7 @@ const flagHelp = {
   response: `    --response "…"       answer it with this response instead`,
   reject: `    --reject             reject it: the session is cancelled`,
   set: `    --set K=N            resume: raise a limit the session stopped at — runtime.budgets.max_steps,
-                         max_tokens, max_duration_s; a graph's pattern.config.max_iterations`,
+                         max_tokens, max_duration_s, max_cost_usd; a graph's pattern.config.max_iterations`,
   dryRun: `    --dry-run            show the continuation plan, changed files and model check; run nothing, change nothing`,
   yes: `    --yes                resume even if files the session touched changed (= --on-change continue),
                          or the provider does not offer a model it needs, or cannot be asked`,

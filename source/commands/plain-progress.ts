@@ -51,6 +51,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'resume_attempt':
       return attemptLine(event, step(event.step));
     case 'conversation_reset':
+      if (event.compacted) return `  ↻ ${step(event.step)}: conversation compacted before the context limit: ${event.dropped_messages} older message${event.dropped_messages === 1 ? '' : 's'} summarized ${event.summary_source === 'model' ? 'by the model' : '(by truncation: the model could not summarize)'}`;
       return `  ↻ ${step(event.step)}: new conversation, seeded with a summary ${event.summary_source === 'model' ? 'written by the model' : '(the latest part of the old one: the model could not summarize)'}`;
     case 'approval_requested':
       return `◆ ${step(event.step)}: ${event.prompt}${event.context ? `\n${event.context}` : ''}`;

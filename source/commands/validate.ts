@@ -1,12 +1,20 @@
 import { ExitCode } from '../errors/acode-error.js';
+import { unenforceableCap } from '../session/cost-cap.js';
 import { checkSpecText, readSpecText } from '../spec/load-spec.js';
 import { describePattern } from '../spec/pattern-summary.js';
 import { formatProblem } from '../spec/spec-problem.js';
+import { parsePositioned } from '../spec/yaml-positions.js';
 import type { CommandContext } from './command-context.js';
 
 /** `acode validate <spec>`: every problem with file:line:column; exit 2 when any is an error. */
-export function validateCommand(ctx: CommandContext, file: string): ExitCode {
-  const { spec, problems } = checkSpecText(readSpecText(file), file);
+export async function validateCommand(ctx: CommandContext, file: string): Promise<ExitCode> {
+  const text = readSpecText(file);
+  const checked = checkSpecText(text, file);
+  const { problems } = checked;
+  // A spending cap the price table cannot count is refused by run: validate says so where it is set.
+  const uncapped = checked.spec && (await unenforceableCap(checked.spec));
+  if (uncapped) problems.push({ severity: 'error', file, ...parsePositioned(text).locate(['runtime', 'budgets', 'max_cost_usd']), message: uncapped });
+  const spec = uncapped ? undefined : checked.spec;
   for (const problem of problems) ctx.stderr.write(`${formatProblem(problem)}\n`);
   if (!spec) {
     const errors = problems.filter((p) => p.severity === 'error').length;

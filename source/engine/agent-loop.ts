@@ -3,6 +3,7 @@ import type { WorkflowSpec } from '../spec/schema.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { redactKnown } from '../secrets/redactor.js';
 import { saveConversation } from './conversation.js';
+import { compactIfDue } from './compaction.js';
 import type { EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall } from './provider.js';
@@ -49,6 +50,8 @@ export interface AgentLoopDeps {
   journal?: Pick<Journal, 'flush'>;
   /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell). */
   notify?(notice: StepNotice): void;
+  /** Before each model call of the loop (a summary's too): throws to stop the step there (a budget reached). */
+  beforeCall?(): void;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -151,6 +154,9 @@ export async function agentLoop(turn: AgentTurn, deps: AgentLoopDeps): Promise<C
   for (let round = 1; ; round++) {
     if (round > maxToolRounds) throw new ProviderError(`the agent asked for tools ${maxToolRounds} times without answering; stopping this step`, false);
     if (signal.aborted) throw new StepAbortedError();
+    // A budget reached stops here, the round before saved; then a conversation near the model's limit is compacted (context_policy.compaction).
+    deps.beforeCall?.();
+    await compactIfDue(turn, deps, spec);
     // What the last round journaled (its saved answer, its tool results) is durable before the next call: no power cut makes a resume ask for it again.
     await deps.journal?.flush?.();
     // A response that arrives after Ctrl+C is kept: it is paid for and complete.

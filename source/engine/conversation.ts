@@ -69,3 +69,13 @@ export function seededConversation(start: readonly ChatMessage[], summary: Summa
   const note = `\n\n[This step was started before, and its conversation outgrew the model's context. ${summary.source === 'model' ? 'Summary' : 'The latest part'} of the work so far:]\n${summary.text}`;
   return [...(system ? [system] : []), { role: 'user', content: `${user?.content ?? ''}${note}` }];
 }
+
+/**
+ * A conversation compacted before it reached the model's limit: the step's own system prompt and
+ * input with the summary of the older part, then the newest messages as they were.
+ */
+export function compactedConversation(start: readonly ChatMessage[], summary: Summary, recent: readonly ChatMessage[]): ChatMessage[] {
+  const [system, user] = start;
+  const note = `\n\n[The earlier part of this step's conversation was summarized to stay within the model's context. ${summary.source === 'model' ? 'Summary' : 'Its latest part'}:]\n${summary.text}`;
+  return [...(system ? [system] : []), { role: 'user', content: `${user?.content ?? ''}${note}` }, ...recent];
+}

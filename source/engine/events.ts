@@ -70,7 +70,7 @@ export type EngineEventBody =
     }
   /**
    * `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded.
-   * `cost_usd`: what an agent CLI said the step cost (its own prices); absent for model steps, whose cost acode works out from the tokens.
+   * `cost_usd`: what the call cost, priced when it was made (a model's from acode's prices; an agent CLI's as the CLI said it); absent without a price.
    */
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true; cost_usd?: number }
   /**
@@ -135,9 +135,13 @@ export type EngineEventBody =
    * The agent's conversation of a step, as a blob: saved when the model answers with tool calls,
    * before any tool runs (`usage`: that model call), and again once every result is in (usage 0).
    */
-  | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage }
-  /** A step's conversation outgrew the context: it continues in a fresh one seeded with a summary. */
-  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage }
+  | { type: 'conversation_saved'; step: StepId; attempt: number; blob: string; messages: number; usage: TokenUsage; cost_usd?: number }
+  /**
+   * A step's conversation outgrew the context: it continues in a fresh one seeded with a summary.
+   * `compacted`: it was near the limit (context_policy.compaction), its older `dropped_messages`
+   * summarized and the newest kept; `model`: the summary's model when not the agent's.
+   */
+  | { type: 'conversation_reset'; step: StepId; attempt: number; blob: string; summary_source: 'model' | 'truncation'; summary_chars: number; dropped_messages: number; usage: TokenUsage; cost_usd?: number; compacted?: true; model?: string }
   | { type: 'step_failed'; step: StepId; attempt: number; reason: StopReason; message: string; retryable: boolean }
   | { type: 'artifact_written'; path: string; bytes: number; sha256: string; /** The earlier session whose unchanged file this one replaced. */ replaced_session?: string }
   | { type: 'session_paused'; reason: StopReason; message: string; step: StepId | null }
@@ -157,6 +161,12 @@ export type EngineEventBody =
  * superseded holder appended after that point are fenced out (engine/epoch-fence.ts).
  */
 export type EngineEvent = EngineEventBody & { event_id: number; ts: string; epoch?: number; based_on?: number };
+
+/**
+ * Model-call events carry `cost_usd` (what that call cost, priced when it was made, when its model
+ * has a price): the log, not today's price table, is what `runtime.budgets.max_cost_usd` counts.
+ */
+export type PricedCall = Extract<EngineEventBody, { cost_usd?: number }>;
 
 /**
  * The model call an event records, if it records one: every saved or restarted conversation and the

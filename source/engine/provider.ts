@@ -32,6 +32,8 @@ export interface CompletionRequest {
   tools?: readonly ToolSpec[];
   /** `summary`: acode asks for a summary of a conversation that outgrew the context (not a step call). */
   purpose?: 'step' | 'summary';
+  /** Another model of the same provider for this request than the agent's (context_policy.compaction.summarization_model). */
+  model?: string;
   signal: AbortSignal;
   /**
    * Told of the answer as it arrives (a streaming provider). Only for watching: what is told may be

@@ -33,6 +33,10 @@ export interface AutoResumePolicy {
   maxAttempts: number;
   /** What an unknown failure (not a rate limit or context overflow) leads to. */
   onUnknown: 'retry' | 'pause' | 'fail';
+  /** The wait before automatic retry n, when the spec sets one (runtime.failure_policy); else acode's jittered exponential backoff. */
+  delay?: (attempt: number, random: () => number) => number;
+  /** Where maxAttempts comes from, for the message that gives up: resume.max_attempts unless the spec says. */
+  capName?: string;
 }
 
 export const defaultAutoResume: AutoResumePolicy = { enabled: true, maxAttempts: 5, onUnknown: 'retry' };
@@ -72,12 +76,15 @@ export function selectStrategy(stop: Stop, policy: AutoResumePolicy, attempt: nu
     if (!stop.retryable) return { kind: 'pause', why: `${stop.message}; waiting will not fix this: fix the cause, then resume` };
   }
   if (!policy.enabled) return { kind: 'pause', why: `${stop.message} (automatic resume is off)` };
-  if (attempt > policy.maxAttempts) return { kind: 'pause', why: `gave up after ${policy.maxAttempts} automatic retries (${stop.message})` };
+  if (attempt > policy.maxAttempts) {
+    return { kind: 'pause', why: policy.maxAttempts === 0 ? `${stop.message} (no automatic retry: ${policy.capName ?? 'resume.max_attempts'} is 0)` : `gave up after ${policy.maxAttempts} automatic retries (${stop.message})` };
+  }
   if (stop.retryLimit !== undefined && attempt > stop.retryLimit) {
     return { kind: 'pause', why: `${stop.message}; gave up after ${stop.retryLimit} quick ${stop.retryLimit === 1 ? 'retry' : 'retries'}: fix the cause, then resume` };
   }
   if (stop.reason === 'context_exhausted') return { kind: 'new_session' };
-  const delayMs = stop.retryAfterMs ?? backoffMs(attempt, random);
+  // A wait the server asked for comes first; then the spec's failure_policy, else acode's backoff.
+  const delayMs = stop.retryAfterMs ?? (policy.delay ?? backoffMs)(attempt, random);
   if (!(delayMs <= longestRetryWaitMs)) return { kind: 'pause', why: `${stop.message}; the limit resets at ${resetTime(delayMs, Date.now())}, later than acode waits on its own (a day): resume then` };
   return { kind: 'same_session', delayMs };
 }

@@ -9,12 +9,14 @@ import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, 
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import type { EngineEvent, EngineEventBody } from './events.js';
+import { pricedCall, type StepPricer } from './prices.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
 import type { Provider } from './provider.js';
 import { defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
 import { RetryWait } from './retry-wait.js';
+import { withFailurePolicy } from './failure-policy.js';
 import { applyEvent, type SessionProgress } from './session-progress.js';
 import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
@@ -48,6 +50,8 @@ export interface SessionRunOptions {
   artifacts?: ArtifactTarget;
   /** Runs agent CLI steps (source/agent-cli/); absent, such a step fails saying so. */
   agentCli?: AgentCliPort;
+  /** Prices each model call as it is journaled (engine/prices.ts); absent: no provider with prices. */
+  price?: StepPricer;
 }
 
 export type { RunSummary };
@@ -68,6 +72,8 @@ export class SessionExecutor {
   private readonly abort = new AbortController();
   private readonly progress: SessionProgress;
   private readonly pattern: Pattern;
+  /** How far the run continues on its own: the person's settings, with the spec's runtime.failure_policy. */
+  private readonly policy: AutoResumePolicy;
   private executed = 0;
   private readonly waits = new Set<RetryWait>();
   /** The gravest stop so far, and the step it came from: the session ends with it. */
@@ -76,12 +82,15 @@ export class SessionExecutor {
   private readonly waiting = new Set<StepId>();
   /** The last event this run's state was built from, said once, by its first event (see epoch-fence.ts). */
   private basedOn?: number;
+  /** The agent of each step this run started: what its model calls are priced by. */
+  private readonly agents = new Map<StepId, string>();
   /** False once another process took the session over: a file write checks it right before it happens. */
   private readonly stillOwned = (): boolean => this.options.journal.stillOwned?.() ?? true;
 
   constructor(private readonly options: SessionRunOptions) {
     this.progress = options.progress;
     this.pattern = options.pattern ?? patternFor(options.spec);
+    this.policy = withFailurePolicy(options.autoResume ?? defaultAutoResume, options.spec.runtime.failure_policy);
     this.basedOn = options.progress.last_event_id;
     options.journal.writesAs?.(options.epoch ?? 0, options.progress.last_event_id);
   }
@@ -130,7 +139,7 @@ export class SessionExecutor {
     const now = new Date().toISOString();
     const last = this.progress.last_event_at;
     const stamp = { event_id: this.progress.last_event_id + 1, ts: last && last > now ? last : now, epoch: this.options.epoch ?? 0 };
-    const event = redactEvent({ ...body, ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
+    const event = redactEvent({ ...pricedCall(body, this.options.price, (step) => this.agents.get(step)), ...stamp, ...(this.basedOn === undefined ? {} : { based_on: this.basedOn }) } as EngineEvent);
     applyEvent(this.progress, event);
     this.options.journal.record(event, this.progress);
     // Only once an event of this holder is in the log does it no longer need to say what it built on.
@@ -237,7 +246,11 @@ export class SessionExecutor {
     return titleOf(this.pattern, this.progress, id);
   }
 
-  /** Before each model call: a budget reached pauses the session; one past its warn_threshold is said once (engine/budgets.ts). */
+  /**
+   * Before each model call of a step — its first, each tool round, a compaction's summary: a budget
+   * reached pauses the session (a step under way keeps its saved conversation for the resume); one
+   * past its warn_threshold is said once (engine/budgets.ts).
+   */
   private checkBudget(): void {
     for (;;) {
       const verdict = checkBudgets(this.options.spec.runtime.budgets, this.progress, this.options.sessionId);
@@ -287,12 +300,14 @@ export class SessionExecutor {
   private async runStep(step: PatternStep): Promise<void> {
     // Idempotent: a step whose result is recorded is never applied again.
     if (this.progress.completed[step.id]) return;
+    // What a model step's calls are priced by (an agent CLI says its own cost).
+    if (step.work.kind === 'agent') this.agents.set(step.id, step.work.agent);
     await runStepWork(step, this.host);
     this.executed++;
   }
 
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {
-    const policy = this.options.autoResume ?? defaultAutoResume;
+    const policy = this.policy;
     this.emit({
       type: 'resume_attempt', step: a.step, attempt: a.tries.autoAttempts, max_attempts: a.tries.lastRetry?.max ?? policy.maxAttempts, stop_reason: a.stop.reason,
       retry_after_ms: a.stop.retryAfterMs ?? null, strategy: a.strategy, message: a.stop.message, ...(a.stop.detail ? { detail: a.stop.detail } : {}), outcome: a.outcome,
@@ -306,7 +321,7 @@ export class SessionExecutor {
    */
   private async retryAfter(stop: Stop, tries: StepTries, step: StepId, attempt: number): Promise<'same_session' | 'new_session'> {
     const title = this.title(step);
-    const policy = this.options.autoResume ?? defaultAutoResume;
+    const policy = this.policy;
     const strategy = selectStrategy(stop, policy, tries.autoAttempts + 1);
     if (strategy.kind === 'pause' || strategy.kind === 'fail') {
       if (stop.reason !== 'user_exit') {

@@ -86,6 +86,8 @@ export interface SessionProgress {
   pending_writes: Record<string, PendingWrite>;
   /** Time the session's steps took, every run included (replayed, not checkpointed): runtime.budgets.max_duration_s. */
   active_ms: number;
+  /** Dollars of the session's model calls, every run included, as each was priced when made (replayed, not checkpointed): runtime.budgets.max_cost_usd. */
+  cost_usd: number;
   /** Budgets whose warn_threshold was reached and said (replayed, not checkpointed): each is said once. */
   budgets_warned: string[];
   /** Each unfinished step's latest saved conversation, which a resume continues (replayed, not checkpointed). */
@@ -104,7 +106,7 @@ export interface SessionProgress {
 }
 
 /** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
-type Replayed = 'active_ms' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes' | 'agent_cli' | 'cli_sessions';
+type Replayed = 'active_ms' | 'cost_usd' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes' | 'agent_cli' | 'cli_sessions';
 
 export type Checkpoint = Omit<SessionProgress, Replayed>;
 
@@ -124,6 +126,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     last_event_at: null,
     last_response_preview: '',
     active_ms: 0,
+    cost_usd: 0,
     budgets_warned: [],
     spent: {},
     completed: {},
@@ -159,9 +162,10 @@ function finishStep(progress: SessionProgress, record: StepRecord): void {
   progress.last_response_preview = preview(record.response);
 }
 
-/** Counts one model call's tokens for the session and for its step; returns the step's tokens so far. */
-function spend(progress: SessionProgress, step: StepId, usage: TokenUsage): TokenUsage {
+/** Counts one model call's tokens (and dollars, when priced) for the session and for its step; returns the step's tokens so far. */
+function spend(progress: SessionProgress, step: StepId, usage: TokenUsage, dollars: number | undefined): TokenUsage {
   progress.tokens = addUsage(progress.tokens, usage);
+  progress.cost_usd += dollars ?? 0;
   return (progress.spent[step] = addUsage(progress.spent[step] ?? { input: 0, output: 0 }, usage));
 }
 
@@ -189,7 +193,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       if (event.steps_total !== undefined) progress.steps_total = event.steps_total;
       break;
     case 'step_completed': {
-      const spent = spend(progress, event.step, event.usage);
+      const spent = spend(progress, event.step, event.usage, event.cost_usd);
       progress.active_ms += event.duration_ms;
       finishStep(progress, { id: event.step, agent: event.agent, response: event.response, tokens_estimated: spent.input + spent.output, ...(event.cut ? { cut: true as const } : {}) });
       break;
@@ -256,7 +260,7 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
     case 'conversation_saved':
     case 'conversation_reset':
       progress.conversations[event.step] = event.blob;
-      spend(progress, event.step, event.usage);
+      spend(progress, event.step, event.usage, event.cost_usd);
       // The saved conversation holds every outcome so far (or starts a round none belongs to yet).
       delete progress.tool_outcomes[event.step];
       break;
@@ -307,6 +311,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { active_ms: _active, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, agent_cli: _cli, cli_sessions: _sessions, ...checkpoint } = progress;
+  const { active_ms: _active, cost_usd: _cost, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, agent_cli: _cli, cli_sessions: _sessions, ...checkpoint } = progress;
   return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

@@ -87,7 +87,7 @@ export class AnthropicProvider implements Provider {
     const url = `${baseUrl.replace(/\/+$/, '')}/v1/messages`;
     const { system, messages } = toAnthropicMessages(request.messages);
     const body = {
-      model: this.settings.agentModels?.[request.agent] ?? this.settings.model,
+      model: request.model ?? this.settings.agentModels?.[request.agent] ?? this.settings.model,
       max_tokens: maxTokens ?? anthropicDefaultMaxTokens,
       ...(system ? { system } : {}),
       messages,

@@ -54,7 +54,7 @@ export class OpenAiProvider implements Provider {
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const { baseUrl, apiKey, temperature, maxTokens, topP } = this.settings;
-    const model = this.settings.agentModels?.[request.agent] ?? this.settings.model;
+    const model = request.model ?? this.settings.agentModels?.[request.agent] ?? this.settings.model;
     const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const body = {
       model,

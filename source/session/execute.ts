@@ -7,6 +7,7 @@ import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describeOwner } from './lock-owner.js';
+import { pricerFor, type StepPricer } from '../engine/prices.js';
 import type { PreparedRun } from './prepared-run.js';
 
 /** The presentation of a run (a screen, plain lines), opened by the command once the executor exists. */
@@ -34,10 +35,10 @@ export interface RunOutcome {
 }
 
 /** Engine-shape: what the executor is given of a prepared run. */
-function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk): SessionRunOptions {
+function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk, price: StepPricer | undefined): SessionRunOptions {
   const { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease } = prepared;
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
-  return { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
+  return { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, price, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
 }
 
 /** Runs the executor with the lease heartbeated; what a lost lock or a full disk means, said as an AcodeError. */
@@ -99,7 +100,9 @@ export async function executeRun(prepared: PreparedRun, options: ExecuteOptions)
     const approvals: ApprovalDesk = {
       answer: async (request, signal) => (await options.approvals?.answer(request, signal)) ?? desk.target?.answer(request, signal),
     };
-    const executor = new SessionExecutor(executorOptions(prepared, approvals));
+    // Every priced call's dollars go in the log (runtime.budgets.max_cost_usd counts them), capped or not:
+    // a cap added later by `--set` counts what was spent before it.
+    const executor = new SessionExecutor(executorOptions(prepared, approvals, await pricerFor(prepared.spec)));
     view = await options.open(executor);
     desk.target = view.approvals;
     const summary = await drive(prepared, executor);

@@ -1,4 +1,5 @@
 import type { Variables } from '../engine/template-context.js';
+import { requireEnforceableCap } from './cost-cap.js';
 import { missingVariablesError, restoreVariables } from './withheld-variables.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
@@ -66,6 +67,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   if (missing.length) throw missingVariablesError(missing, from, 'fork');
   await repository.requireWritable(`fork session ${from}`);
   const spec = await source.spec();
+  await requireEnforceableCap(spec);
   const pattern = patternFor(spec);
   const steps = pattern.shape(initialProgress(0)).length;
   const replayed = replayEvents(await source.events(), steps);

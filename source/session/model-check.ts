@@ -16,7 +16,8 @@ export function modelsToCheck(candidate: Pick<ResumeCandidate, 'spec' | 'plan'>)
   const modelOf = (agent: string) => spec.agents[agent]?.model_id ?? spec.runtime.model_id;
   const ahead = [...plan.in_progress, ...plan.remaining].map((step) => step.agent).filter((agent) => spec.agents[agent]);
   const agents = ahead.length > 0 ? ahead : plan.in_progress.length + plan.remaining.length > 0 ? Object.keys(spec.agents) : [];
-  return [...new Set(agents.map(modelOf).filter((model): model is string => Boolean(model)))];
+  const summaries = agents.length ? [spec.context_policy?.compaction?.summarization_model] : [];
+  return [...new Set([...agents.map(modelOf), ...summaries].filter((model): model is string => Boolean(model)))];
 }
 
 /**
@@ -73,9 +74,10 @@ export function modelProblem(checks: readonly ModelCheck[], sessionId: string, o
   );
 }
 
-/** Every model a new run of `spec` may call: each agent's own model_id, else the runtime's. */
+/** Every model a new run of `spec` may call: each agent's own model_id, else the runtime's, and the one that writes summaries. */
 function runModels(spec: WorkflowSpec): string[] {
-  return [...new Set(Object.values(spec.agents).map((agent) => agent.model_id ?? spec.runtime.model_id).filter((model): model is string => Boolean(model)))];
+  const models = [...Object.values(spec.agents).map((agent) => agent.model_id ?? spec.runtime.model_id), spec.context_policy?.compaction?.summarization_model];
+  return [...new Set(models.filter((model): model is string => Boolean(model)))];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Variables } from '../engine/template-context.js';
+import { requireEnforceableCap } from './cost-cap.js';
 import { raiseLimits } from '../spec/raised-limits.js';
 import { existsSync, statSync } from 'node:fs';
 import { titleOf, type Pattern } from '../engine/pattern.js';
@@ -190,6 +191,8 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   // before a crash is terminal even if its checkpoint still says running.
   refuseTerminal(progress.status, record);
   const spec = await session.spec();
+  // Said by --dry-run as by the resume; a cap set by --set is checked again once raised.
+  await requireEnforceableCap(spec);
   const pattern = patternFor(spec);
   refuseUnfindableFolders(record, 'resume');
   if (config.validate_environment && !existsSync(record.cwd)) {
@@ -290,6 +293,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
   const raised = choices.limits ? raiseLimits(candidate.spec, choices.limits) : { spec: candidate.spec, changes: [] };
   const spec = raised.spec;
   const pattern = raised.changes.length ? patternFor(spec) : candidate.pattern;
+  await requireEnforceableCap(spec);
   const record = session.record;
   const provider = createProvider(spec, choices.env);
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);

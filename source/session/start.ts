@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { requireEnforceableCap } from './cost-cap.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import { realpathSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -124,6 +125,7 @@ export async function startRun(repository: SessionRepository | null, checked: Ch
   const { request, variables, artifacts, provider } = checked;
   const { loaded, specPath, cwd } = request;
   const { spec } = loaded;
+  await requireEnforceableCap(spec);
   const pattern = patternFor(spec);
   const stepsTotal = pattern.shape(initialProgress(0)).length;
   const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };

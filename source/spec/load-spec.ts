@@ -14,7 +14,7 @@ import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { readYamlFile } from './yaml-file.js';
 import { checkPattern } from './pattern-checks.js';
-import { resolveAgentRefs } from './agent-refs.js';
+import { placeInSources, resolveAgentRefs, type AgentRefs } from './agent-refs.js';
 
 export interface LoadedSpec {
   spec: WorkflowSpec;
@@ -61,24 +61,54 @@ export function* templateFields(spec: WorkflowSpec): Generator<[SpecPath, string
   }
 }
 
-/** Where line/column of a template map to in the YAML file: block scalars start on the next line. */
-function templatePosition(yaml: PositionedYaml, path: (string | number)[], error: { line: number; column: number }): { line: number; column: number } {
-  const start = yaml.locate(path);
-  const node = yaml.doc.getIn(path, true) as { type?: string } | undefined;
-  const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
-  if (block) return { line: start.line + error.line, column: error.column };
-  const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE';
-  return error.line === 1 ? { line: start.line, column: start.column + error.column - (quoted ? 0 : 1) } : { line: start.line + error.line - 1, column: error.column };
+/** A position and the file it is in: the spec, or an agent file a `$ref` read. */
+type FilePosition = { file: string; line: number; column: number };
+
+/** The spec's YAML, placing each path where it is written: the fields of a `$ref` agent in its own file. */
+interface SourcedYaml extends PositionedYaml {
+  locate(path: readonly (string | number)[]): FilePosition;
+  locateKey(path: readonly (string | number)[], key: string): FilePosition;
+  nodeAt(path: readonly (string | number)[]): unknown;
 }
 
-type Report = (pos: { line: number; column: number }, message: string) => void;
+function sourcedYaml(yaml: PositionedYaml, file: string, refs: AgentRefs): SourcedYaml {
+  const place = (path: readonly (string | number)[]) => placeInSources(refs, yaml, file, path);
+  return {
+    ...yaml,
+    locate: (path) => {
+      const at = place(path);
+      return { file: at.file, ...at.yaml.locate(at.path) };
+    },
+    locateKey: (path, key) => {
+      const at = place([...path, key]);
+      return { file: at.file, ...at.yaml.locateKey(at.path.slice(0, -1), key) };
+    },
+    nodeAt: (path) => {
+      const at = place(path);
+      return at.yaml.doc.getIn(at.path, true);
+    },
+  };
+}
+
+/** Where line/column of a template map to in the YAML file: block scalars start on the next line. */
+function templatePosition(yaml: SourcedYaml, path: (string | number)[], error: { line: number; column: number }): FilePosition {
+  const start = yaml.locate(path);
+  const node = yaml.nodeAt(path) as { type?: string } | undefined;
+  const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
+  if (block) return { file: start.file, line: start.line + error.line, column: error.column };
+  const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE';
+  return { file: start.file, ...(error.line === 1 ? { line: start.line, column: start.column + error.column - (quoted ? 0 : 1) } : { line: start.line + error.line - 1, column: error.column }) };
+}
+
+/** `file` absent: the spec's own. */
+type Report = (pos: { line: number; column: number; file?: string }, message: string) => void;
 
 /** What the checks know about the run: the `--var` names it has; absent for `acode validate`. */
 export interface CheckContext {
   variables?: readonly string[];
 }
 
-function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Report, warn: Report, context: CheckContext): void {
+function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report, warn: Report, context: CheckContext): void {
   const variables = [...declaredInputs(spec), ...(context.variables ?? [])];
   // At validation the --vars are unknown: a spec that declares no inputs takes its variables from
   // --var, and strands-cli sends agent prompts as written (acode renders them), so there these
@@ -148,7 +178,7 @@ function approvalTimeouts(node: unknown, path: (string | number)[]): (string | n
 export function checkSpecText(text: string, file: string, context: CheckContext = {}): SpecCheck {
   const problems: SpecProblem[] = [];
   const yaml = parsePositioned(text);
-  const push = (severity: SpecProblem['severity'], pos: { line: number; column: number }, message: string) =>
+  const push = (severity: SpecProblem['severity'], pos: { line: number; column: number; file?: string }, message: string) =>
     problems.push({ severity, file, ...pos, message });
 
   const parsed = yamlValue(yaml, file);
@@ -161,6 +191,7 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
 
   const refs = resolveAgentRefs(raw, yaml, file);
   problems.push(...refs.problems);
+  const placed = sourcedYaml(yaml, file, refs);
   const unresolvedAgent = (path: readonly PropertyKey[]) => path[0] === 'agents' && refs.unresolved.includes(String(path[1]));
   const patternType = (raw as { pattern?: { type?: unknown } }).pattern?.type;
   const unsupportedPattern = typeof patternType === 'string' && !(supportedPatternTypes as string[]).includes(patternType) && knownPatternTypes.includes(patternType);
@@ -175,15 +206,15 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
     for (const issue of unknownKeys) {
       for (const key of issue.keys) {
         const where = [...issue.path.map(String), key].join('.');
-        const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1])) : undefined;
+        const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1]))?.ref : undefined;
         const meant = misspeltKey(issue.path, key);
-        if (meant !== undefined) push('error', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not a key acode or strands-cli has here — did you mean '${meant}'?`);
-        else push('warning', yaml.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not supported by acode yet and is ignored`);
+        if (meant !== undefined) push('error', placed.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not a key acode or strands-cli has here — did you mean '${meant}'?`);
+        else push('warning', placed.locateKey(issue.path as (string | number)[], key), `'${where}'${ref ? ` (from ${ref})` : ''} is not supported by acode yet and is ignored`);
       }
     }
     for (const issue of errors) {
       const { path, message } = describeIssue(issue);
-      push('error', yaml.locate(path), message);
+      push('error', placed.locate(path), message);
     }
     if (errors.length === 0 && !unsupportedPattern) {
       // Only unknown keys: drop them (after warning) and validate what remains.
@@ -194,7 +225,7 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   }
   if (!result.success || unsupportedPattern || problems.some((p) => p.severity === 'error')) return { problems };
 
-  semanticProblems(result.data, yaml, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
+  semanticProblems(result.data, placed, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 

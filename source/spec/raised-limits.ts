@@ -10,6 +10,7 @@ const limits = {
   'runtime.budgets.max_steps': { integer: true },
   'runtime.budgets.max_tokens': { integer: true },
   'runtime.budgets.max_duration_s': { integer: false },
+  'runtime.budgets.max_cost_usd': { integer: false },
   'pattern.config.max_iterations': { integer: true, pattern: 'graph' },
 } as const satisfies Record<string, { integer: boolean; pattern?: string }>;
 

@@ -71,17 +71,49 @@ const runtimeSchema = z.strictObject({
    * Limits over the whole session, every resume included: steps completed, tokens, time spent in
    * steps. Reached, the session pauses, resumable with the
    * limit raised (acode resume <id> --set runtime.budgets.<key>=<value>); `warn_threshold` (a share
-   * of each) says so once before.
+   * of each) says so once before. `max_cost_usd` is acode's own: dollars of every model call, priced
+   * from the maintained price table (engine/prices.ts); a run refuses it for a model it cannot price.
    */
   budgets: z
     .strictObject({
       max_steps: z.number().int().min(1).optional(),
       max_tokens: z.number().int().min(1).optional(),
       max_duration_s: z.number().min(1).optional(),
+      max_cost_usd: z.number().positive().optional(),
       warn_threshold: z.number().min(0).max(1).default(0.8),
     })
     .optional(),
+  /**
+   * strands-cli's retry policy for failures waiting may fix (rate limits, overloads, network
+   * trouble, server errors): `retries` after the first failure (default 2), waiting `backoff`
+   * between them — constant (wait_min), exponential (1 s, 2 s, 4 s … within wait_min..wait_max, as
+   * strands-cli's tenacity waits) or jittered (the same, randomised). It sets the one retry loop acode
+   * has (engine/failure-policy.ts); a server's retry-after still comes first.
+   */
+  failure_policy: z
+    .strictObject({
+      retries: z.number().int().min(0).default(2),
+      backoff: z.enum(['constant', 'exponential', 'jittered']).default('exponential'),
+      wait_min: z.number().min(0).default(1),
+      wait_max: z.number().min(0).default(60),
+    })
+    .refine((policy) => policy.wait_min <= policy.wait_max, { message: 'wait_min must not be above wait_max (seconds between retries)', path: ['wait_min'] })
+    .optional(),
   scripted: scriptedSchema.optional(),
+});
+
+/**
+ * strands-cli's context_policy.compaction: before a model call whose conversation is past
+ * `when_tokens_over` (estimated, default 60,000), the older part (`summary_ratio` of it, keeping the
+ * `preserve_recent_messages` newest) is summarized (engine/compaction.ts). notes and retrieval are not read.
+ */
+const compactionSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  when_tokens_over: z.number().int().min(1000).optional(),
+  summary_ratio: z.number().min(0).max(1).default(0.35),
+  preserve_recent_messages: z.number().int().min(1).default(12),
+  /** A (cheaper) model of the run's provider that writes the summaries, instead of the agent's. */
+  summarization_model: z.string().min(1).optional(),
 });
 
 const agentSchema = z.strictObject({
@@ -125,6 +157,7 @@ export const specSchema = z.strictObject({
     })
     .optional(),
   agents: z.record(z.string(), agentSchema),
+  context_policy: z.strictObject({ compaction: compactionSchema.optional() }).optional(),
   pattern: patternSchema,
   outputs: z
     .strictObject({
@@ -136,6 +169,7 @@ export const specSchema = z.strictObject({
 export type WorkflowSpec = z.infer<typeof specSchema>;
 export type RuntimeSpec = WorkflowSpec['runtime'];
 export type ScriptedSpec = z.infer<typeof scriptedSchema>;
+export type CompactionSpec = z.infer<typeof compactionSchema>;
 export type ScriptedFault = z.infer<typeof faultSchema>;
 export type ScriptedResponse = z.infer<typeof scriptedResponseSchema>;
 export type { AgentCliStep, AgentStep, ApprovalStep, ChainStep };

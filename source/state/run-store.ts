@@ -303,7 +303,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({
             tokens: addUsage(get().tokens, event.usage),
             dollars: dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage),
-            steps: update(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `new conversation (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
+            steps: update(steps, event.step, { tokens: stepTokens(steps, event.step, event.usage), note: `${event.compacted ? 'conversation compacted' : 'new conversation'} (summary ${event.summary_source === 'model' ? 'by the model' : 'by truncation'})` }),
           });
           return;
         case 'step_retry_scheduled':

@@ -117,6 +117,24 @@ describe('a server that echoes the API key in its errors', () => {
     expect(leaks(ws.cwd, [run], token)).toEqual({});
   });
 
+  it("keeps a spec's env.secrets out of streamed answers, a paused session's files, its resume and what sessions show", async () => {
+    const token = 'ghp_SpecSecretT0ken4Canary9xYz81QwErTy';
+    const ws = workspace('openai', 'env:\n  secrets:\n    - name: GitHub token\n      key: MY_GITHUB_PAT\n      source: env\n');
+    writeFileSync(join(ws.cwd, 'spec.yaml'), readFileSync(join(ws.cwd, 'spec.yaml'), 'utf8').replace('  max_tokens: 256\n', '  max_tokens: 256\n  budgets: { max_steps: 1 }\n'));
+    servers.openai.handler = (r) => ({ kind: 'answer', text: `step ${r.step}: the token is ${token}` });
+    const env = { ...ws, env: { ...ws.env, MY_GITHUB_PAT: token } };
+    const run = await runCli(['run', 'spec.yaml', '--stream'], env);
+    expect(run.code, run.stderr).toBe(1);
+    const id = /session ([0-9a-f]{16})/.exec(run.stderr)![1]!;
+    const resumed = await runCli(['resume', id, '--stream', '--set', 'runtime.budgets.max_steps=2'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('step 1: the token is [REDACTED]');
+    // Read back without the secret in the environment: only what was stored can show.
+    const shown = await Promise.all([['sessions', 'show', id], ['sessions', 'show', id, '--step', '1'], ['sessions', 'show', id, '--json'], ['sessions', 'history', id]].map((args) => runCli(args, ws)));
+    expect(shown.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    expect(leaks(ws.cwd, [run, resumed, ...shown], token)).toEqual({});
+  });
+
   it('keeps credential-shaped text a model wrote, unregistered, as written: in artifacts, and across a pause and resume', async () => {
     const ws = workspace('openai');
     const code = 'api_key = "changeme123"\nheaders = { Authorization: "Bearer abcdefghijklmnop1234" }';

@@ -63,11 +63,11 @@ describe('spec loading', () => {
   });
 
   it('warns about keys acode does not support instead of dropping them silently', () => {
-    const text = valid.replace('runtime:\n', 'telemetry:\n  otel: { endpoint: "http://x" }\nruntime:\n  failure_policy: { retries: 2 }\n');
+    const text = valid.replace('runtime:\n', 'telemetry:\n  otel: { endpoint: "http://x" }\nruntime:\n  inference: { top_k: 2 }\n');
     const check = checkSpecText(text, 'spec.yaml');
     expect(check.spec).toBeDefined();
     expect(check.problems.map(formatProblem)).toEqual([
-      "spec.yaml:6:3: warning: 'runtime.failure_policy' is not supported by acode yet and is ignored",
+      "spec.yaml:6:3: warning: 'runtime.inference' is not supported by acode yet and is ignored",
       "spec.yaml:3:1: warning: 'telemetry' is not supported by acode yet and is ignored",
     ]);
   });

@@ -60,7 +60,7 @@ export const runModelStep: StepRunner<ModelStep['work']> = async (step, host) =>
     const turn = { agent, step: id, attempt, messages: conversation ?? messages, context };
     let result: CompletionResult;
     try {
-      result = await agentLoop(turn, { ...host.options, signal: host.signal, emit: (body) => host.emit(body), stillOwned: () => host.stillOwned(), recorded: (callId) => host.progress.tool_outcomes[id]?.[callId], notify: host.notify });
+      result = await agentLoop(turn, { ...host.options, signal: host.signal, emit: (body) => host.emit(body), stillOwned: () => host.stillOwned(), recorded: (callId) => host.progress.tool_outcomes[id]?.[callId], notify: host.notify, beforeCall: () => host.checkBudget() });
     } catch (error) {
       const stop = classifyStop(error, host.cancelled);
       const next = await host.retryAfter(stop, tries, id, attempt);
@@ -88,8 +88,10 @@ async function freshConversation(host: StepHost, stop: Stop, tries: StepTries, a
   }
   host.recordAttempt({ step, tries, stop, strategy: 'new_session', outcome: { kind: 'delayed', next_attempt_at: new Date().toISOString() } });
   let summary: Summary;
+  // The spec's summary model writes this summary too, as strands-cli's summarization agent would.
+  const model = host.options.spec.context_policy?.compaction?.summarization_model;
   try {
-    summary = await summarize(host.options.provider, { agent: at.label, step, attempt, context: at.context, signal: host.signal }, at.conversation);
+    summary = await summarize(host.options.provider, { agent: at.label, step, attempt, context: at.context, signal: host.signal, ...(model ? { model } : {}) }, at.conversation);
   } catch {
     throw new StopRun('paused', 'user_exit', 'stopped by the user while the conversation was summarized');
   }
@@ -100,6 +102,6 @@ async function freshConversation(host: StepHost, stop: Stop, tries: StepTries, a
     host.emit({ type: 'step_failed', step, attempt, reason: stop.reason, message: stop.message, retryable: true });
     throw new StopRun('paused', stop.reason, ownInputTooLong(title, stop.message));
   }
-  host.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(host.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage });
+  host.emit({ type: 'conversation_reset', step, attempt, blob: saveConversation(host.options.blobs, fresh), summary_source: summary.source, summary_chars: summary.text.length, dropped_messages: at.conversation.length, usage: summary.usage, ...(model ? { model } : {}) });
   return fresh;
 }

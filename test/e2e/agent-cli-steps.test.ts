@@ -176,3 +176,20 @@ describe('an agent CLI that is not installed', () => {
     expect(existsSync(join(cwd, 'home', 'sessions'))).toBe(false);
   });
 });
+
+describe('the shipped agent-CLI examples', () => {
+  it.each(['claude', 'codex'] as const)('examples/%s-research-plan-implement.yaml runs its three phases in one conversation', async (cli) => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    const example = readFileSync(new URL(`../../examples/${cli}-research-plan-implement.yaml`, import.meta.url), 'utf8');
+    writeFileSync(join(cwd, 'pipeline.yaml'), example);
+    const run = await runCli(['run', 'pipeline.yaml', '--var', 'task=add a --version flag'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), ...fakes.env } });
+    expect(run.code, run.stderr).toBe(0);
+    const made = calls(fakes);
+    expect(made).toHaveLength(3);
+    expect(made[0]!.resume).toBeNull();
+    expect(new Set(made.slice(1).map((call) => call.resume)).size).toBe(1);
+    expect(made[1]!.resume).not.toBeNull();
+    expect(readFileSync(join(cwd, 'artifacts', `${cli}-pipeline-report.md`), 'utf8')).toContain('# add a --version flag');
+  });
+});

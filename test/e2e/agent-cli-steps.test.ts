@@ -142,6 +142,21 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
     expect(touched).toEqual([[join(ws.cwd, 'research.md')], [join(ws.cwd, 'plan.md')], [join(ws.cwd, 'implement.md')]]);
   }, 60_000);
 
+  it('Ctrl+C (SIGINT) of acode ends the CLI and everything it started, and pauses resumable', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    run.child.kill('SIGINT');
+    const done = await run.done;
+    expect(done.stderr).toContain('paused');
+    expect(groupMembers(hanging)).toEqual([]);
+    const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
+    expect(record!.checkpoint.status).toBe('paused');
+  }, 60_000);
+
   it('a usage limit waits for the reset the CLI names, then continues the same conversation', async () => {
     const ws = workspace(cli);
     writeFileSync(ws.fakes.control, JSON.stringify({ limit: 'PHASE:plan', limitMessage: "You've hit your usage limit. Try again in 2 seconds." }));

@@ -27,9 +27,10 @@ function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>
 
 /**
  * One line per engine event, for pipes and CI: no cursor movement, no colour unless asked.
- * `spent`: a step's tokens over all its model calls (the run's progress), for its ✓ line.
+ * `spent`: a step's tokens over all its model calls (the run's progress), for its ✓ line; `detail`: what
+ * the pattern read of a finished step's answer ("chose technical (not taken: faq)", "score 72 of 85").
  */
-export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id: StepId) => string, spent?: (id: StepId) => TokenUsage | undefined): string | undefined {
+export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id: StepId) => string, spent?: (id: StepId) => TokenUsage | undefined, detail?: (id: StepId) => string | undefined): string | undefined {
   switch (event.type) {
     case 'session_started':
       return event.resumed
@@ -42,7 +43,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return `▶ ${step(event.step)}${event.retry ? ` (retry ${event.retry.n}/${event.retry.max})` : event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;
     case 'step_completed': {
       const usage = spent?.(event.step) ?? event.usage;
-      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out${event.cut ? ` · ${cutText}` : ''}`;
+      const read = detail?.(event.step);
+      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out${event.cut ? ` · ${cutText}` : ''}${read ? ` · ${read}` : ''}`;
     }
     case 'step_retry_scheduled':
       return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;

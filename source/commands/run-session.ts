@@ -86,7 +86,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       if (event.type === 'step_started') agents.set(event.step, event.agent);
       const call = modelCall(event);
       if (call) tally.dollars = dollarsWith(tally.dollars, price, agents.get(call.step) ?? '', call.usage);
-      const line = plainLine(event, total, name, (id) => progress.spent[id]);
+      const line = plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
       // The line quotes a model or a tool (an approval's context, a failed tool's answer): no terminal controls of theirs.
       if (line) ctx.stderr.write(`${terminalText(redact(line))}\n`);
     });

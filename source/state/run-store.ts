@@ -129,7 +129,7 @@ export interface RunStoreInit {
   /** false for a run with --no-save-session: nothing of it can be resumed. Absent: saved. */
   saved?: boolean;
   /** A step the pattern created while running, as the pattern names it now (routes, iterations, workers, graph visits). */
-  describe?: (id: StepId) => { label: string; title: string; group: string | null } | undefined;
+  describe?: (id: StepId) => { label: string; title: string; group: string | null; detail?: string } | undefined;
 }
 
 export type RunStore = StoreApi<RunState>;
@@ -311,7 +311,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_completed': {
           asked.delete(event.step);
-          const next = update(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : undefined });
+          const next = update(steps, event.step, { ...ended('done'), tokens: stepTokens(steps, event.step, event.usage), durationMs: event.duration_ms, note: event.cut ? cutText : init.describe?.(event.step)?.detail });
           set({ ...withoutStream(get(), event.step), steps: next, phase: phaseWith(get().phase, next), tokens: addUsage(get().tokens, event.usage), dollars: event.cost_usd !== undefined ? (get().dollars ?? 0) + event.cost_usd : dollarsWith(get().dollars, init.price, agentOf(steps, event.step), event.usage) });
           return;
         }

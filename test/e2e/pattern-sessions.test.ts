@@ -171,3 +171,39 @@ describe('a parallel session on disk', () => {
     expect(fork.stderr).toContain('give a step id whose prerequisites completed: web_research/0, web_research/1, docs_research/0');
   });
 });
+
+/** A router answering as strands-cli's routers do, on the scripted provider; an evaluator scoring twice. */
+const deciding = {
+  routing: `version: 0
+name: support
+runtime:
+  provider: scripted
+  scripted:
+    responses:
+      classifier: '{"route": "technical"}'
+agents:
+  classifier: { prompt: "Classify." }
+  engineer: { prompt: "Answer technically." }
+  helper: { prompt: "Answer simply." }
+pattern:
+  type: routing
+  config:
+    router: { agent: classifier, input: "Route: {{ question }}" }
+    routes:
+      technical: { then: [{ agent: engineer, input: "{{ question }}" }] }
+      faq: { then: [{ agent: helper, input: "{{ question }}" }] }
+inputs:
+  values: { question: "Why does my build fail?" }
+`,
+};
+
+describe("what a deciding pattern read of an answer, as it runs", () => {
+  it("the plain ✓ line of a router says the route taken and the routes not taken", async () => {
+    const ws = workspace('support.yaml', deciding.routing);
+    const run = await runCli(['run', 'support.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^✓ router \(classifier\) [\d.]+s · \d+ in \/ \d+ out · chose technical \(not taken: faq\)$/m);
+    // Steps the pattern read nothing of keep their line as it was.
+    expect(run.stderr).toMatch(/^✓ technical step 1 \(engineer\) [\d.]+s · \d+ in \/ \d+ out$/m);
+  });
+});

@@ -205,5 +205,11 @@ describe("what a deciding pattern read of an answer, as it runs", () => {
     expect(run.stderr).toMatch(/^✓ router \(classifier\) [\d.]+s · \d+ in \/ \d+ out · chose technical \(not taken: faq\)$/m);
     // Steps the pattern read nothing of keep their line as it was.
     expect(run.stderr).toMatch(/^✓ technical step 1 \(engineer\) [\d.]+s · \d+ in \/ \d+ out$/m);
+ 
+    // The browser's details pane names the decision too.
+    const [id] = sessionIds(ws);
+    const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
+    const decided = detailsLines(source.details(id!)).map((line) => line.map((segment) => segment.text).join(''));
+    expect(decided).toContain('decided router: chose technical (not taken: faq)');
   });
 });

@@ -244,6 +244,9 @@ const stepsListed = 24;
  * The steps on one line: "✓ researcher  ○ writer" in a chain (by agent), "✓ overview  ● technical"
  * in a workflow (by task), "web ✓◆○  docs ✓  reduce ○" in a parallel run (a glyph per step, by branch).
  */
+/** Decisions the details pane names: the latest, on one line. */
+const decisionsListed = 3;
+
 function stepsLine(details: SessionDetails): Line {
   const shown = details.steps.slice(0, stepsListed);
   const line: Line = [];
@@ -267,8 +270,11 @@ export function detailsLines(details: SessionDetails | null): Line[] {
   if (details.damaged) return [[{ text: `damaged: ${details.damaged}`, color: 'red' }]];
   const steps = stepsLine(details);
   const stopped = details.stopReason ? `${details.stopReason}${details.error ? `: ${details.error}` : ''}` : '—';
+  // What the pattern decided from the answers (routes, scores, plans, the graph's path; an agent CLI's conversation): the latest few.
+  const decided = details.steps.filter((step) => step.detail).slice(-decisionsListed);
   return [
     steps.length ? steps : [dim('no steps')],
+    ...(decided.length ? [[dim('decided '), { text: decided.map((step) => `${step.title}: ${step.detail!}`).join(' · ') }]] : []),
     [dim('last response '), { text: details.lastResponse.replace(/\s+/g, ' ') || '—' }],
     [dim('stopped '), { text: stopped }, dim('   lock '), { text: details.lock ?? 'none' }],
   ];

@@ -3,7 +3,7 @@ import type { Pattern } from '../../source/engine/pattern.js';
 import { answerJson } from '../../source/engine/patterns/answer-json.js';
 import { readEvaluation } from '../../source/engine/patterns/evaluator-optimizer.js';
 import { conditionTemplate } from '../../source/engine/patterns/graph.js';
-import { readPlan } from '../../source/engine/patterns/orchestrator-workers.js';
+import { maxSubtasks, readPlan } from '../../source/engine/patterns/orchestrator-workers.js';
 import { patternFor } from '../../source/engine/patterns/pattern-for.js';
 import { readRoute } from '../../source/engine/patterns/routing.js';
 import { applyEvent, initialProgress, type SessionProgress } from '../../source/engine/session-progress.js';
@@ -128,6 +128,25 @@ describe('orchestrator_workers', () => {
     const progress = initialProgress(0);
     for (const id of ['plan', 'plan#2', 'plan#3']) answer(progress, id, 'I would split it up');
     expect(pattern.halted?.(progress)).toMatchObject({ outcome: 'failed', reason: 'unreadable_answer' });
+  });
+
+  // FIXED: a plan of 200,000 subtasks (a 1 MiB answer) crashed the run with a stack trace (RangeError: Maximum call stack
+  // size exceeded, spreading its workers into a list), and would have started 200,000 paid model calls.
+  it(`fails on a plan of more than ${maxSubtasks.toLocaleString('en-US')} subtasks, naming the limit, before any worker runs`, () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: 200_000 }, () => 'a')));
+    expect(pattern.ready(progress)).toEqual([]);
+    expect(pattern.halted?.(progress)).toMatchObject({ outcome: 'failed', reason: 'pattern_limit', message: expect.stringContaining(`planned 200,000 subtasks, past the limit of ${maxSubtasks.toLocaleString('en-US')} for one round`) });
+    expect(pattern.shape(progress).length).toBeLessThan(10);
+  });
+
+  it(`runs a plan of exactly ${maxSubtasks.toLocaleString('en-US')} subtasks`, () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: maxSubtasks }, (_, i) => `t${i}`)));
+    expect(readyIds(pattern, progress)).toEqual(['worker/0', 'worker/1']);
+    expect(pattern.halted?.(progress)).toBeUndefined();
   });
 });
 

@@ -23,6 +23,12 @@ export const writeupStep: StepId = 'writeup';
 /** strands-cli asks the orchestrator up to three times for a plan it can read. */
 const planTries = 3;
 
+/**
+ * The most subtasks one round's plan may hold: each is a paid model call. A plan of 200,000 (an
+ * answer of 1 MiB) crashed the run with a stack trace and would have started as many calls.
+ */
+export const maxSubtasks = 1000;
+
 /** strands-cli's request to the orchestrator (its own prompt, the system prompt, holds the task). */
 function firstPlanRequest(variables: Variables): string {
   return `You are an orchestrator agent. Break down the following task into subtasks for worker agents to execute.
@@ -138,6 +144,10 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
           return { rounds, workers, next: [], done: false, halt: { outcome: 'failed', reason: 'unreadable_answer', message: `the orchestrator (${orchestrator.agent}) answered no readable plan in ${planTries} tries ("${answerGist(answer.response)}"); it must answer a JSON list such as [{"task": "…"}] — fork the session with a clearer orchestrator prompt` } };
         }
       }
+      if (tasks!.length > maxSubtasks) {
+        const count = (n: number) => n.toLocaleString('en-US');
+        return { rounds, workers, next: [], done: false, halt: { outcome: 'failed', reason: 'pattern_limit', message: `the orchestrator (${orchestrator.agent}) planned ${count(tasks!.length)} subtasks, past the limit of ${count(maxSubtasks)} for one round (each is a model call); fork the session with an orchestrator prompt that asks for fewer` } };
+      }
       rounds.push({ round, plan: planStep(round, tries), tasks: tasks!, tries });
       // An empty plan after the first round: the orchestrator says the work is done.
       if (round > 1 && tasks!.length === 0) break;
@@ -149,7 +159,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
         const done = progress.completed[id];
         return { id, round, task, response: done?.response ?? '', done: done !== undefined };
       });
-      workers.push(...these);
+      for (const worker of these) workers.push(worker);
       const open = these.filter((worker) => !worker.done);
       // A window of max_workers unfinished workers in plan order: as one finishes, the next may start.
       if (open.length) return { rounds, workers, next: open.slice(0, Number.isFinite(maxWorkers) ? maxWorkers : open.length).map(working), done: false };

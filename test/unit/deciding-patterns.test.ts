@@ -63,6 +63,22 @@ describe("reading a model's decision as strands-cli reads it", () => {
 describe('routing', () => {
   const spec = 'pattern:\n  type: routing\n  config:\n    router: { agent: a, input: "q", max_retries: 1 }\n    routes:\n      one: { then: [ { agent: b, input: "1" } ] }\n      two: { then: [ { agent: b, input: "2a" }, { agent: b, input: "2b" } ] }\n';
 
+  // FIXED: a route name of a million characters was echoed whole: a 1 MB failure message on stderr and in
+  // session.json, each router try's detail in sessions show (7 MB), each retry's request to the model.
+  it('names a route the spec lacks by its start only, however long the name the router answered', () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    const long = `${'x'.repeat(1_000_000)}\u001b[2J`;
+    answer(progress, 'router', JSON.stringify({ route: long }));
+    const [retry] = pattern.ready(progress);
+    expect(retry?.work.kind === 'agent' && typeof retry.work.append === 'string' ? retry.work.append.length : Infinity).toBeLessThan(1000);
+    answer(progress, 'router#2', JSON.stringify({ route: long }));
+    const halt = pattern.halted?.(progress);
+    expect(halt).toMatchObject({ outcome: 'failed', reason: 'unreadable_answer', message: expect.stringContaining("named route 'xxxx") });
+    expect(halt!.message.length).toBeLessThan(1000);
+    for (const node of pattern.shape(progress)) expect(node.detail?.length ?? 0).toBeLessThan(200);
+  });
+
   it('asks the router again after an answer naming no route the spec has, telling it the valid routes', () => {
     const pattern = patternOf(spec);
     const progress = initialProgress(0);

@@ -8,6 +8,8 @@ import { patternFor } from '../../source/engine/patterns/pattern-for.js';
 import { readRoute } from '../../source/engine/patterns/routing.js';
 import { applyEvent, initialProgress, type SessionProgress } from '../../source/engine/session-progress.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
+import { renderTemplate } from '../../source/spec/template.js';
+import { templateLimits } from '../../source/spec/template-limits.js';
 
 const head = 'version: 0\nname: t\nruntime: { provider: scripted }\nagents:\n  a: { prompt: "p" }\n  b: { prompt: "p" }\n';
 
@@ -155,6 +157,23 @@ describe('orchestrator_workers', () => {
     expect(pattern.ready(progress)).toEqual([]);
     expect(pattern.halted?.(progress)).toMatchObject({ outcome: 'failed', reason: 'pattern_limit', message: expect.stringContaining(`planned 200,000 subtasks, past the limit of ${maxSubtasks.toLocaleString('en-US')} for one round`) });
     expect(pattern.shape(progress).length).toBeLessThan(10);
+  });
+
+  // FIXED: 600 workers answering 1 MB each: the reduce's context joined every answer into last_response — past what a
+  // JavaScript string can hold, a stack trace (RangeError: Invalid string length) at each run and resume.
+  it('gives the reduce the workers joined up to the most a template writes: a template that writes them fails at that limit, clearly', () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: 600 }, (_, i) => `t${i}`)));
+    const long = 'y'.repeat(1_000_000);
+    for (let i = 0; i < 600; i++) answer(progress, `worker/${i}`, long);
+    expect(readyIds(pattern, progress)).toEqual(['reduce']);
+    const context = pattern.context('reduce', progress, {});
+    expect(context.num_workers).toBe(600);
+    expect((context.last_response as string).length).toBeLessThan(2 * templateLimits.outputChars);
+    expect(() => renderTemplate('{{ last_response }}', context)).toThrow(/wrote more than 64 Mi characters/);
+    expect(renderTemplate('{{ num_workers }} workers', context)).toBe('600 workers');
+    expect(() => pattern.artifactContext?.(progress, {})).not.toThrow();
   });
 
   it(`runs a plan of exactly ${maxSubtasks.toLocaleString('en-US')} subtasks`, () => {

@@ -7,6 +7,7 @@ import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import type { Variables } from '../template-context.js';
 import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
+import { joinedAnswers } from './joined-answers.js';
 import { stepWork } from './chain.js';
 
 type Config = OrchestratorWorkersPattern['config'];
@@ -64,7 +65,7 @@ Previous response that failed to parse:
 ${previous.slice(0, 500)}`;
 
 function nextRoundRequest(round: number, results: readonly Worker[]): string {
-  const done = results.map((worker, i) => `Subtask ${i + 1}: ${worker.task}\nResult:\n${worker.response}`).join('\n\n');
+  const done = joinedAnswers(results.map((worker, i) => `Subtask ${i + 1}: ${worker.task}\nResult:\n${worker.response}`), '\n\n');
   return `Round ${round - 1} of the workers finished. Their results:\n\n${done}\n\nIf the task needs more work, respond with ONLY a JSON array of further subtasks in the same format ([{"task": "…"}]); if it is done, respond with an empty array: []`;
 }
 
@@ -256,13 +257,13 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
       }
       const step = tail.find((entry) => entry.id === id)?.step;
       // What came last before this step: the reduce's answer for the writeup, else every worker's.
-      const aggregate = context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`).join('\n\n');
+      const aggregate = joinedAnswers(context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`), '\n\n');
       const last = (id === writeupStep ? progress.completed[reduceStep]?.response : undefined) || aggregate;
       return { ...context, last_response: last, ...(step && !isApprovalStep(step) ? step.vars : undefined) };
     },
     artifactContext(progress, variables) {
       const { context } = shared(progress, variables);
-      const aggregate = context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`).join('\n\n');
+      const aggregate = joinedAnswers(context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`), '\n\n');
       const last = progress.completed[writeupStep]?.response || progress.completed[reduceStep]?.response || aggregate;
       // strands-cli's examples read these flat and as execution_context.<key>.
       return { ...context, TRACE: '', execution_context: context, last_response: last };

@@ -103,6 +103,7 @@ export async function hostileFigures(): Promise<HostileFigure[]> {
     { name: 'spec: 4 MiB of 1.5 million values (validate)', limit: '50,000 values', spec: `${head}        input: "go"\ntags: [${Array.from({ length: 1_500_000 }, () => '1').join(',')}]\n`, args: ['validate', 'spec.yaml'] },
     { name: 'spec: 49,000 values, just within (validate)', limit: '50,000 values', spec: `${head}        input: "go"\nzzz_padding:\n${Array.from({ length: 24_500 }, (_, i) => `  k${i}: v\n`).join('')}`, args: ['validate', 'spec.yaml'] },
     { name: 'spec: one 4 MiB string (validate)', limit: '4 MiB file', spec: `${head}        input: "go"\nzzz_note: "${'a'.repeat(4 * 1024 * 1024 - 400)}"\n`, args: ['validate', 'spec.yaml'] },
+    { name: 'spec: a 4 MiB template input (run)', limit: '4 MiB file', spec: withInput(`{{ topic }} ${'a'.repeat(4 * 1024 * 1024 - 400)}`) },
   ];
   for (const c of cases) {
     const dir = mkdtempSync(join(tmpdir(), 'acode-bench-hostile-'));

@@ -40,22 +40,28 @@ class RedactingWriter {
   }
 
   /**
-   * A long run without a space or line break: cut it heldTail before its end where redacting the
-   * two sides apart gives what redacting it whole gives — no secret (registered, or a credential's
-   * shape) straddles the cut. Where one does at every tried cut, everything is written redacted.
+   * A long run without a space or line break: cut it heldTail before its end where no secret
+   * (registered, or a credential's shape) straddles the cut. Where one does at every tried cut,
+   * everything is written redacted. Most text holds no secret: redacted whole, it is unchanged and
+   * cut as it is, each character redacted once (an endless answer of 64 KiB pieces was redacted
+   * three times over, whole, head and tail, and took 15 s to reach its 64 MiB limit).
    */
   private spaceless(): void {
-    const whole = redact(this.pending);
-    for (let cut = this.pending.length - heldTail, tries = 0; cut >= heldTail && tries < 4; cut -= heldTail, tries++) {
-      const head = redact(this.pending.slice(0, cut));
-      const tail = this.pending.slice(cut);
-      if (head + redact(tail) !== whole) continue;
-      this.emit(head);
-      this.pending = tail;
-      return;
+    const pending = this.pending;
+    const whole = redact(pending);
+    const last = pending.length - heldTail;
+    if (whole === pending) return this.keep(pending.slice(0, last), last);
+    for (let cut = last, tries = 0; cut >= heldTail && tries < 4; cut -= heldTail, tries++) {
+      if (!straddled(pending, cut)) return this.keep(redact(pending.slice(0, cut)), cut);
     }
     this.emit(whole);
     this.pending = '';
+  }
+
+  /** Writes `head` (what is held up to `cut`, redacted) and holds the rest. */
+  private keep(head: string, cut: number): void {
+    this.emit(head);
+    this.pending = this.pending.slice(cut);
   }
 
   /** Writes what is held and ends the line. */
@@ -76,10 +82,21 @@ class RedactingWriter {
   }
 }
 
+/**
+ * Whether a secret lies across `cut` in `text`: redacting the two sides apart gives other text than
+ * redacting them together. Judged on the maxHeldChars before the cut and what follows — as far back
+ * as a line is ever held whole, so a credential longer than that could not be seen whole anyway.
+ */
+function straddled(text: string, cut: number): boolean {
+  const from = Math.max(0, cut - maxHeldChars);
+  const near = text.slice(from);
+  return redact(near.slice(0, cut - from)) + redact(near.slice(cut - from)) !== redact(near);
+}
+
 /** The last space at which `text` may be cut: not right after a word a credential follows. */
 function safeCut(text: string): number {
-  for (let at = text.length - 1; at > 0; at--) {
-    if (text[at] !== ' ' && text[at] !== '\t') continue;
+  const before = (end: number) => Math.max(text.lastIndexOf(' ', end), text.lastIndexOf('\t', end));
+  for (let at = before(text.length - 1); at > 0; at = before(at - 1)) {
     if (!credentialLead.test(text.slice(0, at))) return at + 1;
   }
   return 0;

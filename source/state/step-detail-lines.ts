@@ -12,15 +12,25 @@ export function spendText(tokens: TokenUsage, dollars: number | undefined): stri
   return `${formatCount(tokens.input)} in / ${formatCount(tokens.output)} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`;
 }
 
+/** Characters of a response's first line a step's row shows: a model may answer a megabyte without a line break. */
+export const shownFirstLineChars = 200;
+
+/** The first line of a response as a row shows it: terminal controls out, cut at shownFirstLineChars (…). */
+function shownFirstLine(response: string | null): string {
+  // Cut before terminalText reads it, with room for the controls it takes out.
+  const line = [...terminalText(firstLine(response).slice(0, shownFirstLineChars * 4))];
+  return line.length > shownFirstLineChars ? `${line.slice(0, shownFirstLineChars).join('')}…` : line.join('');
+}
+
 /**
  * What a step's row says of it: its state, then — once it started — its attempt, time, tokens
  * (and dollars) and the first line of its response: "done", ["attempt 1", "2.1s", "148 in / 41 out", "The answer…"].
  */
 export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result: StepResult | undefined, dollars: number | undefined): { state: string; facts: string[] } {
   const state = stepStateStyle[step.status].word;
-  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', ...(result.cut ? [cutText] : []), terminalText(firstLine(result.response))] : step.attempt ? [`attempt ${step.attempt}`] : [] };
+  if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', ...(result.cut ? [cutText] : []), shownFirstLine(result.response)] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
-  const first = terminalText(firstLine(result.response));
+  const first = shownFirstLine(result.response);
   return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(result.cut ? [cutText] : []), ...(first ? [first] : [])] };
 }
 

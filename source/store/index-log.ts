@@ -123,7 +123,18 @@ export interface LogRead {
 }
 
 /**
- * Reads a log from `from`; null when it is missing (a compaction removed it). Only lines ended by
+ * One of the index's log names is not a file (a folder made by hand, or by a tool that restored a
+ * backup wrongly): its lines cannot be read nor appended to. The index is a cache: it is rebuilt
+ * from the sessions, and the compaction that does so removes the folder (session-index.ts).
+ */
+export class LogNotAFile extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is not a file`);
+  }
+}
+
+/**
+ * Reads a log from `from`; null when it is missing (a compaction removed it); LogNotAFile when it is a folder. Only lines ended by
  * a newline are read: a line being appended right now is left for the next reader, and a torn
  * one (its writer died) is skipped — every line starts on a fresh line, so it spoils no other.
  * A log shorter than `from` is not the one that offset was taken from: that is thrown.
@@ -137,7 +148,9 @@ export function readIndexLog(path: string, from = 0): LogRead | null {
     throw error;
   }
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new LogNotAFile(path);
+    const size = stats.size;
     if (size < from) throw new Error(`${path} is shorter than a reader saw it`);
     const bytes = Buffer.alloc(size - from);
     let read = 0;
@@ -148,7 +161,7 @@ export function readIndexLog(path: string, from = 0): LogRead | null {
         read += n;
       }
     } catch (error) {
-      // A read names no file (a folder in the log's place: EISDIR): the message must.
+      // A read names no file: the message must.
       throw namingFile(error, path);
     }
     const whole = bytes.subarray(0, read).lastIndexOf(10) + 1;
@@ -176,6 +189,7 @@ function openLog(home: string, generation: number, exists: boolean): number | nu
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EEXIST') return null;
+    if (code === 'EISDIR') throw new LogNotAFile(path);
     throw namingFile(error, path);
   }
 }

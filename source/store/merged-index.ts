@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { fileStamp, sameStamp } from './file-mtime.js';
-import { baseName, indexFiles, legacyIndexName, logName, readIndexLog, type IndexEntry, type IndexFiles, type IndexVersion } from './index-log.js';
+import { baseName, indexFiles, legacyIndexName, LogNotAFile, logName, readIndexLog, type IndexEntry, type IndexFiles, type IndexVersion, type LogRead } from './index-log.js';
 import type { SessionSummary } from './session-record.js';
 
 // The index as its base and logs make it (see index-log.ts): what listings and the browser read.
@@ -52,7 +52,7 @@ export interface MergedIndex {
   rows: Record<string, SessionSummary>;
   mtimes: Record<string, number>;
   sessionsMtime: number | undefined;
-  /** False when the base could not be read: every row must then be re-read from the session files. */
+  /** False when the base or a log could not be read: the index is rebuilt from the session files. */
   trusted: boolean;
   version: IndexVersion;
   /** Log entries read: a compaction would fold them into a base. */
@@ -100,7 +100,15 @@ function readMergedOnce(home: string): MergedIndex {
   let through = { generation: from, offset: 0 };
   let entries = 0;
   for (const generation of files.logs.filter((g) => g >= from)) {
-    const read = readIndexLog(join(home, logName(generation)));
+    let read: LogRead | null;
+    try {
+      read = readIndexLog(join(home, logName(generation)));
+    } catch (error) {
+      // A log that is a folder lost its lines: the rows are re-read from the sessions, as for a damaged base.
+      if (!(error instanceof LogNotAFile)) throw error;
+      trusted = false;
+      continue;
+    }
     if (!read) throw new Vanished();
     for (const entry of read.entries) applyEntry(rows, mtimes, entry);
     entries += read.entries.length;

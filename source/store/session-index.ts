@@ -4,7 +4,7 @@ import { redactKeepingOwnPaths } from '../secrets/event-redaction.js';
 import { DurableJsonFileSync } from './durable-json-adapter.js';
 import { mtimeOf } from './file-mtime.js';
 import { writeIndexHead } from './index-head.js';
-import { appendIndexEntry, baseName, createLog, indexFiles, legacyIndexName, logName, newestGeneration, priorOf, readIndexLog, type IndexEntry, type IndexVersion, type PriorRow } from './index-log.js';
+import { appendIndexEntry, baseName, createLog, indexFiles, legacyIndexName, LogNotAFile, logName, newestGeneration, priorOf, readIndexLog, type IndexEntry, type IndexVersion, type LogRead, type PriorRow } from './index-log.js';
 import { applyEntry, currentBase, leftovers, parseBase, readMerged, type BaseFile, type MergedIndex } from './merged-index.js';
 import { mayRunAhead, newestFirst, plausibleRow } from './summary-rows.js';
 import type { SessionSummary } from './session-record.js';
@@ -160,7 +160,15 @@ export class SessionIndex {
   }
 
   private append(entry: IndexEntry): void {
-    const size = appendIndexEntry(this.home, entry);
+    let size: number;
+    try {
+      size = appendIndexEntry(this.home, entry);
+    } catch (error) {
+      if (!(error instanceof LogNotAFile)) throw error;
+      // The newest log is a folder: a listing rebuilds the index in a new generation, removes the folder, and says so.
+      this.list(true);
+      size = appendIndexEntry(this.home, entry);
+    }
     if (size < this.compactAt) return;
     // Nobody listed for a long while: this writer folds the log, once per compactAt bytes of it.
     try {
@@ -186,7 +194,14 @@ export class SessionIndex {
     if (currentBase(files)?.name !== currentBase(merged.files)?.name) return null;
     const { rows, mtimes, version } = merged;
     for (const generation of files.logs.filter((g) => g >= version.through.generation && g < next)) {
-      const read = readIndexLog(join(home, logName(generation)), generation === version.through.generation ? version.through.offset : 0);
+      let read: LogRead | null;
+      try {
+        read = readIndexLog(join(home, logName(generation)), generation === version.through.generation ? version.through.offset : 0);
+      } catch (error) {
+        // A folder in a log's place: the rows were reconciled with the sessions instead (readMerged), and it goes below.
+        if (error instanceof LogNotAFile) continue;
+        throw error;
+      }
       if (!read) return null; // folded by a compaction that finished meanwhile
       for (const entry of read.entries) applyEntry(rows, mtimes, entry);
     }

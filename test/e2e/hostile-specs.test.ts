@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { usageProbe } from '../helpers/child-usage.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -92,5 +93,26 @@ describe('YAML a spec may not hold', () => {
   it('refuses an unknown template filter in validate as run does', async () => {
     const ws = workspace(good.replace('input: "Write about durability"', 'input: "{{ \'x\' | shout }}"'));
     await refusedByBoth(ws, /spec\.yaml:12:\d+: error: template pattern\.config\.steps\.0\.input: unknown filter 'shout'/);
+  });
+});
+
+describe('a spec just within 4 MiB, of one long text', () => {
+  // FIXED (issue 33): one 4 MiB string took 230–370 MB and up to 12 s to validate — the yaml library and
+  // nunjucks' lexer each built it a character at a time (a chain of four million pieces), and a
+  // template was lexed a character at a time once per scope (patches/yaml+…, patches/nunjucks+…).
+  const text = 'a'.repeat(4 * 1024 * 1024 - 1024);
+  it.each([
+    ['a double-quoted prompt', good.replace('prompt: "You write."', `prompt: "{{ topic | default('x') }} ${text}"`)],
+    ['a double-quoted key acode ignores', `${good}zzz_note: "${text}"\n`],
+    ['a block-scalar input', good.replace('input: "Write about durability"', `input: |\n${text.slice(0, 3_600_000).match(/.{1,70}/g)!.map((line) => `          ${line}\n`).join('')}`)],
+  ])('validates %s in a small multiple of the file: under 150 MB and 4 s of CPU', async (_what, spec) => {
+    const ws = workspace(spec);
+    const probe = usageProbe(ws.cwd);
+    const result = await runCli(['validate', 'spec.yaml'], { cwd: ws.cwd, env: { ...ws.env, NODE_OPTIONS: probe.nodeOptions } });
+    expect(result.code, result.stderr).toBe(0);
+    const usage = probe.read();
+    // The CLI alone takes ~65 MB: the spec may add a few times its size (its text, its value, the template's parts).
+    expect(usage.rssMb).toBeLessThan(150);
+    expect(usage.cpuMs).toBeLessThan(4000);
   });
 });

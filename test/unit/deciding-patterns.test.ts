@@ -3,11 +3,13 @@ import type { Pattern } from '../../source/engine/pattern.js';
 import { answerJson } from '../../source/engine/patterns/answer-json.js';
 import { readEvaluation } from '../../source/engine/patterns/evaluator-optimizer.js';
 import { conditionTemplate } from '../../source/engine/patterns/graph.js';
-import { readPlan } from '../../source/engine/patterns/orchestrator-workers.js';
+import { maxSubtasks, readPlan } from '../../source/engine/patterns/orchestrator-workers.js';
 import { patternFor } from '../../source/engine/patterns/pattern-for.js';
 import { readRoute } from '../../source/engine/patterns/routing.js';
 import { applyEvent, initialProgress, type SessionProgress } from '../../source/engine/session-progress.js';
 import { loadSpecText } from '../../source/spec/load-spec.js';
+import { renderTemplate } from '../../source/spec/template.js';
+import { templateLimits } from '../../source/spec/template-limits.js';
 
 const head = 'version: 0\nname: t\nruntime: { provider: scripted }\nagents:\n  a: { prompt: "p" }\n  b: { prompt: "p" }\n';
 
@@ -62,6 +64,22 @@ describe("reading a model's decision as strands-cli reads it", () => {
 
 describe('routing', () => {
   const spec = 'pattern:\n  type: routing\n  config:\n    router: { agent: a, input: "q", max_retries: 1 }\n    routes:\n      one: { then: [ { agent: b, input: "1" } ] }\n      two: { then: [ { agent: b, input: "2a" }, { agent: b, input: "2b" } ] }\n';
+
+  // FIXED: a route name of a million characters was echoed whole: a 1 MB failure message on stderr and in
+  // session.json, each router try's detail in sessions show (7 MB), each retry's request to the model.
+  it('names a route the spec lacks by its start only, however long the name the router answered', () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    const long = `${'x'.repeat(1_000_000)}\u001b[2J`;
+    answer(progress, 'router', JSON.stringify({ route: long }));
+    const [retry] = pattern.ready(progress);
+    expect(retry?.work.kind === 'agent' && typeof retry.work.append === 'string' ? retry.work.append.length : Infinity).toBeLessThan(1000);
+    answer(progress, 'router#2', JSON.stringify({ route: long }));
+    const halt = pattern.halted?.(progress);
+    expect(halt).toMatchObject({ outcome: 'failed', reason: 'unreadable_answer', message: expect.stringContaining("named route 'xxxx") });
+    expect(halt!.message.length).toBeLessThan(1000);
+    for (const node of pattern.shape(progress)) expect(node.detail?.length ?? 0).toBeLessThan(200);
+  });
 
   it('asks the router again after an answer naming no route the spec has, telling it the valid routes', () => {
     const pattern = patternOf(spec);
@@ -128,6 +146,42 @@ describe('orchestrator_workers', () => {
     const progress = initialProgress(0);
     for (const id of ['plan', 'plan#2', 'plan#3']) answer(progress, id, 'I would split it up');
     expect(pattern.halted?.(progress)).toMatchObject({ outcome: 'failed', reason: 'unreadable_answer' });
+  });
+
+  // FIXED: a plan of 200,000 subtasks (a 1 MiB answer) crashed the run with a stack trace (RangeError: Maximum call stack
+  // size exceeded, spreading its workers into a list), and would have started 200,000 paid model calls.
+  it(`fails on a plan of more than ${maxSubtasks.toLocaleString('en-US')} subtasks, naming the limit, before any worker runs`, () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: 200_000 }, () => 'a')));
+    expect(pattern.ready(progress)).toEqual([]);
+    expect(pattern.halted?.(progress)).toMatchObject({ outcome: 'failed', reason: 'pattern_limit', message: expect.stringContaining(`planned 200,000 subtasks, past the limit of ${maxSubtasks.toLocaleString('en-US')} for one round`) });
+    expect(pattern.shape(progress).length).toBeLessThan(10);
+  });
+
+  // FIXED: 600 workers answering 1 MB each: the reduce's context joined every answer into last_response — past what a
+  // JavaScript string can hold, a stack trace (RangeError: Invalid string length) at each run and resume.
+  it('gives the reduce the workers joined up to the most a template writes: a template that writes them fails at that limit, clearly', () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: 600 }, (_, i) => `t${i}`)));
+    const long = 'y'.repeat(1_000_000);
+    for (let i = 0; i < 600; i++) answer(progress, `worker/${i}`, long);
+    expect(readyIds(pattern, progress)).toEqual(['reduce']);
+    const context = pattern.context('reduce', progress, {});
+    expect(context.num_workers).toBe(600);
+    expect((context.last_response as string).length).toBeLessThan(2 * templateLimits.outputChars);
+    expect(() => renderTemplate('{{ last_response }}', context)).toThrow(/wrote more than 64 Mi characters/);
+    expect(renderTemplate('{{ num_workers }} workers', context)).toBe('600 workers');
+    expect(() => pattern.artifactContext?.(progress, {})).not.toThrow();
+  });
+
+  it(`runs a plan of exactly ${maxSubtasks.toLocaleString('en-US')} subtasks`, () => {
+    const pattern = patternOf(spec);
+    const progress = initialProgress(0);
+    answer(progress, 'plan', JSON.stringify(Array.from({ length: maxSubtasks }, (_, i) => `t${i}`)));
+    expect(readyIds(pattern, progress)).toEqual(['worker/0', 'worker/1']);
+    expect(pattern.halted?.(progress)).toBeUndefined();
   });
 });
 

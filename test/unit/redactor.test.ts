@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minSecretLength, redactedMark, Redactor } from '../../source/secrets/redactor.js';
+import { minSecretLength, publicPrefix, redactedMark, Redactor } from '../../source/secrets/redactor.js';
 import { leakedPieces } from '../helpers/header-echo.js';
 
 const key = 'sk-canary-Q7vX2mLp9RzT4wKd8NfB3hYc6JsE';
@@ -96,6 +96,23 @@ describe('the redactor', () => {
     const redactor = redactorWith(inner, other, key);
     const text = redactor.redact(`x ${key.slice(0, 30)}${other.slice(10)} y ${inner} z`);
     expect(text).toBe(`x ${redactedMark} y ${redactedMark} z`);
+  });
+
+  // The scan skips up to 7 characters where a window's last pair is in no piece (issue 33): a piece
+  // must be found whatever the text before it, text made of the key's own pairs included.
+  it('finds every 8-character piece of a key at every place, after text of its own characters or of others', () => {
+    const redactor = redactorWith(key);
+    for (const before of ['', 'x', 'xxxxxxxxxxxxxxx', key.slice(3, 10), key.slice(0, 7).repeat(3), 'ü€😀']) {
+      // Pieces wholly inside the public prefix (`sk-canary-`) are no secret.
+      for (let start = publicPrefix(key).length - 7; start + 8 <= key.length; start++) {
+        for (let pad = 0; pad < 9; pad++) {
+          const piece = key.slice(start, start + 8);
+          const text = redactor.redact(`${before}${'-'.repeat(pad)}${piece}${before}`);
+          expect(text, `${before} + ${pad} + ${piece}`).toContain(redactedMark);
+          expect(leakedPieces(text, key)).toEqual([]);
+        }
+      }
+    }
   });
 
   it(`ignores secrets shorter than ${minSecretLength} characters, so ordinary words stay`, () => {

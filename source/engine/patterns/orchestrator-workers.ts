@@ -7,6 +7,7 @@ import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import type { Variables } from '../template-context.js';
 import { answerGist, answerJson, oncePerEvent, perAnswer } from './answer-json.js';
+import { joinedAnswers } from './joined-answers.js';
 import { stepWork } from './chain.js';
 
 type Config = OrchestratorWorkersPattern['config'];
@@ -22,6 +23,12 @@ export const writeupStep: StepId = 'writeup';
 
 /** strands-cli asks the orchestrator up to three times for a plan it can read. */
 const planTries = 3;
+
+/**
+ * The most subtasks one round's plan may hold: each is a paid model call. A plan of 200,000 (an
+ * answer of 1 MiB) crashed the run with a stack trace and would have started as many calls.
+ */
+export const maxSubtasks = 1000;
 
 /** strands-cli's request to the orchestrator (its own prompt, the system prompt, holds the task). */
 function firstPlanRequest(variables: Variables): string {
@@ -58,7 +65,7 @@ Previous response that failed to parse:
 ${previous.slice(0, 500)}`;
 
 function nextRoundRequest(round: number, results: readonly Worker[]): string {
-  const done = results.map((worker, i) => `Subtask ${i + 1}: ${worker.task}\nResult:\n${worker.response}`).join('\n\n');
+  const done = joinedAnswers(results.map((worker, i) => `Subtask ${i + 1}: ${worker.task}\nResult:\n${worker.response}`), '\n\n');
   return `Round ${round - 1} of the workers finished. Their results:\n\n${done}\n\nIf the task needs more work, respond with ONLY a JSON array of further subtasks in the same format ([{"task": "…"}]); if it is done, respond with an empty array: []`;
 }
 
@@ -138,6 +145,10 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
           return { rounds, workers, next: [], done: false, halt: { outcome: 'failed', reason: 'unreadable_answer', message: `the orchestrator (${orchestrator.agent}) answered no readable plan in ${planTries} tries ("${answerGist(answer.response)}"); it must answer a JSON list such as [{"task": "…"}] — fork the session with a clearer orchestrator prompt` } };
         }
       }
+      if (tasks!.length > maxSubtasks) {
+        const count = (n: number) => n.toLocaleString('en-US');
+        return { rounds, workers, next: [], done: false, halt: { outcome: 'failed', reason: 'pattern_limit', message: `the orchestrator (${orchestrator.agent}) planned ${count(tasks!.length)} subtasks, past the limit of ${count(maxSubtasks)} for one round (each is a model call); fork the session with an orchestrator prompt that asks for fewer` } };
+      }
       rounds.push({ round, plan: planStep(round, tries), tasks: tasks!, tries });
       // An empty plan after the first round: the orchestrator says the work is done.
       if (round > 1 && tasks!.length === 0) break;
@@ -149,7 +160,7 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
         const done = progress.completed[id];
         return { id, round, task, response: done?.response ?? '', done: done !== undefined };
       });
-      workers.push(...these);
+      for (const worker of these) workers.push(worker);
       const open = these.filter((worker) => !worker.done);
       // A window of max_workers unfinished workers in plan order: as one finishes, the next may start.
       if (open.length) return { rounds, workers, next: open.slice(0, Number.isFinite(maxWorkers) ? maxWorkers : open.length).map(working), done: false };
@@ -246,13 +257,13 @@ export function orchestratorWorkersPattern(config: Config): Pattern {
       }
       const step = tail.find((entry) => entry.id === id)?.step;
       // What came last before this step: the reduce's answer for the writeup, else every worker's.
-      const aggregate = context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`).join('\n\n');
+      const aggregate = joinedAnswers(context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`), '\n\n');
       const last = (id === writeupStep ? progress.completed[reduceStep]?.response : undefined) || aggregate;
       return { ...context, last_response: last, ...(step && !isApprovalStep(step) ? step.vars : undefined) };
     },
     artifactContext(progress, variables) {
       const { context } = shared(progress, variables);
-      const aggregate = context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`).join('\n\n');
+      const aggregate = joinedAnswers(context.workers.map((worker, i) => `Worker ${i}: ${worker.response}`), '\n\n');
       const last = progress.completed[writeupStep]?.response || progress.completed[reduceStep]?.response || aggregate;
       // strands-cli's examples read these flat and as execution_context.<key>.
       return { ...context, TRACE: '', execution_context: context, last_response: last };

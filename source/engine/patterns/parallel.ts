@@ -6,6 +6,7 @@ import type { Pattern, ShapeNode } from '../pattern.js';
 import type { SessionProgress } from '../session-progress.js';
 import type { StepId } from '../step-id.js';
 import { stepRecords, stepWork } from './chain.js';
+import { joinedAnswers } from './joined-answers.js';
 
 /** The reduce step's id: branch step ids always hold a `/`, so no branch can take it. */
 export const reduceStep: StepId = 'reduce';
@@ -74,7 +75,7 @@ export function parallelPattern(config: ParallelPattern['config']): Pattern {
     artifactContext(progress, variables) {
       const results = branchResults(progress);
       // strands-cli: the reduce's answer, or every branch's, alphabetically, when there is no reduce.
-      const joined = Object.keys(results).sort().map((id) => `Branch ${id}:\n${results[id]!.response}`).join('\n\n---\n\n');
+      const joined = joinedAnswers(Object.keys(results).sort().map((id) => `Branch ${id}:\n${results[id]!.response}`), '\n\n---\n\n');
       return { ...variables, TRACE: '', branches: results, last_response: reduce ? (progress.completed[reduceStep]?.response ?? '') : joined };
     },
     reusableBefore(from, progress) {

@@ -19,6 +19,9 @@ const routeStep = (route: string, index: number): StepId => `${route}/${index}`;
 
 const answerFormat = 'Respond with valid JSON: {"route": "<route_name>"}';
 
+/** A route name the router answered, as messages and requests name it: a model may answer a million characters. */
+const namedRoute = (route: string): string => answerGist(route, 60);
+
 /** What one router answer says: a route it names (known or not), or nothing readable. */
 export function readRoute(answer: string): string | undefined {
   const value = answerJson(answer, 'object', 'route') as Record<string, unknown> | undefined;
@@ -73,7 +76,7 @@ export function routingPattern(config: Config): Pattern {
         chosen = { route, by: routerStep(attempt), response: done.response };
         break;
       }
-      unreadable = route === undefined ? `no route in its answer ("${answerGist(done.response)}")` : `route '${route}', which the spec does not have (routes: ${routes.join(', ')})`;
+      unreadable = route === undefined ? `no route in its answer ("${answerGist(done.response)}")` : `route '${namedRoute(route)}', which the spec does not have (routes: ${routes.join(', ')})`;
     }
     if (!chosen) {
       if (tries < maxTries) return { tries };
@@ -92,7 +95,7 @@ export function routingPattern(config: Config): Pattern {
     const named = previous ? readRoute(previous.response) : undefined;
     const again = !previous ? ''
       : named === undefined ? `\n\nYour previous answer named no route ("${answerGist(previous.response, 300)}").`
-      : `\n\nYour previous answer chose '${named}', which is not a route. Valid routes: ${routes.join(', ')}.`;
+      : `\n\nYour previous answer chose '${namedRoute(named)}', which is not a route. Valid routes: ${routes.join(', ')}.`;
     return { id: routerStep(attempt), label: router.agent, work: { kind: 'agent', agent: router.agent, input: router.input, append: `${again}\n\n${again ? 'Respond with ONLY valid JSON: {"route": "<route_name>"}' : answerFormat}` } };
   };
 
@@ -106,7 +109,7 @@ export function routingPattern(config: Config): Pattern {
       const named = answer ? routeOf(id, answer.response) : undefined;
       const detail = !answer ? undefined
         : state.chosen?.by === id ? `chose ${state.chosen.route} (not taken: ${routes.filter((r) => r !== state.chosen!.route).join(', ') || 'none'})`
-        : named === undefined ? 'named no route' : `'${named}' is no route`;
+        : named === undefined ? 'named no route' : `'${namedRoute(named)}' is no route`;
       nodes.push({ id, label: router.agent, title: attempt === 1 ? 'router' : `router try ${attempt}`, group: null, after: attempt === 1 ? [] : [routerStep(attempt - 1)], approval: false, ...(detail ? { detail } : {}) });
     }
     if (review && state.chosen) nodes.push({ id: reviewStep, label: 'approval', title: 'router review', group: null, after: [state.chosen.by], approval: true });

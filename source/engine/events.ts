@@ -52,6 +52,12 @@ export type AttemptOutcome =
 /** applied: the file already held the new content · not_applied: it still held the old · rolled_back: a torn write was undone · kept: a torn write was left for the retry. */
 export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 
+/** A step's rendered prompt: the messages its conversation starts from. */
+export interface StepPrompt {
+  system: string;
+  input: string;
+}
+
 export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
   /** A step completed earlier, not run again; `usage`: what it spent when it ran (absent in logs written before it was recorded). */
@@ -67,6 +73,12 @@ export type EngineEventBody =
       retry?: { n: number; max: number };
       /** Set when the pattern knows of more steps than the session said (routing, evaluator loops, workers, graph visits). */
       steps_total?: number;
+      /**
+       * Both sides of a step: the prompt its conversation starts from, as rendered — the agent's system
+       * prompt and the step's input — redacted like every event. Absent for an approval step and in
+       * logs written before it was recorded.
+       */
+      prompt?: StepPrompt;
     }
   /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }

@@ -11,7 +11,7 @@ import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, 
 import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
-import type { EngineEvent, EngineEventBody } from './events.js';
+import type { EngineEvent, EngineEventBody, StepPrompt } from './events.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -245,7 +245,7 @@ export class SessionExecutor {
     }
   }
 
-  private messagesFor(step: PatternStep & { work: { kind: 'agent' } }): { messages: ChatMessage[]; context: Record<string, unknown> } {
+  private messagesFor(step: PatternStep & { work: { kind: 'agent' } }): { messages: ChatMessage[]; context: Record<string, unknown>; prompt: StepPrompt } {
     const { spec, variables } = this.options;
     const context = this.pattern.context(step.id, this.progress, variables);
     // Which of the step's two templates failed, and where in it: a limit's message alone (range(…) would
@@ -261,7 +261,7 @@ export class SessionExecutor {
     const system = render(spec.agents[step.work.agent]?.prompt ?? '', `agents.${step.work.agent}.prompt`);
     const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
     const user = render(step.work.input, 'input') + append;
-    return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
+    return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context, prompt: { system, input: user } };
   }
 
   private async runStep(step: PatternStep): Promise<void> {
@@ -285,11 +285,11 @@ export class SessionExecutor {
       // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
       if (this.stop) throw new StopRun('paused', this.stop.error.reason, `${this.title(id)}: not retried, the session stopped`);
       this.checkBudget();
-      const { messages, context } = this.messagesFor(agentStep);
+      const { messages, context, prompt } = this.messagesFor(agentStep);
       // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
       const startLength = messages.length;
       const attempt = nextAttempt(this.progress, id);
-      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...this.stepsTotalNow() });
+      this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...this.stepsTotalNow(), prompt });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
       await this.options.journal.flush?.();
       const started = performance.now();

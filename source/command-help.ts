@@ -33,6 +33,8 @@ const flagHelp = {
                          (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
                          prompt (ask); default resume.in_progress_strategy (rollback)`,
+  spec: `    --spec <file>        fork: run this edited spec; a completed step whose prompt as rendered, agent,
+                         model and tools are unchanged is reused, the others run`,
   fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task
                          id, branch/n, reduce); completed steps that do not depend on it are reused`,
   step: `    --step S             sessions show: one step's whole response and tool calls — a chain's number
@@ -93,12 +95,17 @@ ${idNote}
 `,
   fork: `
   Start a new session from <id> (any status, also completed or failed), reusing its completed steps
-  that do not depend on step S and running the rest again.
+  that do not depend on step S and running the rest again. With --spec, the new session runs the
+  edited spec: each completed step whose input is unchanged is reused, the others run.
 
   Usage
-    $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]
+    $ acode fork <id> [--spec <file>] [--from-step S] [--name <name>] [--var k=v]… [--json]
 
   Options
+    --spec <file>        run this spec (an edited copy of <id>'s) instead of <id>'s own; a completed
+                         step is reused when its prompt as rendered, agent, model and tools hash to
+                         what they were, which it decides as the run reaches it (with --from-step,
+                         only among the steps that do not depend on S)
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
                          reused; in a workflow a task id, every completed task not downstream of it
                          reused; in a parallel run branch/n (n from 0) or reduce, the other branches
@@ -116,6 +123,7 @@ ${idNote}
     $ acode fork 3f2a --from-step 2
     $ acode fork 3f2a --from-step technical
     $ acode fork 3f2a --from-step web_research/1
+    $ acode fork 3f2a --spec edited.yaml
 `,
   validate: `
   Check a workflow spec without running it; each problem names file:line:column.

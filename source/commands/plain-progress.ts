@@ -83,8 +83,10 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return `  write to ${event.path} from ${step(event.step)}: ${recoveryText[event.outcome]}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
-    case 'resume_planned':
     case 'step_reused':
+      // Those `fork` copies before the run are said by its first line; one taken during the run, here.
+      return event.input_unchanged ? `↷ ${step(event.step)} reused from session ${event.from_session}: its input is unchanged` : undefined;
+    case 'resume_planned':
     case 'session_forked':
     case 'file_read':
     case 'file_write_intended':

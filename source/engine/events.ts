@@ -83,7 +83,16 @@ export type EngineEventBody =
   /** `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded. */
   | { type: 'step_completed'; step: StepId; agent: string; attempt: number; idempotency_key: string; response: string; usage: TokenUsage; duration_ms: number; cut?: true }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
-  | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
+  | {
+      type: 'step_reused';
+      step: StepId;
+      agent: string;
+      response: string;
+      from_session: string;
+      cut?: true;
+      /** Taken during the run by `fork --spec`: the step's rendered input, agent, model and tools were the source's (step-input-key.ts). */
+      input_unchanged?: true;
+    }
   | { type: 'session_forked'; from_session: string; steps_reused: number }
   /** A resume raised limits of the spec the session runs (`--set`): a budget, a graph's max_iterations. */
   | { type: 'limits_raised'; changes: { key: string; from: number | null; to: number }[] }

@@ -12,6 +12,7 @@ import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
 import type { EngineEvent, EngineEventBody, StepPrompt } from './events.js';
+import { stepInputKey, type ReusableSteps } from './step-input-key.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -46,6 +47,8 @@ export interface SessionRunOptions {
   epoch?: number;
   /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
   artifacts?: ArtifactTarget;
+  /** `acode fork --spec`: another session's completed steps, taken instead of a model call where a step's input key is theirs. */
+  reusable?: ReusableSteps;
 }
 
 export type { RunSummary };
@@ -67,6 +70,8 @@ export class SessionExecutor {
   private readonly progress: SessionProgress;
   private readonly pattern: Pattern;
   private executed = 0;
+  /** Steps `fork --spec` took from its source during the run, their input unchanged: skipped like those completed before. */
+  private reusedInRun = 0;
   private readonly waits = new Set<RetryWait>();
   /** The gravest stop so far, and the step it came from: the session ends with it. */
   private stop?: { error: StopRun; step: StepId | null };
@@ -171,7 +176,7 @@ export class SessionExecutor {
       status: this.progress.status,
       steps_total: this.pattern.shape(this.progress).length,
       steps_executed: this.executed,
-      steps_skipped: skipped,
+      steps_skipped: skipped + this.reusedInRun,
       tokens: { ...this.progress.tokens },
       artifacts: [...this.progress.artifacts],
     };
@@ -288,6 +293,13 @@ export class SessionExecutor {
       const { messages, context, prompt } = this.messagesFor(agentStep);
       // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
       const startLength = messages.length;
+      // A step asked exactly as the source session asked it is that step again: its answer is taken, not paid for twice.
+      const reuse = this.options.reusable?.get(id);
+      if (reuse && !this.progress.in_progress[id] && reuse.key === stepInputKey(this.options.spec, agent, prompt)) {
+        this.emit({ type: 'step_reused', step: id, agent, response: reuse.response, from_session: reuse.from_session, input_unchanged: true, ...(reuse.cut ? { cut: true as const } : {}) });
+        this.reusedInRun++;
+        return;
+      }
       const attempt = nextAttempt(this.progress, id);
       this.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...this.stepsTotalNow(), prompt });
       // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).

@@ -1,12 +1,15 @@
 import type { Variables } from '../engine/template-context.js';
 import { missingVariablesError, restoreVariables } from './withheld-variables.js';
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { sha256 } from '../engine/blob-store.js';
 import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents, type SessionProgress } from '../engine/session-progress.js';
 import { planFork } from '../engine/fork-plan.js';
+import { reusableSteps } from '../engine/step-input-key.js';
+import { loadSpecFile } from '../spec/load-spec.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { StepId } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -21,6 +24,8 @@ export interface ForkRequest {
   id: string;
   /** The step to run again from: a chain's 1-based number, or a step id; what does not depend on it is reused. Default: the first unfinished step. */
   fromStep?: string;
+  /** `--spec`: an edited spec to run instead of the source's snapshot (a path, relative to `cwd`). */
+  specPath?: string;
   /** `--name`: the fork's own name (a name belongs to one session: the source's is not carried over). */
   name?: string;
   /** `--var`: variables the source stored without their value, given back (withheld-variables.ts). */
@@ -65,18 +70,26 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const { variables, missing } = restoreVariables(source.record.variables, request.vars ?? {}, from, 'fork');
   if (missing.length) throw missingVariablesError(missing, from, 'fork');
   await repository.requireWritable(`fork session ${from}`);
-  const spec = await source.spec();
-  const pattern = patternFor(spec);
-  const steps = pattern.shape(initialProgress(0)).length;
-  const replayed = replayEvents(await source.events(), steps);
-  const plan = planFork(pattern, replayed, request.fromStep, from);
+  const sourceSpec = await source.spec();
+  const sourcePattern = patternFor(sourceSpec);
+  const events = await source.events();
+  const replayed = replayEvents(events, sourcePattern.shape(initialProgress(0)).length);
+  const plan = planFork(sourcePattern, replayed, request.fromStep, from);
   if (!plan.ok) throw new AcodeError(plan.message, ExitCode.usage);
-  const reuse = plan.reuse.length;
+  // --spec: checked like a new run's spec (exit 2, nothing created), with the variables the session has.
+  const edited = request.specPath === undefined ? undefined : loadSpecFile(resolve(request.cwd, request.specPath), { variables: Object.keys(variables) });
+  const spec = edited?.spec ?? sourceSpec;
+  const pattern = edited ? patternFor(spec) : sourcePattern;
+  const steps = pattern.shape(initialProgress(0)).length;
+  // An edited spec's steps are reused as the run reaches them, by what they ask; otherwise the plan's are copied in first.
+  const candidates = request.fromStep === undefined ? Object.keys(replayed.completed) : plan.reuse;
+  const reusable = edited ? reusableSteps(events, replayed, sourceSpec, candidates, from) : undefined;
+  const reuse = reusable ? reusable.size : plan.reuse.length;
 
   const provider = createProvider(spec, request.env);
   const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, ...fields } = source.record;
   const inherited = fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inheritedArtifacts(replayed, source.record) };
-  const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), specText: await source.specText(), spec, stepsTotal: steps });
+  const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), ...(edited ? { spec_path: resolve(edited.file) } : {}), specText: edited?.text ?? (await source.specText()), spec, stepsTotal: steps });
   const record = session.record;
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds);
   let journal: LeasedJournal | undefined;
@@ -84,7 +97,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
     journal = session.openJournal();
     return heldRun(
       {
-        intro: { kind: 'fork' as const, from, reused: reuse },
+        intro: { kind: 'fork' as const, from, reused: reuse, ...(request.specPath === undefined ? {} : { edited: request.specPath }) },
         sessionId: record.session_id,
         spec,
         pattern,
@@ -95,7 +108,8 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         cwd: record.cwd,
         artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners() },
         autoResume: autoResumePolicy(config),
-        preamble: reuseEvents(plan.reuse, replayed, from),
+        preamble: reuseEvents(edited ? [] : plan.reuse, replayed, from),
+        ...(reusable ? { reusable } : {}),
       },
       lease,
       journal,

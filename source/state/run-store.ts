@@ -260,6 +260,9 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({ steps: update(steps, event.step, { note: `→ ${event.name}${toolTarget(event.args)}` }) });
           return;
         case 'step_reused':
+          // Taken during the run (fork --spec): the row ends as a step completed earlier does.
+          if (event.input_unchanged) set({ steps: update(steps, event.step, ended('skipped')) });
+          return;
         case 'session_forked':
         case 'limits_raised':
         case 'budget_warning':

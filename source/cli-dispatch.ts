@@ -22,7 +22,7 @@ const help = `
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--spec <file>] [--from-step S] [--name <name>] [--var k=v]… [--json]
+    $ acode fork <id> [--spec <file>] [--from-step S] [--dry-run] [--name <name>] [--var k=v]… [--json]
                                          new session reusing <id>'s completed steps not depending on S,
                                          or (--spec) those whose input the edited spec leaves unchanged
     $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
@@ -208,7 +208,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     case 'fork': {
       atMostOne('fork', args, 'session');
       const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { spec: flags.spec, fromStep: flags.fromStep, json: flags.json, name: flags.name, vars: flags.var });
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { spec: flags.spec, fromStep: flags.fromStep, dryRun: flags.dryRun, json: flags.json, name: flags.name, vars: flags.var });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');

@@ -26,7 +26,8 @@ const flagHelp = {
   reject: `    --reject             reject it: the session is cancelled`,
   set: `    --set K=N            resume: raise a limit the session stopped at — runtime.budgets.max_steps,
                          max_tokens, max_duration_s; a graph's pattern.config.max_iterations`,
-  dryRun: `    --dry-run            show the continuation plan, changed files and model check; run nothing, change nothing`,
+  dryRun: `    --dry-run            resume: show the continuation plan, changed files and model check; fork: the
+                         steps it would reuse and why the others run; run nothing, change nothing`,
   yes: `    --yes                resume even if files the session touched changed (= --on-change continue),
                          or the provider does not offer a model it needs, or cannot be asked`,
   onChange: `    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
@@ -99,7 +100,7 @@ ${idNote}
   edited spec: each completed step whose input is unchanged is reused, the others run.
 
   Usage
-    $ acode fork <id> [--spec <file>] [--from-step S] [--name <name>] [--var k=v]… [--json]
+    $ acode fork <id> [--spec <file>] [--from-step S] [--dry-run] [--name <name>] [--var k=v]… [--json]
 
   Options
     --spec <file>        run this spec (an edited copy of <id>'s) instead of <id>'s own; a completed
@@ -111,6 +112,7 @@ ${idNote}
                          reused; in a parallel run branch/n (n from 0) or reduce, the other branches
                          and the steps before it in its branch reused. 'acode sessions show <id>'
                          lists the ids (default: the first unfinished step)
+    --dry-run            list the steps the fork would reuse and why each other one runs; create nothing
     --name <name>        a name for the new session (unique in $ACODE_HOME)
     --var k=v            give back a variable <id> stored without its value (it held a key, or text
                          shaped like one, which acode keeps out of its files)
@@ -123,6 +125,7 @@ ${idNote}
     $ acode fork 3f2a --from-step 2
     $ acode fork 3f2a --from-step technical
     $ acode fork 3f2a --from-step web_research/1
+    $ acode fork 3f2a --spec edited.yaml --dry-run
     $ acode fork 3f2a --spec edited.yaml
 `,
   validate: `

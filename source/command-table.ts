@@ -56,7 +56,7 @@ const resumeFlagNames = ['var', 'set', 'dryRun', 'yes', 'onChange', 'strategy', 
 export const commandFlags: Record<string, readonly FlagName[]> = {
   run: ['var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'resume', 'dryRun', 'yes', 'onChange', 'strategy'],
   resume: resumeFlagNames,
-  fork: ['spec', 'fromStep', 'name', 'var', 'json'],
+  fork: ['spec', 'fromStep', 'dryRun', 'name', 'var', 'json'],
   validate: [],
   'sessions list': ['status', 'resumable', 'remote', 'limit', 'json'],
   'sessions show': ['step', 'json'],

@@ -12,7 +12,8 @@ import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from './conversation.js';
 import type { EngineEvent, EngineEventBody, StepPrompt } from './events.js';
-import { stepInputKey, type ReusableSteps } from './step-input-key.js';
+import { stepInput, stepInputKey, type ReusableSteps } from './step-input-key.js';
+import { renderStepPrompt } from './step-prompt.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -263,10 +264,8 @@ export class SessionExecutor {
         throw error;
       }
     };
-    const system = render(spec.agents[step.work.agent]?.prompt ?? '', `agents.${step.work.agent}.prompt`);
-    const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
-    const user = render(step.work.input, 'input') + append;
-    return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context, prompt: { system, input: user } };
+    const prompt = renderStepPrompt(spec, step, variables, render);
+    return { messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.input }], context, prompt };
   }
 
   private async runStep(step: PatternStep): Promise<void> {
@@ -295,7 +294,7 @@ export class SessionExecutor {
       const startLength = messages.length;
       // A step asked exactly as the source session asked it is that step again: its answer is taken, not paid for twice.
       const reuse = this.options.reusable?.get(id);
-      if (reuse && !this.progress.in_progress[id] && reuse.key === stepInputKey(this.options.spec, agent, prompt)) {
+      if (reuse && !this.progress.in_progress[id] && reuse.key === stepInputKey(stepInput(this.options.spec, agent, prompt))) {
         this.emit({ type: 'step_reused', step: id, agent, response: reuse.response, from_session: reuse.from_session, input_unchanged: true, ...(reuse.cut ? { cut: true as const } : {}) });
         this.reusedInRun++;
         return;

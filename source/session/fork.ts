@@ -9,6 +9,7 @@ import type { EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents, type SessionProgress } from '../engine/session-progress.js';
 import { planFork } from '../engine/fork-plan.js';
 import { reusableSteps } from '../engine/step-input-key.js';
+import { previewFork, type ForkPreviewStep } from '../engine/fork-preview.js';
 import { loadSpecFile } from '../spec/load-spec.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { StepId } from '../engine/step-id.js';
@@ -64,27 +65,8 @@ function inheritedArtifacts(progress: SessionProgress, record: SessionRecord): s
  */
 export async function forkSession(repository: SessionRepository, request: ForkRequest): Promise<PreparedRun<ForkIntro>> {
   const config = loadResumeConfig(repository.home, request.cwd);
-  const source = await repository.open(request.id);
-  const from = source.record.session_id;
-  refuseUnfindableFolders(source.record, 'fork');
-  const { variables, missing } = restoreVariables(source.record.variables, request.vars ?? {}, from, 'fork');
-  if (missing.length) throw missingVariablesError(missing, from, 'fork');
-  await repository.requireWritable(`fork session ${from}`);
-  const sourceSpec = await source.spec();
-  const sourcePattern = patternFor(sourceSpec);
-  const events = await source.events();
-  const replayed = replayEvents(events, sourcePattern.shape(initialProgress(0)).length);
-  const plan = planFork(sourcePattern, replayed, request.fromStep, from);
-  if (!plan.ok) throw new AcodeError(plan.message, ExitCode.usage);
-  // --spec: checked like a new run's spec (exit 2, nothing created), with the variables the session has.
-  const edited = request.specPath === undefined ? undefined : loadSpecFile(resolve(request.cwd, request.specPath), { variables: Object.keys(variables) });
-  const spec = edited?.spec ?? sourceSpec;
-  const pattern = edited ? patternFor(spec) : sourcePattern;
-  const steps = pattern.shape(initialProgress(0)).length;
-  // An edited spec's steps are reused as the run reaches them, by what they ask; otherwise the plan's are copied in first.
-  const candidates = request.fromStep === undefined ? Object.keys(replayed.completed) : plan.reuse;
-  const reusable = edited ? reusableSteps(events, replayed, sourceSpec, candidates, from) : undefined;
-  const reuse = reusable ? reusable.size : plan.reuse.length;
+  const { source, from, variables, replayed, plan, edited, spec, pattern, steps, reusable } = await forkSource(repository, request, true);
+  const reuse = reusable ? reusable.reusable.size : plan.reuse.length;
 
   const provider = createProvider(spec, request.env);
   const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, ...fields } = source.record;
@@ -109,7 +91,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners() },
         autoResume: autoResumePolicy(config),
         preamble: reuseEvents(edited ? [] : plan.reuse, replayed, from),
-        ...(reusable ? { reusable } : {}),
+        ...(reusable ? { reusable: reusable.reusable } : {}),
       },
       lease,
       journal,
@@ -118,4 +100,48 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
     releaseHeld(lease, journal);
     throw error;
   }
+}
+
+/** The source of a fork and what the fork would run: read and checked, nothing written. */
+async function forkSource(repository: SessionRepository, request: ForkRequest, writing: boolean) {
+  const source = await repository.open(request.id);
+  const from = source.record.session_id;
+  refuseUnfindableFolders(source.record, 'fork');
+  const { variables, missing } = restoreVariables(source.record.variables, request.vars ?? {}, from, 'fork');
+  if (missing.length) throw missingVariablesError(missing, from, 'fork');
+  if (writing) await repository.requireWritable(`fork session ${from}`);
+  const sourceSpec = await source.spec();
+  const sourcePattern = patternFor(sourceSpec);
+  const events = await source.events();
+  const replayed = replayEvents(events, sourcePattern.shape(initialProgress(0)).length);
+  const plan = planFork(sourcePattern, replayed, request.fromStep, from);
+  if (!plan.ok) throw new AcodeError(plan.message, ExitCode.usage);
+  // --spec: checked like a new run's spec (exit 2, nothing created), with the variables the session has.
+  const edited = request.specPath === undefined ? undefined : loadSpecFile(resolve(request.cwd, request.specPath), { variables: Object.keys(variables) });
+  const spec = edited?.spec ?? sourceSpec;
+  const pattern = edited ? patternFor(spec) : sourcePattern;
+  const steps = pattern.shape(initialProgress(0)).length;
+  // An edited spec's steps are reused as the run reaches them, by what they ask; otherwise the plan's are copied in first.
+  const candidates = request.fromStep === undefined ? Object.keys(replayed.completed) : plan.reuse;
+  const reusable = edited ? reusableSteps(events, replayed, sourceSpec, candidates, from) : undefined;
+  return { source, from, variables, replayed, plan, edited, spec, pattern, steps, reusable };
+}
+
+/**
+ * `acode fork <id> --dry-run`: which of the source's steps the fork would reuse and why each other one
+ * would run — with --spec, found by walking the edited spec as the run would (engine/fork-preview.ts).
+ * Nothing is created, run or changed.
+ */
+export async function previewForkSession(repository: SessionRepository, request: ForkRequest): Promise<{ from: string; steps: ForkPreviewStep[] }> {
+  const { from, variables, replayed, plan, spec, pattern, reusable } = await forkSource(repository, request, false);
+  if (reusable) return { from, steps: previewFork(pattern, spec, variables, reusable.reusable, reusable.unusable, from) };
+  const reused = new Set(plan.reuse);
+  const steps = pattern.shape(replayed).map((node): ForkPreviewStep => ({
+    step: node.id,
+    title: node.title,
+    agent: node.label,
+    reused: reused.has(node.id),
+    why: reused.has(node.id) ? 'completed, and does not depend on the step the fork runs again' : replayed.completed[node.id] ? 'depends on the step the fork runs again' : 'not completed',
+  }));
+  return { from, steps };
 }

@@ -107,4 +107,27 @@ describe('acode fork --spec', () => {
     expect((await runCli(['sessions', 'list', '--json'], ws)).stdout).toBe(listed.stdout);
     expect(readFileSync(join(ws.cwd, 'spec.yaml'), 'utf8')).toBe(specText());
   });
+
+  it('--dry-run lists which steps would be reused and why each other one runs, calling no model and creating nothing', async () => {
+    const { ws, id } = await ranOnce();
+    writeFileSync(join(ws.cwd, 'edited.yaml'), specText().replace('You analyse.', 'You analyse, briefly.'));
+    const listed = (await runCli(['sessions', 'list', '--json'], ws)).stdout;
+    const dry = await runCli(['fork', id, '--spec', 'edited.yaml', '--dry-run'], ws);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.split('\n')).toEqual([
+      `dry run: a fork of session ${id} running edited.yaml would reuse 1 of 3 steps; nothing was created or run`,
+      '  ↷ step 1  researcher  reused: its input is unchanged',
+      "  ▶ step 2  analyst     runs: its agent's system prompt changed",
+      '  ▶ step 3  writer      runs: decided when the run reaches it: it follows a step that runs',
+      '',
+    ]);
+    const json = JSON.parse((await runCli(['fork', id, '--spec', 'edited.yaml', '--dry-run', '--json'], ws)).stdout) as { steps: { step: string; reused: boolean }[] };
+    expect(json.steps.map((step) => [step.step, step.reused])).toEqual([['0', true], ['1', false], ['2', false]]);
+    expect(server.requests).toEqual([]);
+    expect((await runCli(['sessions', 'list', '--json'], ws)).stdout).toBe(listed);
+    // The fork itself: step 2 runs; this server's answer reads only the input, so step 3 is asked as before and reused.
+    const { asked, fork } = await forkWith(ws, id, readFileSync(join(ws.cwd, 'edited.yaml'), 'utf8'));
+    expect(asked).toEqual([1]);
+    expect(fork.stderr).toContain(`↷ step 3/3 writer reused from session ${id}: its input is unchanged`);
+  });
 });

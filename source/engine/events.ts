@@ -93,7 +93,8 @@ export type EngineEventBody =
       /** Taken during the run by `fork --spec`: the step's rendered input, agent, model and tools were the source's (step-input-key.ts). */
       input_unchanged?: true;
     }
-  | { type: 'session_forked'; from_session: string; steps_reused: number }
+  /** `reuse_by_input`: `fork --spec`'s steps of the source that may be reused where their input is unchanged (a resume of the fork takes them up again). */
+  | { type: 'session_forked'; from_session: string; steps_reused: number; reuse_by_input?: StepId[] }
   /** A resume raised limits of the spec the session runs (`--set`): a budget, a graph's max_iterations. */
   | { type: 'limits_raised'; changes: { key: string; from: number | null; to: number }[] }
   /** A budget's warn_threshold was reached: said once per session. */

@@ -5,12 +5,13 @@ import { resolve } from 'node:path';
 import { autoResumePolicy, loadResumeConfig } from '../config/resume-config.js';
 import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { sha256 } from '../engine/blob-store.js';
-import type { EngineEventBody } from '../engine/events.js';
+import type { EngineEvent, EngineEventBody } from '../engine/events.js';
 import { initialProgress, replayEvents, type SessionProgress } from '../engine/session-progress.js';
 import { planFork } from '../engine/fork-plan.js';
-import { reusableSteps } from '../engine/step-input-key.js';
+import { reusableSteps, type ReusableSteps } from '../engine/step-input-key.js';
 import { previewFork, type ForkPreviewStep } from '../engine/fork-preview.js';
 import { loadSpecFile } from '../spec/load-spec.js';
+import { hashText } from '../spec/hash.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { StepId } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -36,9 +37,9 @@ export interface ForkRequest {
 }
 
 /** Engine-shape: the events that put the reused steps into the fork's log, as if it had run them. */
-function reuseEvents(reused: readonly StepId[], progress: SessionProgress, from: string): EngineEventBody[] {
+function reuseEvents(reused: readonly StepId[], progress: SessionProgress, from: string, byInput?: readonly StepId[]): EngineEventBody[] {
   return [
-    { type: 'session_forked', from_session: from, steps_reused: reused.length },
+    { type: 'session_forked', from_session: from, steps_reused: reused.length, ...(byInput ? { reuse_by_input: [...byInput] } : {}) },
     ...reused.map((id): EngineEventBody => {
       const done = progress.completed[id]!;
       return { type: 'step_reused', step: id, agent: done.agent, response: done.response, from_session: from, ...(done.cut ? { cut: true as const } : {}) };
@@ -71,7 +72,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const provider = createProvider(spec, request.env);
   const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, ...fields } = source.record;
   const inherited = fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inheritedArtifacts(replayed, source.record) };
-  const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), ...(edited ? { spec_path: resolve(edited.file) } : {}), specText: edited?.text ?? (await source.specText()), spec, stepsTotal: steps });
+  const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), ...(edited ? { spec_path: resolve(edited.file), spec_hash: hashText(edited.text) } : {}), specText: edited?.text ?? (await source.specText()), spec, stepsTotal: steps });
   const record = session.record;
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds);
   let journal: LeasedJournal | undefined;
@@ -90,7 +91,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         cwd: record.cwd,
         artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners() },
         autoResume: autoResumePolicy(config),
-        preamble: reuseEvents(edited ? [] : plan.reuse, replayed, from),
+        preamble: reuseEvents(reusable ? [] : plan.reuse, replayed, from, reusable ? [...reusable.reusable.keys()] : undefined),
         ...(reusable ? { reusable: reusable.reusable } : {}),
       },
       lease,
@@ -144,4 +145,25 @@ export async function previewForkSession(repository: SessionRepository, request:
     why: reused.has(node.id) ? 'completed, and does not depend on the step the fork runs again' : replayed.completed[node.id] ? 'depends on the step the fork runs again' : 'not completed',
   }));
   return { from, steps };
+}
+
+/**
+ * The steps a resumed `fork --spec` may still take from its source, as the fork first could: those
+ * its log's session_forked names, read again from the source session. A source deleted since leaves
+ * none (the steps run).
+ */
+export async function reusableAgain(repository: SessionRepository, events: readonly EngineEvent[]): Promise<ReusableSteps | undefined> {
+  const forked = events.find((event) => event.type === 'session_forked');
+  if (forked?.type !== 'session_forked' || !Array.isArray(forked.reuse_by_input) || forked.reuse_by_input.length === 0) return undefined;
+  let source;
+  try {
+    source = await repository.open(forked.from_session);
+  } catch (error) {
+    if (error instanceof AcodeError) return undefined;
+    throw error;
+  }
+  const spec = await source.spec();
+  const sourceEvents = await source.events();
+  const replayed = replayEvents(sourceEvents, patternFor(spec).shape(initialProgress(0)).length);
+  return reusableSteps(sourceEvents, replayed, spec, forked.reuse_by_input, forked.from_session).reusable;
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -129,5 +129,23 @@ describe('acode fork --spec', () => {
     const { asked, fork } = await forkWith(ws, id, readFileSync(join(ws.cwd, 'edited.yaml'), 'utf8'));
     expect(asked).toEqual([1]);
     expect(fork.stderr).toContain(`↷ step 3/3 writer reused from session ${id}: its input is unchanged`);
+  });
+
+  it('a fork --spec killed mid-run and resumed still reuses the steps whose input is unchanged', async () => {
+    const { ws, id } = await ranOnce();
+    writeFileSync(join(ws.cwd, 'edited.yaml'), specText().replace('You analyse.', 'You analyse, briefly.'));
+    // Step 2 hangs in the fork's first run: it is killed there, with step 3 not reached.
+    let hang = true;
+    server.handler = (request) => (request.step === 1 && hang ? { kind: 'hang' } : { kind: 'answer' });
+    const fork = startCli(['fork', id, '--spec', 'edited.yaml'], ws);
+    await server.waitFor((request) => request.step === 1);
+    fork.child.kill('SIGKILL');
+    expect((await fork.done).signal).toBe('SIGKILL');
+    hang = false;
+    server.requests.length = 0;
+    const resumed = await runCli(['resume'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(server.requests.map((request) => request.step)).toEqual([1]);
+    expect(resumed.stderr).toContain(`↷ step 3/3 writer reused from session ${id}: its input is unchanged`);
   });
 });

@@ -22,7 +22,9 @@ const help = `
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
-    $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]   new session reusing <id>'s completed steps not depending on S
+    $ acode fork <id> [--spec <file>] [--from-step S] [--dry-run] [--name <name>] [--var k=v]… [--json]
+                                         new session reusing <id>'s completed steps not depending on S,
+                                         or (--spec) those whose input the edited spec leaves unchanged
     $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
@@ -39,7 +41,7 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'fromStep', 'step', 'status', 'resumable', 'limit')}
+${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'spec', 'fromStep', 'step', 'status', 'resumable', 'limit')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode). With ACODE_REMOTE_URL set
   (postgres://…), acode sync copies them to a PostgreSQL team store.
@@ -94,6 +96,7 @@ const flagHints: Partial<Record<FlagName, string>> = {
   olderThan: `'acode sessions cleanup --older-than 30d'`,
   provider: `'acode init --provider openai'`,
   fromStep: `'acode fork <id> --from-step 2' starts a new session from that step`,
+  spec: `'acode fork <id> --spec edited.yaml' runs an edited spec, reusing the steps it leaves unchanged`,
   step: `'acode sessions show <id> --step 2' prints that step's response`,
 };
 
@@ -205,7 +208,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     case 'fork': {
       atMostOne('fork', args, 'session');
       const { forkCommand } = await import('./commands/fork.js');
-      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { fromStep: flags.fromStep, json: flags.json, name: flags.name, vars: flags.var });
+      return forkCommand(context, requireArg(args[0], 'the session id: acode fork <id>'), { spec: flags.spec, fromStep: flags.fromStep, dryRun: flags.dryRun, json: flags.json, name: flags.name, vars: flags.var });
     }
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');

@@ -26,13 +26,16 @@ const flagHelp = {
   reject: `    --reject             reject it: the session is cancelled`,
   set: `    --set K=N            resume: raise a limit the session stopped at — runtime.budgets.max_steps,
                          max_tokens, max_duration_s, max_cost_usd; a graph's pattern.config.max_iterations`,
-  dryRun: `    --dry-run            show the continuation plan, changed files and model check; run nothing, change nothing`,
+  dryRun: `    --dry-run            resume: show the continuation plan, changed files and model check; fork: the
+                         steps it would reuse and why the others run; run nothing, change nothing`,
   yes: `    --yes                resume even if files the session touched changed (= --on-change continue),
                          or the provider does not offer a model it needs, or cannot be asked`,
   onChange: `    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
                          (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
                          prompt (ask); default resume.in_progress_strategy (rollback)`,
+  spec: `    --spec <file>        fork: run this edited spec; a completed step whose prompt as rendered, agent,
+                         model and tools are unchanged is reused, the others run`,
   fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task
                          id, branch/n, reduce); completed steps that do not depend on it are reused`,
   step: `    --step S             sessions show: one step's whole response and tool calls — a chain's number
@@ -93,17 +96,23 @@ ${idNote}
 `,
   fork: `
   Start a new session from <id> (any status, also completed or failed), reusing its completed steps
-  that do not depend on step S and running the rest again.
+  that do not depend on step S and running the rest again. With --spec, the new session runs the
+  edited spec: each completed step whose input is unchanged is reused, the others run.
 
   Usage
-    $ acode fork <id> [--from-step S] [--name <name>] [--var k=v]… [--json]
+    $ acode fork <id> [--spec <file>] [--from-step S] [--dry-run] [--name <name>] [--var k=v]… [--json]
 
   Options
+    --spec <file>        run this spec (an edited copy of <id>'s) instead of <id>'s own; a completed
+                         step is reused when its prompt as rendered, agent, model and tools hash to
+                         what they were, which it decides as the run reaches it (with --from-step,
+                         only among the steps that do not depend on S)
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
                          reused; in a workflow a task id, every completed task not downstream of it
                          reused; in a parallel run branch/n (n from 0) or reduce, the other branches
                          and the steps before it in its branch reused. 'acode sessions show <id>'
                          lists the ids (default: the first unfinished step)
+    --dry-run            list the steps the fork would reuse and why each other one runs; create nothing
     --name <name>        a name for the new session (unique in $ACODE_HOME)
     --var k=v            give back a variable <id> stored without its value (it held a key, or text
                          shaped like one, which acode keeps out of its files)
@@ -116,6 +125,8 @@ ${idNote}
     $ acode fork 3f2a --from-step 2
     $ acode fork 3f2a --from-step technical
     $ acode fork 3f2a --from-step web_research/1
+    $ acode fork 3f2a --spec edited.yaml --dry-run
+    $ acode fork 3f2a --spec edited.yaml
 `,
   validate: `
   Check a workflow spec without running it; each problem names file:line:column.

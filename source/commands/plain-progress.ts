@@ -93,8 +93,10 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return event.session_id ? `  ${event.cli} conversation ${event.session_id} (open it: ${openCommand(event.cli, event.session_id)})` : `warning: ${event.message ?? `${event.cli} named no session id`}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
-    case 'resume_planned':
     case 'step_reused':
+      // Those `fork` copies before the run are said by its first line; one taken during the run, here.
+      return event.input_unchanged ? `↷ ${step(event.step)} reused from session ${event.from_session}: its input is unchanged` : undefined;
+    case 'resume_planned':
     case 'session_forked':
     case 'file_read':
     case 'file_write_intended':

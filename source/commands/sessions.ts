@@ -170,7 +170,7 @@ function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps
   const dollars = stepDollars(price, step, result);
   if (json) {
     const { index: _index, ...shown } = step;
-    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: jsonDollars(dollars), response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: jsonDollars(dollars), prompt: result?.prompt ?? null, response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
     return ExitCode.ok;
   }
   ctx.stdout.write(`${stepDetailLines(step, stepRef(pattern, step), result, dollars).join('\n')}\n`);

@@ -52,6 +52,12 @@ export type AttemptOutcome =
 /** applied: the file already held the new content · not_applied: it still held the old · rolled_back: a torn write was undone · kept: a torn write was left for the retry. */
 export type WriteRecovery = 'applied' | 'not_applied' | 'rolled_back' | 'kept';
 
+/** A step's rendered prompt: the messages its conversation starts from. */
+export interface StepPrompt {
+  system: string;
+  input: string;
+}
+
 export type EngineEventBody =
   | { type: 'session_started'; workflow_name: string; steps_total: number; resumed: boolean; steps_skipped: number; tokens: TokenUsage }
   /** A step completed earlier, not run again; `usage`: what it spent when it ran (absent in logs written before it was recorded). */
@@ -67,6 +73,12 @@ export type EngineEventBody =
       retry?: { n: number; max: number };
       /** Set when the pattern knows of more steps than the session said (routing, evaluator loops, workers, graph visits). */
       steps_total?: number;
+      /**
+       * Both sides of a step: the prompt its conversation starts from, as rendered — the agent's system
+       * prompt and the step's input — redacted like every event. Absent for an approval step and in
+       * logs written before it was recorded.
+       */
+      prompt?: StepPrompt;
     }
   /**
    * `cut`: the model's answer stopped at its output limit (CompletionResult.cut); absent when it finished, and in logs written before it was recorded.
@@ -90,8 +102,18 @@ export type EngineEventBody =
    */
   | { type: 'agent_cli_session'; step: StepId; attempt: number; cli: 'claude' | 'codex'; session_id: string | null; session?: string; message?: string }
   /** A step completed by another session, copied in by `acode fork`; its tokens were spent there. `cut` as on its step_completed. */
-  | { type: 'step_reused'; step: StepId; agent: string; response: string; from_session: string; cut?: true }
-  | { type: 'session_forked'; from_session: string; steps_reused: number }
+  | {
+      type: 'step_reused';
+      step: StepId;
+      agent: string;
+      response: string;
+      from_session: string;
+      cut?: true;
+      /** Taken during the run by `fork --spec`: the step's rendered input, agent, model and tools were the source's (step-input-key.ts). */
+      input_unchanged?: true;
+    }
+  /** `reuse_by_input`: `fork --spec`'s steps of the source that may be reused where their input is unchanged (a resume of the fork takes them up again). */
+  | { type: 'session_forked'; from_session: string; steps_reused: number; reuse_by_input?: StepId[] }
   /** A resume raised limits of the spec the session runs (`--set`): a budget, a graph's max_iterations. */
   | { type: 'limits_raised'; changes: { key: string; from: number | null; to: number }[] }
   /** A budget's warn_threshold was reached: said once per session. */

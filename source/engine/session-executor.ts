@@ -10,6 +10,7 @@ import { writeWithIntent } from './tools/write-ahead.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import type { EngineEvent, EngineEventBody } from './events.js';
 import { pricedCall, type StepPricer } from './prices.js';
+import type { ReusableSteps } from './step-input-key.js';
 import type { Journal } from './journal.js';
 import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
 import { patternFor } from './patterns/pattern-for.js';
@@ -52,6 +53,8 @@ export interface SessionRunOptions {
   agentCli?: AgentCliPort;
   /** Prices each model call as it is journaled (engine/prices.ts); absent: no provider with prices. */
   price?: StepPricer;
+  /** `acode fork --spec`: another session's completed steps, taken instead of a model call where a step's input key is theirs. */
+  reusable?: ReusableSteps;
 }
 
 export type { RunSummary };
@@ -75,6 +78,8 @@ export class SessionExecutor {
   /** How far the run continues on its own: the person's settings, with the spec's runtime.failure_policy. */
   private readonly policy: AutoResumePolicy;
   private executed = 0;
+  /** Steps `fork --spec` took from its source during the run, their input unchanged: skipped like those completed before. */
+  private reusedInRun = 0;
   private readonly waits = new Set<RetryWait>();
   /** The gravest stop so far, and the step it came from: the session ends with it. */
   private stop?: { error: StopRun; step: StepId | null };
@@ -182,7 +187,7 @@ export class SessionExecutor {
       status: this.progress.status,
       steps_total: this.pattern.shape(this.progress).length,
       steps_executed: this.executed,
-      steps_skipped: skipped,
+      steps_skipped: skipped + this.reusedInRun,
       tokens: { ...this.progress.tokens },
       artifacts: [...this.progress.artifacts],
     };
@@ -302,8 +307,9 @@ export class SessionExecutor {
     if (this.progress.completed[step.id]) return;
     // What a model step's calls are priced by (an agent CLI says its own cost).
     if (step.work.kind === 'agent') this.agents.set(step.id, step.work.agent);
-    await runStepWork(step, this.host);
-    this.executed++;
+    // A step `fork --spec` took from its source, its input unchanged, is skipped like one completed before.
+    if ((await runStepWork(step, this.host)) === 'reused') this.reusedInRun++;
+    else this.executed++;
   }
 
   private recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void {

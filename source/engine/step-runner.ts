@@ -40,8 +40,8 @@ export interface StepHost {
   recordAttempt(a: { step: StepId; tries: StepTries; stop: Stop; strategy: 'same_session' | 'new_session' | 'none'; outcome: Extract<EngineEventBody, { type: 'resume_attempt' }>['outcome'] }): void;
 }
 
-/** Runs one step of its kind to completion (step_completed journaled) or throws StopRun. */
-export type StepRunner<W extends StepWork> = (step: PatternStep & { work: W }, host: StepHost) => Promise<void>;
+/** Runs one step of its kind to completion (step_completed journaled) or throws StopRun; 'reused': taken from a fork's source instead (step_reused). */
+export type StepRunner<W extends StepWork> = (step: PatternStep & { work: W }, host: StepHost) => Promise<void | 'reused'>;
 
 /** One runner per kind of work, keyed by `work.kind`: a new kind that lacks one does not compile. */
 export type StepRunners = { [K in StepWork['kind']]: StepRunner<Extract<StepWork, { kind: K }>> };

@@ -12,7 +12,7 @@ export const stepRunners: StepRunners = {
 };
 
 /** Runs a step with its kind's runner. */
-export function runStepWork(step: PatternStep, host: StepHost): Promise<void> {
+export function runStepWork(step: PatternStep, host: StepHost): Promise<void | 'reused'> {
   const runner = stepRunners[step.work.kind] as StepRunner<StepWork>;
   return runner(step, host);
 }

@@ -26,6 +26,8 @@ import { refuseUnfindableFolders } from './unfindable-folders.js';
 import { agentCliChanges } from './agent-cli-changes.js';
 import { heldRun, releaseHeld, type PreparedRun, type ResumeIntro } from './prepared-run.js';
 import type { SessionBlobs, LeasedJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
+import { reusableAgain } from './fork.js';
+import type { ReusableSteps } from '../engine/step-input-key.js';
 
 function refuseTerminal(status: SessionStatus, record: SessionRecord): void {
   if (!terminalStatuses.includes(status)) return;
@@ -145,6 +147,8 @@ export interface ResumeCandidate {
   environment: EnvironmentReport;
   /** The spec file on disk, when it differs from the snapshot the session runs. */
   specChange?: FileChange;
+  /** A `fork --spec` session: the source's steps it may still take where their input is unchanged. */
+  reusable?: ReusableSteps;
 }
 
 /**
@@ -207,7 +211,9 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   // Where the session's writes may land, by real path: the working directory, env.mounts, the artifacts folder.
   const where = confinement(record.cwd, [...extraRoots(spec), recordedArtifactTarget(record).dir]);
   const pendingWrites = inspectPendingWrites(progress, blobs, where);
+  const reusable = await reusableAgain(repository, events);
   return {
+    ...(reusable ? { reusable } : {}),
     session,
     spec,
     pattern,
@@ -321,6 +327,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         // --force on a resume lets its artifacts overwrite files this session did not write (as on run).
         artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners(), ...(choices.force ? { force: true } : {}) },
         autoResume: autoResumePolicy(config, choices.autoResume),
+        ...(candidate.reusable ? { reusable: candidate.reusable } : {}),
         preamble: [...lease.preamble, ...accepted, ...settled, ...(raised.changes.length ? [{ type: 'limits_raised' as const, changes: raised.changes }] : []), resumePlanned(plan)],
       },
       lease,

@@ -9,6 +9,7 @@ import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import type { Variables } from '../engine/template-context.js';
 import type { PendingWriteState } from '../engine/write-recovery.js';
+import type { ReusableSteps } from '../engine/step-input-key.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import type { SettledStrategy } from './in-progress-strategy.js';
 import { guardJournal, type SessionLease } from './lease.js';
@@ -30,7 +31,10 @@ export interface ResumeIntro {
 export interface ForkIntro {
   kind: 'fork';
   from: string;
+  /** Steps copied in before the run; with `edited`, the source's steps that may be reused as the run reaches them. */
   reused: number;
+  /** `--spec`: the edited spec the fork runs, as given. */
+  edited?: string;
 }
 
 /**
@@ -53,6 +57,8 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
   readonly journal: Journal;
   readonly blobs: BlobStore;
   readonly autoResume: AutoResumePolicy;
+  /** `fork --spec`: the source's completed steps, each reused where a step's input key is its own. */
+  readonly reusable?: ReusableSteps;
   /** Events the log gets before the first step: a lock takeover, accepted changes, settled writes, the plan, the fork. */
   readonly preamble: readonly EngineEventBody[];
   /** The session lock this run holds: heartbeated while it runs. */

@@ -3,7 +3,8 @@ import type { SpecProblem } from './spec-problem.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { readYamlFile } from './yaml-file.js';
 
-const refKeys = ['$ref', 'ref'] as const;
+/** The keys strands-cli writes an atomic agent's file under. */
+export const refKeys = ['$ref', 'ref'] as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -14,7 +14,7 @@ import { urlWithoutCredentials } from '../secrets/url-credentials.js';
 import { parsePositioned, yamlValue, type PositionedYaml } from './yaml-positions.js';
 import { readYamlFile } from './yaml-file.js';
 import { checkPattern } from './pattern-checks.js';
-import { placeInSources, resolveAgentRefs, type AgentRefs } from './agent-refs.js';
+import { placeInSources, refKeys, resolveAgentRefs, type AgentRefs } from './agent-refs.js';
 
 export interface LoadedSpec {
   spec: WorkflowSpec;
@@ -35,6 +35,28 @@ function deleteAt(root: unknown, path: readonly PropertyKey[], keys: readonly st
   let node = root as Record<PropertyKey, unknown> | undefined;
   for (const part of path) node = node?.[part] as Record<PropertyKey, unknown> | undefined;
   if (node && typeof node === 'object') for (const key of keys) delete node[key];
+}
+
+/**
+ * A copy of the spec with what the schema refused set aside, so that the rest can still be checked:
+ * unknown keys dropped, an agent whose $ref could not be read standing in as the fields beside it,
+ * a provider acode lacks as `openai`, any other refused value removed (when it was optional, the
+ * copy then passes). Only ever checked, never run: the errors were reported already.
+ */
+function setAside(raw: object, unknownKeys: readonly { path: readonly PropertyKey[]; keys: readonly string[] }[], errors: readonly Issue[], unresolvedAgents: readonly string[]): unknown {
+  const copy = structuredClone(raw) as Record<string, unknown>;
+  for (const issue of unknownKeys) deleteAt(copy, issue.path, issue.keys);
+  const agents = copy.agents as Record<string, Record<string, unknown>> | undefined;
+  for (const id of unresolvedAgents) {
+    const { $ref: _ref, ref: _alias, ...overrides } = agents?.[id] ?? {};
+    if (agents) agents[id] = { prompt: '', ...overrides };
+  }
+  for (const issue of errors) {
+    const path = issue.path;
+    if (path.length === 2 && path[0] === 'runtime' && path[1] === 'provider') (copy.runtime as Record<string, unknown>).provider = 'openai';
+    else if (path.length > 0 && !(path[0] === 'agents' && unresolvedAgents.includes(String(path[1])))) deleteAt(copy, path.slice(0, -1), [String(path.at(-1))]);
+  }
+  return copy;
 }
 
 /**
@@ -205,6 +227,8 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
     const errors = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys' && !(unsupportedPattern && issue.path[0] === 'pattern') && !unresolvedAgent(issue.path));
     for (const issue of unknownKeys) {
       for (const key of issue.keys) {
+        // An agent's $ref that could not be read is an error already: it is not also "ignored".
+        if (issue.path[0] === 'agents' && issue.path.length === 2 && unresolvedAgent(issue.path) && (refKeys as readonly string[]).includes(key)) continue;
         const where = [...issue.path.map(String), key].join('.');
         const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1]))?.ref : undefined;
         const meant = misspeltKey(issue.path, key);
@@ -216,14 +240,11 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
       const { path, message } = describeIssue(issue);
       push('error', placed.locate(path), message);
     }
-    if (errors.length === 0 && !unsupportedPattern) {
-      // Only unknown keys: drop them (after warning) and validate what remains.
-      const copy = structuredClone(raw);
-      for (const issue of unknownKeys) deleteAt(copy, issue.path, issue.keys);
-      result = specSchema.safeParse(copy);
-    }
+    if (!unsupportedPattern) result = specSchema.safeParse(setAside(raw, unknownKeys, errors, refs.unresolved));
   }
-  if (!result.success || unsupportedPattern || problems.some((p) => p.severity === 'error')) return { problems };
+  // Every problem at once: the checks below run on what the schema accepted, beside its errors
+  // (a spec had taken three rounds of fixes, each finding what the last one hid).
+  if (!result.success || unsupportedPattern) return { problems };
 
   semanticProblems(result.data, placed, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };

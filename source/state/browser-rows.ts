@@ -63,7 +63,7 @@ export function matchedChars(row: BrowserRow, query: string): MatchedChars | nul
   return matched;
 }
 
-type Target = { row: BrowserRow; search: Fuzzysort.Prepared };
+type Target = { row: BrowserRow; search: Fuzzysort.Prepared; fields: string[] };
 
 /**
  * Rows plus their prepared search targets. Preparing 10,000 targets takes longer than a first
@@ -82,7 +82,8 @@ export function prepareRows(rows: readonly BrowserRow[]): RowSet {
   const warm = (count: number) => {
     for (const end = Math.min(rows.length, targets.length + count); targets.length < end; ) {
       const row = rows[targets.length]!;
-      targets.push({ row, search: fuzzysort.prepare(searchText(row)) });
+      const fields = searchFields(row);
+      targets.push({ row, search: fuzzysort.prepare(searchText(row)), fields: fieldOrder.map((field) => fields[field].toLowerCase()) });
     }
     return targets.length === rows.length;
   };
@@ -106,15 +107,45 @@ function passes(row: BrowserRow, filter: BrowserFilter): boolean {
   }
 }
 
+/** Queries shorter than this match as written only: two letters in order are somewhere in nearly every session. */
+export const fuzzyFromLength = 3;
+
+/** How a query's words meet a row's fields: the whole of a field (or an id's start), a word's start, inside a word, or none. */
+function matchTier(fields: readonly string[], query: string): 0 | 1 | 2 | undefined {
+  if (fields.some((field, i) => field === query || (fieldOrder[i] === 'id' && field.startsWith(query)))) return 0;
+  if (fields.some((field) => wordStarts(field, query))) return 1;
+  return fields.some((field) => field.includes(query)) ? 2 : undefined;
+}
+
+/** Whether `query` starts a word of `text` (after a space, `=`, `/`, `-`, `_`, `.` or at its start). */
+function wordStarts(text: string, query: string): boolean {
+  for (let at = text.indexOf(query); at !== -1; at = text.indexOf(query, at + 1)) {
+    if (at === 0 || /[\s=/_.:,-]/.test(text[at - 1]!)) return true;
+  }
+  return false;
+}
+
 /**
  * The rows to show: in scope (this directory or all), through the filter, then — with a query —
- * fuzzy-matched across every session (best match first); without one, newest first as loaded.
+ * matched across every session: a field it equals (or an id it starts) first, then a word it starts,
+ * then text it is part of, each newest first; from three characters on, fuzzy matches after those,
+ * best first. Without a query, newest first as loaded.
  */
 export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: string; filter: BrowserFilter; query: string }): BrowserRow[] {
   const keep = (row: BrowserRow) => (view.scope === 'all' || ranIn(row.cwd, view.cwd) || row.damaged !== null) && passes(row, view.filter);
-  if (!view.query.trim()) return set.rows.filter(keep);
+  const query = view.query.trim();
+  if (!query) return set.rows.filter(keep);
+  const lower = query.toLowerCase();
   const candidates = set.targets().filter((target) => keep(target.row));
-  return fuzzysort.go(view.query.trim(), candidates, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row);
+  const tiers: BrowserRow[][] = [[], [], []];
+  const rest: Target[] = [];
+  for (const target of candidates) {
+    const tier = matchTier(target.fields, lower);
+    if (tier === undefined) rest.push(target);
+    else tiers[tier]!.push(target.row);
+  }
+  const fuzzy = query.length >= fuzzyFromLength ? fuzzysort.go(query, rest, { key: 'search', threshold: 0.2 }).map((result) => result.obj.row) : [];
+  return [...tiers.flat(), ...fuzzy];
 }
 
 /** A row's status as the browser words it: damaged and interrupted first, then the stored status. */

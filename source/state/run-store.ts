@@ -266,6 +266,9 @@ export function createRunStore(init: RunStoreInit): RunStore {
           set({ steps: update(steps, event.step, { note: event.session_id ? `${event.cli} conversation ${event.session_id}` : event.message }) });
           return;
         case 'step_reused':
+          // Taken during the run (fork --spec): the row ends as a step completed earlier does.
+          if (event.input_unchanged) set({ steps: update(steps, event.step, ended('skipped')) });
+          return;
         case 'session_forked':
         case 'limits_raised':
         case 'budget_warning':

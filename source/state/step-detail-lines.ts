@@ -48,6 +48,11 @@ function toolLines(call: StepToolCall, attempts: boolean): string[] {
   return lines;
 }
 
+/** Text under a heading of the step view, two spaces in; an empty text shows as "(empty)". */
+function indented(text: string): string[] {
+  return text === '' ? ['  (empty)'] : text.split('\n').map((line) => `  ${line}`);
+}
+
 /** `sessions show <id> --step S`: the step's facts, its whole response, then its tool calls — what came from a model or a tool, terminal controls taken out. */
 export function stepDetailLines(step: SessionStep, ref: string, result: StepResult | undefined, dollars: number | undefined): string[] {
   const style = stepStateStyle[step.status];
@@ -60,8 +65,11 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   if (result?.cut) header.push(`note      ${cutText}`);
   const tools = result?.tools ?? [];
   const attempts = new Set(tools.map((call) => call.attempt)).size > 1;
+  const prompt = result?.prompt;
   const lines = [
     ...header,
+    // Both sides of the step: what it was asked (as rendered), then what it answered.
+    ...(prompt ? ['system prompt', ...indented(prompt.system), 'input', ...indented(prompt.input)] : []),
     'response',
     ...(result?.response === null || result?.response === undefined ? ['  (none yet: the step has not completed)'] : result.response.split('\n').map((line) => `  ${line}`)),
     `tool calls (${tools.length})`,

@@ -1,4 +1,4 @@
-import { addUsage, modelCall, type EngineEvent, type TokenUsage } from '../engine/events.js';
+import { addUsage, modelCall, type EngineEvent, type StepPrompt, type TokenUsage } from '../engine/events.js';
 import type { StepId } from '../engine/step-id.js';
 
 /** One tool call a step's agent made, and what it answered (null while no answer was journaled). */
@@ -29,6 +29,8 @@ export interface StepResult {
   response: string | null;
   /** The response stopped at the model's output limit (step_completed's `cut`). */
   cut: boolean;
+  /** The prompt its last attempt started from, as rendered (system and input); null where the log has none. */
+  prompt: StepPrompt | null;
   tools: StepToolCall[];
 }
 
@@ -45,7 +47,7 @@ export class StepResultsFold {
 
   private of(step: StepId): StepResult {
     let result = this.results.get(step);
-    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, cut: false, tools: [] }));
+    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, cut: false, prompt: null, tools: [] }));
     return result;
   }
 
@@ -74,6 +76,8 @@ export class StepResultsFold {
     if (event.type === 'step_started') {
       this.close(event.step);
       this.of(event.step).attempt = event.attempt;
+      // Read as the log holds it: a damaged line's prompt of another shape is no prompt.
+      if (typeof event.prompt?.system === 'string' && typeof event.prompt.input === 'string') this.of(event.step).prompt = { system: event.prompt.system, input: event.prompt.input };
       this.open.set(event.step, { start: at, last: at });
     } else if (event.type === 'step_completed') {
       Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });

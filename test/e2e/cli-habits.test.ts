@@ -39,7 +39,7 @@ describe('did you mean', () => {
     [['run', 'spec.yaml', '--dry-run'], "--dry-run shows what a resume would do ('acode resume <id> --dry-run'), and a new run has nothing to resume; to check a spec without running it: 'acode validate <spec.yaml>'"],
     [['run', 'spec.yaml', '--yes', '--strategy', 'retry'], "--yes answers a resume's questions, and a new run asks none: give it to 'acode resume <id>'"],
     [['run', 'spec.yaml', '--on-change', 'abort'], "--on-change answers a resume's questions"],
-    [['fork', 'base', '--dry-run'], '--dry-run is an option of acode run --resume, acode resume and acode sessions cleanup, not of acode fork'],
+    [['fork', 'base', '--yes'], '--yes is an option of acode run --resume, acode resume and acode sessions cleanup, not of acode fork'],
     [['fork', 'base', '--stream'], '--stream is an option of acode run and acode resume, not of acode fork'],
     [['validate', 'spec.yaml', '--var', 'topic=x'], '--var is an option of acode run, acode resume and acode fork, not of acode validate'],
     [['run', '--resume', 'base', '--no-save-session'], '--no-save-session is chosen when a session starts (acode run); a resume saves the session it resumes'],

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -107,6 +107,30 @@ describe('every step\'s result', () => {
     expect(shown.stdout).toContain('tool calls (1)\n  → file_read notes.txt  ok\n      line one\n      line two');
     const json = await runCli(['sessions', 'show', id, '--step', '2', '--json'], ws);
     expect(JSON.parse(json.stdout)).toMatchObject({ id: '1', status: 'done', response: 'Summary of step 1\nsecond line', tool_calls: [{ name: 'file_read', ok: true, args: { path: 'notes.txt' } }] });
+  });
+
+  it('shows both sides of a step: the prompt as rendered and sent, then the response; redacted like everything', async () => {
+    const ws = workspace('local-test-model');
+    const secret = 'tok-Q7vX2mLp9RzT4wKd8NfB';
+    // The second step's input is a template: it reads the first step's answer and a --var holding a secret.
+    const spec = join(ws.cwd, 'spec.yaml');
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace('"Step 1: read notes.txt"', '"Step 1: about {{ topic }}, after: {{ steps[0].response }}"') + 'env:\n  secrets:\n    - { key: TEAM_TOKEN, source: env }\n');
+    server.handler = () => ({ kind: 'answer', text: 'Noted.' });
+    const env = { ...ws.env, TEAM_TOKEN: secret };
+    const run = await runCli(['run', 'spec.yaml', '--var', `topic=${secret}`], { ...ws, env });
+    expect(run.code, run.stderr).toBe(0);
+    const id = sessionIdOf(run.stderr);
+    // What the server was sent, with the secret in it: the view shows the same, the secret redacted.
+    const sent = server.requests.find((request) => request.step === 1)!;
+    expect(sent.user).toBe(`Step 1: about ${secret}, after: Noted.`);
+    const shown = await runCli(['sessions', 'show', id, '--step', '2'], { ...ws, env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('system prompt\n  You read notes.\ninput\n  Step 1: about [REDACTED], after: Noted.\nresponse\n  Noted.\n');
+    const json = JSON.parse((await runCli(['sessions', 'show', id, '--step', '2', '--json'], { ...ws, env })).stdout) as { prompt: unknown };
+    expect(json.prompt).toEqual({ system: 'You read notes.', input: 'Step 1: about [REDACTED], after: Noted.' });
+    const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], { ...ws, env })).stdout) as { type: string; step?: string; prompt?: unknown }[];
+    expect(history.find((event) => event.type === 'step_started' && event.step === '1')?.prompt).toEqual(json.prompt);
+    expect(JSON.stringify(history)).not.toContain(secret);
   });
 
   it('refuses an unknown --step, naming the valid ones', async () => {

@@ -165,6 +165,24 @@ describe('a session another live process runs', () => {
   });
 });
 
+describe('r on the steps of a session that has ended', () => {
+  it('says why in its own words: completed, nothing left to resume, and how to run it again', async () => {
+    const fixture = generatedStore(7);
+    const { ui, store } = await open(fixture);
+    ui.stdin.write('G'); // the oldest: generated completed
+    await ui.waitForFrame(() => store.getState().selected === store.getState().visible.length - 1);
+    const id = store.getState().visible.at(-1)!.session_id;
+    expect(store.getState().visible.at(-1)!.status).toBe('completed');
+    ui.stdin.write(keys.enter);
+    await ui.waitForFrame(() => store.getState().stepView.getState().session?.id === id);
+    ui.stdin.write('r');
+    const frame = await ui.waitForFrame((f) => f.includes('nothing is left to resume'));
+    expect(frame.replace(/\s+/g, ' ')).toContain(`session ${id.slice(0, 8)} completed: nothing is left to resume; 'acode fork ${id.slice(0, 8)}' starts a new session from its completed steps`);
+    expect(frame).not.toContain('it runs in another process, or it has ended');
+    expect(store.getState().overlay).toBeNull();
+  });
+});
+
 describe('the table in a narrow terminal', () => {
   const level = chalk.level;
   beforeAll(() => {

@@ -36,6 +36,20 @@ describe('the session browser', () => {
     expect(frame).toContain('↑↓ move · Enter steps · / search · Tab filter');
   });
 
+  it("ticks the updated ages while it sits idle: a session updated 5s ago reads a second older a second later", async () => {
+    const fixture = generatedStore(3);
+    const source = await createSessionSource(fixture.ctx);
+    const store = createBrowserStore(source, fixture.cwd);
+    const rows = (await source.poll()) ?? source.initial.rows;
+    const updated = new Date(Date.now() - 5000).toISOString();
+    store.getState().replaceRows(rows.map((row, i) => (i === 0 ? { ...row, updated_at: updated } : row)));
+    const ui = renderInk(<BrowserApp store={store} />);
+    const age = (frame: string) => Number(/ (\d+)s ago/.exec(frame)?.[1]);
+    const first = age(await ui.waitForFrame((frame) => / \ds ago/.test(frame)));
+    // No key pressed, nothing changed on disk: only the clock moves the frame, a second later.
+    await ui.waitForFrame((frame) => age(frame) === first + 1);
+  });
+
   it('draws the first frame of a large store from the index head with the whole list\'s figures, then loads every row', async () => {
     const fixture = generatedStore(900, { hereEvery: 3 });
     const source = await createSessionSource(fixture.ctx);

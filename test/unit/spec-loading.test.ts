@@ -113,6 +113,46 @@ describe('spec loading', () => {
       expect(check.problems.filter((p) => p.severity === 'error'), file).toEqual([]);
     }
   });
+
+  it('reports every problem of a spec in one pass: a refused key, provider or $ref does not hide the checks after them', () => {
+    // Once three rounds of fixes: the schema's errors first, then the steps, artifacts and templates.
+    const text = `version: 0
+name: demo
+runtime:
+  provider: bedrock
+  modle_id: m
+agents:
+  writer:
+    $ref: nowhere/agent.yaml
+    prompt: "You write."
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: writer, input: "Write" }
+      - { agent: editor, input: "{{ steps[5].response }}" }
+outputs:
+  artifacts:
+    - { path: /tmp/out.md, from: "{{ last_response }}" }
+`;
+    const found = problems(text);
+    expect(found).toEqual([
+      expect.stringMatching(/^spec\.yaml:8:11: error: agents\.writer\.\$ref: cannot read nowhere\/agent\.yaml \(no such file/),
+      "spec.yaml:5:3: error: 'runtime.modle_id' is not a key acode or strands-cli has here — did you mean 'model_id'?",
+      expect.stringMatching(/^spec\.yaml:4:13: error: runtime\.provider: provider bedrock is not supported by acode: point the spec at an OpenAI-compatible gateway/),
+      "spec.yaml:15:18: error: step 2 uses agent 'editor', which is not defined under agents (defined: writer)",
+      expect.stringMatching(/^spec\.yaml:18:15: error: absolute paths are not allowed in artifacts: \/tmp\/out\.md/),
+      expect.stringMatching(/^spec\.yaml:15:43: error: template pattern\.config\.steps\.1\.input: steps\[5\] does not exist here/),
+    ]);
+    // The $ref is an error, so it is not also "ignored".
+    expect(found.join('\n')).not.toContain('is not supported by acode yet and is ignored');
+  });
+
+  it('refuses a provider acode does not have in words, naming the ones it has', () => {
+    expect(problems(valid.replace('provider: scripted', 'provider: vertex'))).toEqual([
+      'spec.yaml:4:13: error: runtime.provider: provider "vertex" is not one acode has: openai (any OpenAI-compatible server), ollama, anthropic, gemini or scripted',
+    ]);
+  });
 });
 
 describe('keys acode does not know', () => {

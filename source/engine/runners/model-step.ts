@@ -1,7 +1,10 @@
 import { renderTemplate, TemplateError } from '../../spec/template.js';
 import { agentLoop } from '../agent-loop.js';
 import { conversationChars, loadConversation, saveConversation, seededConversation, summarize, type Summary } from '../conversation.js';
+import type { StepPrompt } from '../events.js';
 import type { PatternStep } from '../pattern.js';
+import { stepInput, stepInputKey } from '../step-input-key.js';
+import { renderStepPrompt } from '../step-prompt.js';
 import type { ChatMessage, CompletionResult } from '../provider.js';
 import { classifyStop, type Stop, type StepTries } from '../resume-strategy.js';
 import { nextAttempt } from '../session-progress.js';
@@ -12,7 +15,7 @@ import { ownInputTooLong, StopRun } from '../stop-run.js';
 type ModelStep = PatternStep & { work: { kind: 'agent' } };
 
 /** The step's prompt: its agent's system prompt and its input, each rendered with the step's context. */
-function messagesFor(step: ModelStep, host: StepHost): { messages: ChatMessage[]; context: Record<string, unknown> } {
+function messagesFor(step: ModelStep, host: StepHost): { messages: ChatMessage[]; context: Record<string, unknown>; prompt: StepPrompt } {
   const { spec, variables } = host.options;
   const context = host.pattern.context(step.id, host.progress, variables);
   // Which of the step's two templates failed, and where in it: a limit's message alone (range(…) would
@@ -25,10 +28,8 @@ function messagesFor(step: ModelStep, host: StepHost): { messages: ChatMessage[]
       throw error;
     }
   };
-  const system = render(spec.agents[step.work.agent]?.prompt ?? '', `agents.${step.work.agent}.prompt`);
-  const append = typeof step.work.append === 'function' ? step.work.append(variables) : (step.work.append ?? '');
-  const user = render(step.work.input, 'input') + append;
-  return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], context };
+  const prompt = renderStepPrompt(spec, step, variables, render);
+  return { messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.input }], context, prompt };
 }
 
 /**
@@ -49,11 +50,17 @@ export const runModelStep: StepRunner<ModelStep['work']> = async (step, host) =>
     // Another step stopped the session: no new attempt starts (its stop, graver or equal, is the session's).
     if (host.sessionStop) throw new StopRun('paused', host.sessionStop.reason, `${host.title(id)}: not retried, the session stopped`);
     host.checkBudget();
-    const { messages, context } = messagesFor(step, host);
+    const { messages, context, prompt } = messagesFor(step, host);
     // The agent loop adds to `messages` as it goes: how long the step's own input is, before it does.
     const startLength = messages.length;
+    // A step asked exactly as the source session asked it is that step again: its answer is taken, not paid for twice.
+    const reuse = host.options.reusable?.get(id);
+    if (reuse && !host.progress.in_progress[id] && reuse.key === stepInputKey(stepInput(host.options.spec, agent, prompt))) {
+      host.emit({ type: 'step_reused', step: id, agent, response: reuse.response, from_session: reuse.from_session, input_unchanged: true, ...(reuse.cut ? { cut: true as const } : {}) });
+      return 'reused';
+    }
     const attempt = nextAttempt(host.progress, id);
-    host.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...host.stepsTotalNow() });
+    host.emit({ type: 'step_started', step: id, agent, attempt, idempotency_key: `${sessionId}:${id}:${attempt}`, ...(tries.lastRetry ? { retry: tries.lastRetry } : {}), ...host.stepsTotalNow(), prompt });
     // The model is never called before its step_started is on disk (group commit: one fdatasync for every step starting now).
     await host.options.journal.flush?.();
     const started = performance.now();

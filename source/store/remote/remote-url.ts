@@ -55,5 +55,5 @@ export function requireRemote(home: string, cwd: string, env: NodeJS.ProcessEnv)
   const target = remoteTarget(home, cwd, env);
   if (target) return target;
   const variable = loadRemoteConfig(home, cwd).url_env;
-  throw new AcodeError(`no team store configured: set ${variable} to postgres://user:password@host:5432/database (see 'Team store (PostgreSQL)' in the README)`, ExitCode.usage);
+  throw new AcodeError(`no team store configured: set ${variable} to postgres://user:password@host:5432/database (see docs/storage.md, 'Team store (PostgreSQL)')`, ExitCode.usage);
 }

@@ -9,6 +9,7 @@ import { DetailsPane } from './details-pane.js';
 import { LineText, Lines } from './line-text.js';
 import { SessionTable } from './session-table.js';
 import { StepView } from './step-view.js';
+import { useClock } from './use-clock.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
 function Header({ store }: { store: BrowserStore }) {
@@ -30,17 +31,27 @@ function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   return <Lines lines={topLines({ query, searching, message }, width, pageSize)} />;
 }
 
+/** The latest update among the first rows listed (those a person sees), in ms; 0 when none. */
+function newestOf(rows: readonly { updated_at: string }[]): number {
+  let newest = 0;
+  for (const row of rows.slice(0, 200)) newest = Math.max(newest, Date.parse(row.updated_at) || 0);
+  return newest;
+}
+
 /** Lines the header (acode …, filter …) and the footer (the keys) take. */
 const headerRows = 2;
 const footerRows = 1;
 
 /** The full-screen session browser. */
-export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; now?: number }) {
+export function BrowserApp({ store, now: fixedNow }: { store: BrowserStore; now?: number }) {
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
   const quit = useStore(store, (s) => s.quit);
   const resumeId = useStore(store, (s) => s.resumeId);
   const overlay = useStore(store, (s) => s.overlay);
+  // The newest of the rows near the top (where new and running sessions are): whether ages read in seconds.
+  const newestUpdate = useStore(store, (s) => newestOf(s.visible));
+  const now = useClock(fixedNow, newestUpdate);
   const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message }, columns, s.pageSize).length);
   useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {

@@ -1,6 +1,7 @@
 import type { Key } from 'ink';
 import type { BrowserStore } from '../../state/browser-store.js';
 import { matches, stepViewBindings as k } from '../keys/bindings.js';
+import { whyNotResumable } from '../../state/not-resumable.js';
 
 type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
 
@@ -27,7 +28,10 @@ export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEv
   if (matches(k['steps.resume'], input, key)) {
     const elsewhere = store.getState().runningElsewhere(session.id);
     if (elsewhere) return view.say(elsewhere);
-    if (!session.resumable) return view.say(`session ${session.id.slice(0, 8)} cannot be resumed now: it runs in another process, or it has ended (acode fork ${session.id.slice(0, 8)} runs it again)`);
+    if (!session.resumable) {
+      const row = store.getState().set.rows.find((candidate) => candidate.session_id === session.id);
+      return view.say((row && whyNotResumable({ ...row, resumable: false })) ?? `session ${session.id.slice(0, 8)} cannot be resumed now`);
+    }
     view.close();
     store.getState().previewResume();
   }

@@ -25,7 +25,7 @@ export function Header({ store }: { store: RunStore }) {
       <Text bold>{terminalText(workflowName)}</Text>
       <Text dimColor> · {shape} · session </Text>
       <Text color="magenta">{sessionId}</Text>
-      {/* The pid the README's "kill -9 <pid>" names: this run, not every acode on the machine. */}
+      {/* The pid the README's "kill -9 <pid>" names (test/e2e/readme-path.test.ts): this run, not every acode on the machine. */}
       <Text dimColor> · pid {process.pid}</Text>
       {resumed ? <Text color="yellow"> (resumed)</Text> : null}
     </Text>

@@ -81,6 +81,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return event.ok ? undefined : `  ✗ ${step(event.step)}: ${event.name}: ${event.output.split('\n')[0]}`;
     case 'file_write_recovered':
       return `  write to ${event.path} from ${step(event.step)}: ${recoveryText[event.outcome]}`;
+    case 'tool_effect_recovered':
+      return `  ${event.name} call in ${step(event.step)}, cut off when the session stopped: ${event.outcome === 'run_again' ? 'run again' : 'taken as not done, not run again'}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'resume_planned':
@@ -89,6 +91,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'file_read':
     case 'file_write_intended':
     case 'file_write_applied':
+    case 'tool_effect_intended':
       return undefined; // the plan is printed before the run; reused steps are written by fork; file effects show as tool calls
   }
 }

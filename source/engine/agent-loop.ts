@@ -9,7 +9,7 @@ import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall
 import type { RecordedToolOutcome } from './session-progress.js';
 import type { StepNotice } from './step-notice.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
-import { agentTools, extraRoots } from './tools/agent-tools.js';
+import { agentToolNames, agentTools, allowedHosts, extraRoots } from './tools/agent-tools.js';
 import { runTool } from './tools/tool-runner.js';
 import { writeResultText } from './tools/write-result.js';
 
@@ -92,6 +92,9 @@ async function runCall(call: ToolCall, turn: AgentTurn, deps: AgentLoopDeps): Pr
     emit,
     sessionId: deps.sessionId,
     stillOwned: deps.stillOwned,
+    tools: agentToolNames(spec, turn.agent),
+    allowHosts: allowedHosts(spec),
+    signal: deps.signal,
     crash: call.name === 'file_write' ? provider.writeCrash?.(turn.step, turn.attempt) : undefined,
   });
   journalResult(call, outcome.ok, outcome.output, turn, deps);

@@ -2,7 +2,8 @@ import type { ArtifactTarget } from '../engine/artifacts.js';
 import type { Pattern } from '../engine/pattern.js';
 import type { BlobStore } from '../engine/blob-store.js';
 import type { ContinuationPlan } from '../engine/continuation-plan.js';
-import type { EngineEventBody } from '../engine/events.js';
+import type { UncertainCall } from '../engine/effect-recovery.js';
+import type { EffectRecovery, EngineEventBody } from '../engine/events.js';
 import type { Journal } from '../engine/journal.js';
 import type { Provider } from '../engine/provider.js';
 import type { AutoResumePolicy } from '../engine/resume-strategy.js';
@@ -24,6 +25,9 @@ export interface ResumeIntro {
   plan: ContinuationPlan;
   pendingWrites: readonly PendingWriteState[];
   strategy: SettledStrategy;
+  /** Calls cut off when the session stopped, and what the resume did with them. */
+  uncertainCalls: readonly UncertainCall[];
+  uncertainOutcome: EffectRecovery;
   /** Temp files of killed runs that the resume removed. */
   leftovers: readonly string[];
 }

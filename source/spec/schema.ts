@@ -124,6 +124,12 @@ export const specSchema = z.strictObject({
       mounts: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
+  /**
+   * strands-cli's security section, of which acode acts on one key of its own: `allow_hosts`, the
+   * hosts http_request may reach (`api.github.com`, `*.example.com`, `127.0.0.1:8080`). strands-cli
+   * lets http_request reach any host; acode reaches none the spec does not list.
+   */
+  security: z.strictObject({ guardrails: z.strictObject({ allow_hosts: z.array(z.string().min(1)).optional() }).optional() }).optional(),
   agents: z.record(z.string(), agentSchema),
   pattern: patternSchema,
   outputs: z

@@ -65,6 +65,15 @@ afterEach(() => {
   }
 });
 
+/** Whether a process still runs: one whose parent died may stay a zombie (state Z) until it is reaped. */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 async function killWhilePythonRuns(ws: Ws): Promise<number> {
   const run = startCli(['run', ws.spec], ws);
   try {
@@ -75,8 +84,8 @@ async function killWhilePythonRuns(ws: Ws): Promise<number> {
   expect((await run.done).signal).toBe('SIGKILL');
   const [pid] = runs(ws);
   groups.push(pid!);
-  // The code ran in a process group of its own: the kill of acode left it running, as a crash would.
-  process.kill(-pid!, 'SIGKILL');
+  // Its own process group, which acode's death ends: the code is not left running while a resume decides.
+  await expect.poll(() => alive(pid!), { timeout: 5000 }).toBe(false);
   return pid!;
 }
 

@@ -32,8 +32,25 @@ function collector() {
 }
 
 /**
- * Runs `code` with `python3 -` in `cwd`, in a process group of its own: a timeout or the run's
- * stop kills the whole group (the code's own children too), so nothing it started outlives the call.
+ * What python3 runs first: a thread that kills the whole process group once its parent (acode) is
+ * gone — a kill -9 of acode would otherwise leave the code running, unbounded by any timeout, while
+ * a resume decides whether it happened — then the code from stdin, as `python3 -` would run it.
+ */
+const watchdog = [
+  'import os, signal, sys, threading, time',
+  'def _watch(parent=os.getppid()):',
+  '    while os.getppid() == parent:',
+  '        time.sleep(0.1)',
+  '    os.killpg(0, signal.SIGKILL)',
+  'threading.Thread(target=_watch, daemon=True).start()',
+  "sys.argv = ['-']",
+  "exec(compile(sys.stdin.read(), '<python_exec>', 'exec'), {'__name__': '__main__', '__builtins__': __builtins__})",
+].join('\n');
+
+/**
+ * Runs `code` as `python3 -` would, in `cwd`, in a process group of its own: a timeout or the run's
+ * stop kills the whole group (the code's own children too), so nothing it started outlives the call;
+ * so does the death of acode itself (the watchdog above).
  * Answers stdout, then stderr and the exit status when they say something.
  */
 export function runPython(code: unknown, timeout: unknown, cwd: string, signal: AbortSignal): Promise<{ ok: boolean; output: string }> {
@@ -41,7 +58,7 @@ export function runPython(code: unknown, timeout: unknown, cwd: string, signal: 
   const seconds = typeof timeout === 'number' && timeout > 0 ? Math.min(timeout, maxPythonTimeoutS) : defaultPythonTimeoutS;
   if (signal.aborted) throw new StepAbortedError();
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-'], { cwd, env: childEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-c', watchdog], { cwd, env: childEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout = collector();
     const stderr = collector();
     let ended: 'timeout' | 'stopped' | undefined;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,87 +7,13 @@ import { stringify } from 'yaml';
 import { runCli, startCli } from '../helpers/cli.js';
 import { OpenAiTestServer } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { code, events, killWhilePythonRuns, runs, sessionId, startedGroups, workspace } from '../helpers/uncertain-calls.js';
 
 /**
  * A crash while a call with effects outside the journal runs — python_exec, an http_request that is
  * not GET — leaves it uncertain: it may or may not have happened. These kill acode with SIGKILL while
  * such a call runs (a real python3 child, a real request to a loopback server), then resume.
  */
-
-/** Appends its pid to runs.txt, then waits for `go-on` before it finishes: the kill lands while it runs. */
-const code = [
-  'import os, time',
-  "with open('runs.txt', 'a') as f:",
-  "    f.write(str(os.getpid()) + '\\n')",
-  "while not os.path.exists('go-on'):",
-  '    time.sleep(0.05)',
-  "print('finished')",
-].join('\n');
-
-function workspace(tool: { name: string; args: Record<string, unknown> }, extra: Record<string, unknown> = {}) {
-  const root = tempDir();
-  const cwd = join(root, 'work');
-  const home = join(root, 'home');
-  mkdirSync(cwd, { recursive: true });
-  const spec = {
-    version: 0,
-    name: 'uncertain-calls',
-    runtime: { provider: 'scripted', scripted: { responses: { coder: { tool_calls: [tool], then: 'the call is done' } } } },
-    tools: { python: [tool.name] },
-    ...extra,
-    agents: { coder: { prompt: 'You run things.' } },
-    pattern: { type: 'chain', config: { steps: [{ agent: 'coder', input: 'Do it.' }] } },
-  };
-  writeFileSync(join(root, 'spec.yaml'), stringify(spec));
-  return { cwd, home, spec: join(root, 'spec.yaml'), env: { ACODE_HOME: home } };
-}
-
-type Ws = ReturnType<typeof workspace>;
-type Event = { type: string; name?: string; outcome?: string; output?: string; call_id?: string };
-
-const sessionId = (ws: Ws) => readdirSync(join(ws.home, 'sessions'))[0]!;
-const events = (ws: Ws): Event[] =>
-  readFileSync(join(ws.home, 'sessions', sessionId(ws), 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Event);
-const runs = (ws: Ws) => (existsSync(join(ws.cwd, 'runs.txt')) ? readFileSync(join(ws.cwd, 'runs.txt'), 'utf8').split('\n').filter(Boolean).map(Number) : []);
-
-/** python3 children a test started in their own process groups: killed after it, whatever happened. */
-const groups: number[] = [];
-afterEach(() => {
-  for (const pid of groups.splice(0)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Ended already.
-    }
-  }
-});
-
-/** Whether a process still runs: one whose parent died may stay a zombie (state Z) until it is reaped. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function killWhilePythonRuns(ws: Ws): Promise<number> {
-  const run = startCli(['run', ws.spec], ws);
-  try {
-    await expect.poll(() => runs(ws).length, { timeout: 20_000 }).toBe(1);
-  } finally {
-    run.child.kill('SIGKILL');
-  }
-  expect((await run.done).signal).toBe('SIGKILL');
-  const [pid] = runs(ws);
-  groups.push(pid!);
-  // Its own process group, which acode's death ends: the code is not left running while a resume decides.
-  await expect.poll(() => alive(pid!), { timeout: 5000 }).toBe(false);
-  return pid!;
-}
 
 describe('a python_exec cut off by kill -9', () => {
   it('is uncertain in the dry-run plan, and a resume takes it as not done without running it again', async () => {
@@ -126,7 +52,7 @@ describe('a python_exec cut off by kill -9', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((JSON.parse(resumed.stdout) as { status: string }).status).toBe('completed');
     const [again, second] = [runs(ws).length, runs(ws)[1]];
-    groups.push(second!);
+    startedGroups.push(second!);
     expect(again).toBe(2);
     expect(second).not.toBe(first);
     const log = events(ws);

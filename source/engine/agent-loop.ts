@@ -11,6 +11,7 @@ import type { StepNotice } from './step-notice.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
 import { agentToolNames, agentTools, allowedHosts, extraRoots } from './tools/agent-tools.js';
 import { runTool } from './tools/tool-runner.js';
+import type { HttpExecutor } from './tools/http-executors.js';
 import { writeResultText } from './tools/write-result.js';
 
 /** Model calls per step attempt before the agent is stopped: no loop runs unbounded. */
@@ -49,6 +50,8 @@ export interface AgentLoopDeps {
   journal?: Pick<Journal, 'flush'>;
   /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell). */
   notify?(notice: StepNotice): void;
+  /** The spec's HTTP executors by id, ready to send. */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -95,6 +98,7 @@ async function runCall(call: ToolCall, turn: AgentTurn, deps: AgentLoopDeps): Pr
     tools: agentToolNames(spec, turn.agent),
     allowHosts: allowedHosts(spec),
     signal: deps.signal,
+    executors: deps.executors,
     crash: call.name === 'file_write' ? provider.writeCrash?.(turn.step, turn.attempt) : undefined,
   });
   journalResult(call, outcome.ok, outcome.output, turn, deps);

@@ -2,6 +2,7 @@ import { makeFolders } from './make-folders.js';
 import type { RunSummary } from './run-summary.js';
 import { checkBudgets } from './budgets.js';
 import type { WorkflowSpec } from '../spec/schema.js';
+import type { HttpExecutor } from './tools/http-executors.js';
 import { renderTemplate, TemplateError } from '../spec/template.js';
 import { agentLoop } from './agent-loop.js';
 import type { ApprovalDesk } from './approval.js';
@@ -46,6 +47,8 @@ export interface SessionRunOptions {
   epoch?: number;
   /** Where artifacts go (`--out`, `--force`); absent: the working directory, overwriting (sessions from before --out). */
   artifacts?: ArtifactTarget;
+  /** The spec's HTTP executors, ready to send (session/ reads their headers' `${NAME}` from the environment). */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 export type { RunSummary };

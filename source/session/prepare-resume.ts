@@ -17,6 +17,7 @@ import { extraRoots } from '../engine/tools/agent-tools.js';
 import { confinement, type Confinement } from '../engine/tools/beneath.js';
 import { inspectPendingWrites, settlePendingWrites, snapshotNow, writeFolders, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
+import { readyExecutors } from '../engine/tools/http-executors.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { heldByLiveProcess, isResumable } from '../store/resumability.js';
 import { resolveInProgressStrategy, type SettledStrategy } from './in-progress-strategy.js';
@@ -316,6 +317,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         pattern,
         variables: choices.variables ?? record.variables,
         provider,
+        executors: readyExecutors(spec, choices.env),
         blobs,
         progress,
         cwd: record.cwd,

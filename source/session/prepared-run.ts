@@ -6,6 +6,7 @@ import type { UncertainCall } from '../engine/effect-recovery.js';
 import type { EffectRecovery, EngineEventBody } from '../engine/events.js';
 import type { Journal } from '../engine/journal.js';
 import type { Provider } from '../engine/provider.js';
+import type { HttpExecutor } from '../engine/tools/http-executors.js';
 import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import type { Variables } from '../engine/template-context.js';
@@ -54,6 +55,8 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
   readonly cwd: string;
   readonly artifacts: ArtifactTarget;
   readonly provider: Provider;
+  /** The spec's HTTP executors, their headers read from the environment of this run (`${NAME}`). */
+  readonly executors: ReadonlyMap<string, HttpExecutor>;
   readonly journal: Journal;
   readonly blobs: BlobStore;
   readonly autoResume: AutoResumePolicy;

@@ -11,6 +11,7 @@ import { initialProgress } from '../engine/session-progress.js';
 import { mergeVariables, missingRequiredInputs, type Variables } from '../engine/template-context.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { Provider } from '../engine/provider.js';
+import { readyExecutors, type HttpExecutor } from '../engine/tools/http-executors.js';
 import { createProvider } from '../providers/create-provider.js';
 import { hashText } from '../spec/hash.js';
 import { loadSpecFile, templateFields, type LoadedSpec } from '../spec/load-spec.js';
@@ -98,6 +99,7 @@ export interface CheckedStart {
   variables: Variables;
   artifacts: ArtifactTarget;
   provider: Provider;
+  executors: ReadonlyMap<string, HttpExecutor>;
   /** For the command to say before the run: files of earlier sessions this run will replace. */
   replaced: ReplacedArtifact[];
 }
@@ -113,7 +115,7 @@ export function checkStart(request: StartRequest): CheckedStart {
   }
   const artifacts = artifactTarget(request);
   const replaced = checkArtifactPaths(request, variables, artifacts);
-  return { request, variables, artifacts, provider: createProvider(spec, request.env), replaced };
+  return { request, variables, artifacts, provider: createProvider(spec, request.env), executors: readyExecutors(spec, request.env), replaced };
 }
 
 /**
@@ -121,12 +123,12 @@ export function checkStart(request: StartRequest): CheckedStart {
  * created and its lease taken.
  */
 export async function startRun(repository: SessionRepository | null, checked: CheckedStart): Promise<PreparedRun<StartIntro>> {
-  const { request, variables, artifacts, provider } = checked;
+  const { request, variables, artifacts, provider, executors } = checked;
   const { loaded, specPath, cwd } = request;
   const { spec } = loaded;
   const pattern = patternFor(spec);
   const stepsTotal = pattern.shape(initialProgress(0)).length;
-  const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
+  const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, executors, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
 
   if (!repository) {
     return unsavedRun({ ...fields, sessionId: `unsaved-${randomBytes(4).toString('hex')}`, blobs: new MemoryBlobStore(), autoResume: autoResumePolicy(defaultResumeConfig, request.autoResume) }, nullJournal);

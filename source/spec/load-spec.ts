@@ -87,8 +87,14 @@ function semanticProblems(spec: WorkflowSpec, yaml: PositionedYaml, report: Repo
   const declares = spec.inputs !== undefined;
   const at = (path: (string | number)[]) => yaml.locate(path);
   // A tool acode lacks is refused here, never dropped: an agent that silently lacks a tool its prompt relies on does the wrong work, and is paid for.
+  const executors = new Set<string>();
+  for (const [i, executor] of (spec.tools?.http_executors ?? []).entries()) {
+    if (isBuiltinTool(executor.id) || executors.has(executor.id)) report(at(['tools', 'http_executors', i, 'id']), `HTTP executor id '${executor.id}' is taken (${isBuiltinTool(executor.id) ? 'a tool of acode\'s' : 'by an executor above'}): give it another`);
+    executors.add(executor.id);
+  }
+  const known = [...Object.keys(builtinTools), ...executors].join(', ');
   for (const [path, name, who] of declaredToolNames(spec)) {
-    if (!isBuiltinTool(toolId(name))) report(at(path), `tool '${name}' (${who}) is not one acode has: ${Object.keys(builtinTools).join(', ')}; take it out of the spec, or give the agent one of these`);
+    if (!isBuiltinTool(toolId(name)) && !executors.has(name)) report(at(path), `tool '${name}' (${who}) is not one acode has: ${known}; take it out of the spec, or give the agent one of these`);
   }
   const httpRequest = declaredToolNames(spec).find(([, name]) => toolId(name) === 'http_request');
   if (httpRequest && !spec.security?.guardrails?.allow_hosts?.length) {
@@ -145,7 +151,7 @@ function declaredToolNames(spec: WorkflowSpec): [SpecPath, string, string][] {
 }
 
 /** strands-cli's tool sources acode does not have: each refused, all in one error, where the first one is. */
-const toolSources: Record<string, string> = { 'tools.mcp': 'MCP servers', 'tools.http_executors': 'HTTP executors', skills: 'skill folders' };
+const toolSources: Record<string, string> = { 'tools.mcp': 'MCP servers', skills: 'skill folders' };
 
 function unsupportedToolSource(path: readonly PropertyKey[], key: string): string | undefined {
   const name = [...path.map(String), key].join('.');

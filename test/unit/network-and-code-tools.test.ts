@@ -3,12 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { MemoryBlobStore } from '../../source/engine/blob-store.js';
 import type { EngineEventBody } from '../../source/engine/events.js';
 import { StepAbortedError } from '../../source/engine/stop-errors.js';
 import { calculate } from '../../source/engine/tools/calculator.js';
 import { maxResponseBytes } from '../../source/engine/tools/http-request.js';
+import { agentTools } from '../../source/engine/tools/agent-tools.js';
+import { readyExecutors } from '../../source/engine/tools/http-executors.js';
 import { runTool, type ToolRunContext } from '../../source/engine/tools/tool-runner.js';
+import { loadSpecText } from '../../source/spec/load-spec.js';
 import { secrets } from '../../source/secrets/redactor.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -247,5 +251,51 @@ describe('python_exec', () => {
     const outcome = await runTool({ id: 'x', name: 'python_exec', args: { code: "import os\nprint(os.environ.get('ACODE_TEST_SECRET_VAR'), os.environ.get('OPENAI_API_KEY'))" } }, ctx);
     delete process.env.ACODE_TEST_SECRET_VAR;
     expect(outcome.output).toBe('None None\n');
+  });
+});
+
+describe('HTTP executors (tools.http_executors)', () => {
+  const executorSpec = (host: string) =>
+    loadSpecText(
+      stringify({
+        version: 0,
+        name: 'executors',
+        runtime: { provider: 'scripted' },
+        env: { secrets: [{ key: 'GH_PAT', name: 'GITHUB_TOKEN', source: 'env' }] },
+        tools: { http_executors: [{ id: 'gh', base_url: `http://${host}/api/v3`, headers: { Authorization: 'Bearer ${GITHUB_TOKEN}', Accept: 'application/json' }, common_endpoints: [{ method: 'GET', path: '/repos/{owner}/{repo}', description: 'a repository' }] }] },
+        agents: { researcher: { prompt: 'You look things up.', tools: ['gh'] } },
+        pattern: { type: 'chain', config: { steps: [{ agent: 'researcher', input: 'Look it up.' }] } },
+      }),
+      'spec.yaml',
+    ).spec;
+
+  it('is a tool named by its id, described from its metadata, sending its path under base_url with its headers read from env.secrets', async () => {
+    const token = 'Pz4kR7wQ2nX9vB5mT1yH8cJ3';
+    const host = await listen((req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, auth: req.headers.authorization })));
+    const spec = executorSpec(host);
+    const [tool] = agentTools(spec, 'researcher');
+    expect(tool?.name).toBe('gh');
+    expect(tool?.description).toContain('- GET /repos/{owner}/{repo}: a repository');
+    const { ctx, events } = context({ tools: new Set(['gh']), executors: readyExecutors(spec, { GH_PAT: token }) });
+    const outcome = await runTool({ id: 'g1', name: 'gh', args: { path: '/repos/acme/widgets?state=open' } }, ctx);
+    expect(outcome.ok).toBe(true);
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/v3/repos/acme/widgets?state=open', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    // The server echoed the token: the model is not told it.
+    expect(outcome.output).toContain('"auth":"Bearer [REDACTED]"');
+    expect(outcome.output).not.toContain(token.slice(4, 12));
+    expect(events).toEqual([]);
+  });
+
+  it('journals a call that changes the server, and never leaves its base URL', async () => {
+    const host = await listen((_req, body, res) => res.end(`stored ${body}`));
+    const spec = executorSpec(host);
+    const { ctx, events } = context({ tools: new Set(['gh']), executors: readyExecutors(spec, {}) });
+    const posted = await runTool({ id: 'g2', name: 'gh', args: { method: 'POST', path: 'issues', json_data: { title: 'x' } } }, ctx);
+    expect(posted.output).toMatch(/Body:\nstored \{"title":"x"\}$/);
+    expect(events).toEqual([expect.objectContaining({ type: 'tool_effect_intended', name: 'gh', what: `POST http://${host}/api/v3/issues` })]);
+    for (const path of ['http://example.com/x', '../../outside']) {
+      expect(await runTool({ id: 'g3', name: 'gh', args: { path } }, ctx), path).toMatchObject({ ok: false, output: expect.stringMatching(/path must stay under/) });
+    }
+    expect(seen).toHaveLength(1);
   });
 });

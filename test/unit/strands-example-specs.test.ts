@@ -34,13 +34,12 @@ const chainBefore = [
 ];
 
 /**
- * Examples that declare a tool acode lacks, or a tool source it does not have (MCP, HTTP executors,
- * skills), or http_request with no host allowed: refused at validation, one clear error each, where
+ * Examples that declare a tool acode lacks, or a tool source it does not have (MCP, skills), or
+ * http_request with no host allowed: refused at validation, one clear error each, where
  * acode once warned and ran their agents without the tool.
  */
 const toolRefused: Record<string, RegExp> = {
   'duckduckgo-search-demo.yaml': /tool 'duckduckgo_search' \(under tools.python\) is not one acode has/,
-  'github-api-example-openai.yaml': /^tools.http_executors \(HTTP executors\) is not supported by acode/,
   'mcp-filesystem-openai.yaml': /^tools.mcp \(MCP servers\) is not supported by acode/,
   'mcp-multi-server-openai.yaml': /^tools.mcp \(MCP servers\) is not supported by acode/,
   'mcp-simple-openai.yaml': /^tools.mcp \(MCP servers\) is not supported by acode/,
@@ -55,7 +54,6 @@ const toolRefused: Record<string, RegExp> = {
   'strands-spec-builder-demo.yaml': /^skills \(skill folders\) is not supported by acode/,
   'tavily-deep-research-demo.yaml': /tool 'tavily_search' \(under tools.python\) is not one acode has/,
   'tavily-search-demo.yaml': /tool 'tavily_search' \(under tools.python\) is not one acode has/,
-  'weather-api-metadata-example.yaml': /^tools.http_executors \(HTTP executors\) is not supported by acode/,
 };
 
 /** Chain examples accepted now: `version: 1` / `1.0.0` is read as strands-cli reads it, and `$ref` agents resolve; none that toolRefused lists. */
@@ -101,7 +99,7 @@ describe("strands-cli's example specs, read unchanged", () => {
     console.log(`${examples.length} strands-cli examples:\n${rows.join('\n')}`);
     expect(examples).toHaveLength(88);
     expect(Object.fromEntries(patterns.map((p) => [p, [accepted(p).length, refused(p).length]]))).toEqual({
-      chain: [33, 17],
+      chain: [35, 15],
       workflow: [10, 0],
       parallel: [6, 0],
       routing: [5, 1],

@@ -16,7 +16,8 @@ const maxRedirects = 5;
 
 export interface HttpRequestArgs {
   url: URL;
-  method: HttpMethod;
+  /** One of httpMethods; an HTTP executor also sends PATCH, HEAD and OPTIONS. */
+  method: string;
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
@@ -57,12 +58,12 @@ export function readHttpArgs(args: Record<string, unknown>, allowHosts: readonly
   for (const [name, value] of Object.entries((args.headers ?? {}) as Record<string, unknown>)) headers[name] = String(value);
   const body = args.body === undefined || args.body === null ? undefined : typeof args.body === 'string' ? args.body : JSON.stringify(args.body);
   const seconds = typeof args.timeout === 'number' && args.timeout > 0 ? Math.min(args.timeout, maxTimeoutS) : defaultTimeoutS;
-  return { url, method: method as HttpMethod, headers, body: method === 'GET' || method === 'DELETE' ? undefined : body, timeoutMs: seconds * 1000 };
+  return { url, method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : body, timeoutMs: seconds * 1000 };
 }
 
 /** Whether a call may change something on the server: journaled, and never re-sent blindly after a crash. */
 export function changesServer(args: Record<string, unknown>): boolean {
-  return (typeof args.method === 'string' ? args.method.toUpperCase() : 'GET') !== 'GET';
+  return !['GET', 'HEAD', 'OPTIONS'].includes(typeof args.method === 'string' ? args.method.toUpperCase() : 'GET');
 }
 
 /** Reads at most `limit` bytes of a body, then stops the download. */
@@ -96,7 +97,8 @@ export async function sendHttpRequest(request: HttpRequestArgs, allowHosts: read
   let response: Response;
   try {
     for (let hop = 0; ; hop++) {
-      response = await fetch(url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: bounded });
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body;
+      response = await fetch(url, { method: request.method, headers: request.headers, body, redirect: 'manual', signal: bounded });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || !location) break;
       await response.body?.cancel();

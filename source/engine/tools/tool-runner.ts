@@ -11,6 +11,7 @@ import { diskFull } from '../disk-full.js';
 import { ensureStillOwned } from '../journal.js';
 import { changesServer, readHttpArgs, sendHttpRequest } from './http-request.js';
 import { runPython } from './python-exec.js';
+import { executorHost, executorRequest, type HttpExecutor } from './http-executors.js';
 
 export interface ToolRunContext {
   step: StepId;
@@ -32,6 +33,8 @@ export interface ToolRunContext {
   allowHosts?: readonly string[];
   /** The run's stop (Ctrl+C, a lost lock): a running python_exec is killed with its group, a request cancelled. */
   signal?: AbortSignal;
+  /** The spec's HTTP executors (tools.http_executors) by id, their headers read. */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 export interface ToolOutcome {
@@ -158,8 +161,14 @@ async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string | To
       }
       return writeWithIntent(target, Buffer.from(content), call.id, ctx);
     }
-    default:
-      throw new ToolInputError(`unknown tool '${call.name}'`);
+    default: {
+      const executor = ctx.executors?.get(call.name);
+      if (!executor) throw new ToolInputError(`unknown tool '${call.name}'`);
+      requireGiven(call.name, ctx);
+      const request = executorRequest(executor, call.args);
+      if (changesServer(call.args)) intendEffect(call, `${request.method} ${request.url.origin}${request.url.pathname}`, ctx);
+      return sendHttpRequest(request, [executorHost(executor)], ctx.signal ?? neverStopped);
+    }
   }
 }
 

@@ -19,6 +19,7 @@ import { formatProblem } from '../spec/spec-problem.js';
 import { unusedVariables } from '../spec/template-scopes.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
 import { takeLease } from './lease.js';
+import { requirePython } from './python-check.js';
 import { heldRun, releaseHeld, unsavedRun, type PreparedRun, type StartIntro } from './prepared-run.js';
 import type { LeasedJournal, SessionRepository } from './repository.js';
 
@@ -104,7 +105,7 @@ export interface CheckedStart {
   replaced: ReplacedArtifact[];
 }
 
-/** Checks a new run of a spec before anything is stored: required inputs, artifact paths, the provider. */
+/** Checks a new run of a spec before anything is stored: required inputs, python3 for python_exec, artifact paths, the provider. */
 export function checkStart(request: StartRequest): CheckedStart {
   const { loaded, specPath } = request;
   const { spec } = loaded;
@@ -113,6 +114,7 @@ export function checkStart(request: StartRequest): CheckedStart {
   if (missing.length) {
     throw new AcodeError(`${specPath}: required input${missing.length === 1 ? '' : 's'} ${missing.map((n) => `'${n}'`).join(', ')} not set; pass ${missing.map((n) => `--var ${n}=…`).join(' ')}`, ExitCode.usage);
   }
+  requirePython(spec, specPath, request.env);
   const artifacts = artifactTarget(request);
   const replaced = checkArtifactPaths(request, variables, artifacts);
   return { request, variables, artifacts, provider: createProvider(spec, request.env), executors: readyExecutors(spec, request.env), replaced };

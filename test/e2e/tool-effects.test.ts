@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -144,5 +144,17 @@ describe('http_request against a server that echoes credentials', () => {
       }
     }
     expect(places.files).toMatch(/tool_result/);
+  });
+});
+
+describe('python_exec on a machine without python3', () => {
+  it('is refused before the run starts, saying what to do, with nothing stored', async () => {
+    const ws = workspace({ name: 'python_exec', args: { code } });
+    const bin = tempDir();
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const result = await runCli(['run', ws.spec], { cwd: ws.cwd, env: { ...ws.env, PATH: bin } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/agent 'coder' is given python_exec, which runs python3, and python3 is not on PATH: install Python 3/);
+    expect(existsSync(join(ws.home, 'sessions'))).toBe(false);
   });
 });

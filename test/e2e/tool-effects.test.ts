@@ -39,6 +39,9 @@ describe('a python_exec cut off by kill -9', () => {
     const log = events(ws);
     expect(log.filter((e) => e.type === 'tool_effect_intended')).toHaveLength(1);
     expect(log.find((e) => e.type === 'tool_effect_recovered')).toMatchObject({ name: 'python_exec', outcome: 'not_done', output: expect.stringMatching(/cut off when the session stopped: it may or may not have happened, and acode did not run it again/) });
+    // The step view shows the call with what the model was told.
+    const shown = await runCli(['sessions', 'show', id, '--step', '1'], ws);
+    expect(shown.stdout).toMatch(/python_exec[\s\S]*cut off when the session stopped: it may or may not have happened/);
   });
 
   it('runs again when the strategy is retry', async () => {

@@ -33,7 +33,8 @@ const flagHelp = {
   onChange: `    --on-change A        files changed since the session stopped: prompt (terminal), continue, abort
                          (default: prompt on a terminal, abort otherwise; resume.changed_files_action)`,
   strategy: `    --strategy S         a write torn by the crash: rollback (restore its snapshot), retry (leave it),
-                         prompt (ask); default resume.in_progress_strategy (rollback)`,
+                         prompt (ask); a python_exec or non-GET http_request it cut off: rollback (take it
+                         as not done), retry (run it again), prompt (ask); default resume.in_progress_strategy (rollback)`,
   spec: `    --spec <file>        fork: run this edited spec; a completed step whose prompt as rendered, agent,
                          model and tools are unchanged is reused, the others run`,
   fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task

@@ -91,6 +91,8 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
       return `  ${step(event.step)} changed ${event.files.length === 1 ? '1 file' : `${event.files.length} files`}: ${event.files.slice(0, 5).map((file) => file.path).join(', ')}${event.files.length > 5 ? ', …' : ''}`;
     case 'agent_cli_session':
       return event.session_id ? `  ${event.cli} conversation ${event.session_id} (open it: ${openCommand(event.cli, event.session_id)})` : `warning: ${event.message ?? `${event.cli} named no session id`}`;
+    case 'tool_effect_recovered':
+      return `  ${event.name} call in ${step(event.step)}, cut off when the session stopped: ${event.outcome === 'run_again' ? 'run again' : 'taken as not done, not run again'}`;
     case 'environment_accepted':
       return `continuing with ${event.files.length} changed file${event.files.length === 1 ? '' : 's'} accepted`;
     case 'step_reused':
@@ -101,6 +103,7 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'file_read':
     case 'file_write_intended':
     case 'file_write_applied':
+    case 'tool_effect_intended':
       return undefined; // the plan is printed before the run; reused steps are written by fork; file effects show as tool calls
   }
 }

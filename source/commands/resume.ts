@@ -3,7 +3,9 @@ import { titleOf } from '../engine/pattern.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan } from '../engine/continuation-plan.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
-import { settleStrategy, type SettledStrategy } from '../session/in-progress-strategy.js';
+import { settleStrategy, settleUncertain, type SettledStrategy } from '../session/in-progress-strategy.js';
+import { describeEffectRecovery, type UncertainCall } from '../engine/effect-recovery.js';
+import type { EffectRecovery } from '../engine/events.js';
 import { sessionInUse } from '../session/lease.js';
 import type { SessionRepository } from '../session/repository.js';
 import { checkResumeModels, modelLine, modelProblem } from '../session/model-check.js';
@@ -45,6 +47,11 @@ function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrat
   return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${title(w.step)}): ${describeRecovery(w, strategy)}`);
 }
 
+/** The plan's line for each call the session stopped in: "uncertain: python_exec: 3 lines (step 2): …". */
+function uncertainLines(calls: readonly UncertainCall[], outcome: EffectRecovery, title: (id: string) => string): string[] {
+  return calls.map((c) => `uncertain:       ${c.what} (${title(c.step)}): ${describeEffectRecovery(outcome)}`);
+}
+
 /** The model check as validation lines: "model:           llama3.2 offered by http://localhost:11434/v1". */
 function modelLines(models: readonly ModelCheck[]): string[] {
   return models.map((check) => `model:           ${modelLine(check)}`);
@@ -63,7 +70,7 @@ const changeWords: Record<OnChange, string> = {
   abort: 'resume stops before running: give --yes or --on-change continue to go on, or run it in a terminal to be asked',
 };
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange): void {
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, uncertain: EffectRecovery, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange): void {
   const { session, plan, specChange } = candidate;
   const record = session.record;
   const views = viewChanges(changesToAsk(candidate), record.cwd, titles(candidate));
@@ -74,6 +81,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         workflow_name: record.workflow_name,
         ...plan,
         pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
+        uncertain_calls: candidate.uncertainCalls.map((c) => ({ call_id: c.call_id, step: c.step, tool: c.name, what: c.what, outcome: uncertain, action: describeEffectRecovery(uncertain) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
         changed_files_action: onChange,
         spec_changed: Boolean(specChange),
@@ -86,6 +94,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
   const lines = [
     ...describePlan(plan),
     ...writeLines(candidate.pendingWrites, strategy, record.cwd, titles(candidate)),
+    ...uncertainLines(candidate.uncertainCalls, uncertain, titles(candidate)),
     views.length ? `changed files:   ${views.length} (${changeWords[onChange]})` : 'changed files:   none',
     ...changeLines(views),
     ...modelLines(models),
@@ -160,6 +169,23 @@ function askAboutTorn(ctx: CommandContext, candidate: ResumeCandidate): (torn: P
   };
 }
 
+/**
+ * The question a `prompt` strategy asks about calls cut off when the session stopped: run them
+ * again, or take them as not done. Without a terminal no one can answer: taken as not done, and a
+ * plain line says so — a second run of code or of a request that changes a server is never blind.
+ */
+function askAboutUncertain(ctx: CommandContext, candidate: ResumeCandidate): (calls: readonly UncertainCall[]) => Promise<EffectRecovery> {
+  return async (calls) => {
+    const shown = calls.map((c) => `${c.what} (${titles(candidate)(c.step)})`).join('; ');
+    if (!ctx.interactive) {
+      ctx.stderr.write(`acode: ${calls.length === 1 ? 'a call was' : `${calls.length} calls were`} cut off when the session stopped and may or may not have happened (${shown}); taken as not done, not run again: resume.in_progress_strategy is prompt, but there is no terminal to ask (--strategy retry runs ${calls.length === 1 ? 'it' : 'them'} again)\n`);
+      return 'not_done';
+    }
+    const again = await ctx.confirm(`acode: cut off when the session stopped, may or may not have happened: ${shown}. Run ${calls.length === 1 ? 'it' : 'them'} again? (no: taken as not done, the model is told) [y/N] `);
+    return again ? 'run_again' : 'not_done';
+  };
+}
+
 /** `acode resume [<id>]`: replays the session's log, checks the environment, settles torn writes, continues. */
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
   approvalsFrom(flags.approval ?? {}); // contradicting answers are refused before anything is read
@@ -175,7 +201,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
     const onChange = changeDecision(flags, candidate.config.changed_files_action, ctx.interactive);
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), models, missing, onChange);
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), await settleUncertain(candidate.strategy, candidate.uncertainCalls), models, missing, onChange);
     // Exits as the resume would, so that `acode resume --dry-run && acode resume` works in a script.
     const refusal = await dryRunRefusal(ctx, repository, candidate, flags, models, missing, onChange);
     if (refusal) throw new AcodeError(`dry run: the resume would stop here (exit ${refusal.exitCode}): ${refusal.message}`, refusal.exitCode, refusal.code);
@@ -194,11 +220,12 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
     await decideOnChanges(ctx, record.session_id, views, { onChange: changeDecision(flags, config.changed_files_action, ctx.interactive), ask: () => askOnTerminal(candidate) });
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
-  const prepared = await claimResume(repository, candidate, { strategy, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables, limits: flags.limits });
+  const uncertain = await settleUncertain(candidate.strategy, candidate.uncertainCalls, askAboutUncertain(ctx, candidate));
+  const prepared = await claimResume(repository, candidate, { strategy, uncertain, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables, limits: flags.limits });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
-    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
+    ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...uncertainLines(prepared.intro.uncertainCalls, uncertain, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
   return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream });
 }

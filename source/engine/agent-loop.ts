@@ -10,8 +10,9 @@ import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall
 import type { RecordedToolOutcome } from './session-progress.js';
 import type { StepNotice } from './step-notice.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
-import { agentTools, extraRoots } from './tools/agent-tools.js';
+import { agentToolNames, agentTools, allowedHosts, extraRoots } from './tools/agent-tools.js';
 import { runTool } from './tools/tool-runner.js';
+import type { HttpExecutor } from './tools/http-executors.js';
 import { writeResultText } from './tools/write-result.js';
 
 /** Model calls per step attempt before the agent is stopped: no loop runs unbounded. */
@@ -52,6 +53,8 @@ export interface AgentLoopDeps {
   notify?(notice: StepNotice): void;
   /** Before each model call of the loop (a summary's too): throws to stop the step there (a budget reached). */
   beforeCall?(): void;
+  /** The spec's HTTP executors by id, ready to send. */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 /** Outputs longer than this go to a blob; the event keeps this much for display. */
@@ -95,6 +98,10 @@ async function runCall(call: ToolCall, turn: AgentTurn, deps: AgentLoopDeps): Pr
     emit,
     sessionId: deps.sessionId,
     stillOwned: deps.stillOwned,
+    tools: agentToolNames(spec, turn.agent),
+    allowHosts: allowedHosts(spec),
+    signal: deps.signal,
+    executors: deps.executors,
     crash: call.name === 'file_write' ? provider.writeCrash?.(turn.step, turn.attempt) : undefined,
   });
   journalResult(call, outcome.ok, outcome.output, turn, deps);

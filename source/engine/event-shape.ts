@@ -32,6 +32,8 @@ const shapes: Record<EngineEventType, Record<string, Kind>> = {
   file_write_intended: { call_id: 'string', step: 'string', attempt: 'number', path: 'string', before_hash: 'string|null', before_blob: 'string|null', after_hash: 'string', after_blob: 'string', bytes: 'number' },
   file_write_applied: { step: 'string', call_id: 'string', path: 'string', hash: 'string', blob: 'string', already: 'boolean' },
   file_write_recovered: { step: 'string', call_id: 'string', path: 'string', outcome: 'string', hash: 'string|null', blob: 'string|null' },
+  tool_effect_intended: { call_id: 'string', step: 'string', attempt: 'number', name: 'string', what: 'string' },
+  tool_effect_recovered: { step: 'string', call_id: 'string', name: 'string', outcome: 'string' },
   environment_accepted: { files: 'array' },
   step_failed: { step: 'string', attempt: 'number', reason: 'string', message: 'string', retryable: 'boolean' },
   artifact_written: { path: 'string', bytes: 'number', sha256: 'string' },

@@ -39,6 +39,22 @@ export interface PendingWrite {
   bytes: number;
 }
 
+/**
+ * A tool call with an effect outside the journal's reach (python_exec, an http_request that is not
+ * GET), journaled before it runs: if the session stops before its result is, it may or may not have
+ * happened, and a resume never runs it again without deciding (engine/effect-recovery.ts).
+ */
+export interface PendingEffect {
+  step: StepId;
+  attempt: number;
+  name: string;
+  /** What it does, in a few words for the plan: `python_exec: 12 lines`, `POST https://host/path`. */
+  what: string;
+}
+
+/** How a resume settled an uncertain call: run again, or taken as not done (the model is told so, it is not run). */
+export type EffectRecovery = 'run_again' | 'not_done';
+
 /** approved: the default response · edited: the person's own response · rejected: stop the session. */
 export type ApprovalDecision = 'approved' | 'edited' | 'rejected';
 
@@ -134,6 +150,10 @@ export type EngineEventBody =
   | { type: 'file_write_applied'; step: StepId; call_id: string; path: string; hash: string; blob: string; already: boolean }
   /** How resume settled a write that was under way when the session stopped. */
   | { type: 'file_write_recovered'; step: StepId; call_id: string; path: string; outcome: WriteRecovery; hash: string | null; blob: string | null }
+  /** Write-ahead for a call with effects outside the journal: durable before the call runs; its tool_result ends it. */
+  | ({ type: 'tool_effect_intended'; call_id: string } & PendingEffect)
+  /** How resume settled a call cut off before its result was journaled. `output`: what the model is told of a call not run again. */
+  | { type: 'tool_effect_recovered'; step: StepId; call_id: string; name: string; outcome: EffectRecovery; output?: string }
   /** The person chose to continue despite changed files: their current state becomes what the session has seen. */
   | { type: 'environment_accepted'; files: { path: string; hash: string | null; blob: string | null }[] }
   /** Written by acode before 0.2; replaced by resume_attempt. Kept so older logs replay. */

@@ -3,6 +3,7 @@ import type { RunSummary } from './run-summary.js';
 import { checkBudgets } from './budgets.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { TemplateError } from '../spec/template.js';
+import type { HttpExecutor } from './tools/http-executors.js';
 import type { ApprovalDesk } from './approval.js';
 import { StopRun, stopRank } from './stop-run.js';
 import { ArtifactPathError, isFileSystemRefusal, renderArtifacts, sessionWrote, type ArtifactTarget } from './artifacts.js';
@@ -55,6 +56,8 @@ export interface SessionRunOptions {
   price?: StepPricer;
   /** `acode fork --spec`: another session's completed steps, taken instead of a model call where a step's input key is theirs. */
   reusable?: ReusableSteps;
+  /** The spec's HTTP executors, ready to send (session/ reads their headers' `${NAME}` from the environment). */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 export type { RunSummary };

@@ -1,7 +1,7 @@
 import type { AgentCliRun } from './agent-cli.js';
 import { epochOf, fenceEvents } from './epoch-fence.js';
 import type { StepId } from './step-id.js';
-import { addUsage, type ApprovalDecision, type EngineEvent, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
+import { addUsage, type ApprovalDecision, type EngineEvent, type PendingEffect, type PendingWrite, type SessionStatus, type StopReason, type TokenUsage } from './events.js';
 
 /** The last state of a file the session read or wrote. */
 export interface FileSeen {
@@ -84,6 +84,8 @@ export interface SessionProgress {
   files: Record<string, FileSeen>;
   /** Writes journaled but not yet known to be applied, by tool call id (replayed, not checkpointed). */
   pending_writes: Record<string, PendingWrite>;
+  /** Calls with effects outside the journal that started and have no result yet, by call id (replayed, not checkpointed). */
+  pending_effects: Record<string, PendingEffect>;
   /** Time the session's steps took, every run included (replayed, not checkpointed): runtime.budgets.max_duration_s. */
   active_ms: number;
   /** Dollars of the session's model calls, every run included, as each was priced when made (replayed, not checkpointed): runtime.budgets.max_cost_usd. */
@@ -106,7 +108,7 @@ export interface SessionProgress {
 }
 
 /** What is replayed from the log rather than stored in the checkpoint (its size never grows with the session). */
-type Replayed = 'active_ms' | 'cost_usd' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'conversations' | 'answered' | 'tool_outcomes' | 'agent_cli' | 'cli_sessions';
+type Replayed = 'active_ms' | 'cost_usd' | 'budgets_warned' | 'spent' | 'completed' | 'last_completed' | 'files' | 'pending_writes' | 'pending_effects' | 'conversations' | 'answered' | 'tool_outcomes' | 'agent_cli' | 'cli_sessions';
 
 export type Checkpoint = Omit<SessionProgress, Replayed>;
 
@@ -133,6 +135,7 @@ export function initialProgress(stepsTotal: number): SessionProgress {
     last_completed: null,
     files: {},
     pending_writes: {},
+    pending_effects: {},
     conversations: {},
     answered: {},
     tool_outcomes: {},
@@ -245,7 +248,18 @@ export function applyEvent(progress: SessionProgress, event: EngineEvent): Sessi
       progress.files[event.path] = { hash: event.hash, blob: event.blob, op: 'write', step: event.step, at: event.ts };
       if (event.outcome === 'applied') recordOutcome(progress, event.step, event.call_id, { kind: 'write', path: event.path, already: false });
       break;
+    case 'tool_effect_intended': {
+      const { type: _type, call_id, event_id: _id, ts: _ts, ...effect } = event;
+      progress.pending_effects[call_id] = effect;
+      break;
+    }
+    case 'tool_effect_recovered':
+      delete progress.pending_effects[event.call_id];
+      // Not run again: the round gives the model this answer, as a journaled result would be given.
+      if (event.outcome === 'not_done' && event.output !== undefined) recordOutcome(progress, event.step, event.call_id, { kind: 'result', ok: false, output: event.output, output_blob: null });
+      break;
     case 'tool_result':
+      delete progress.pending_effects[event.call_id];
       // A result from before output_blob was recorded may have been cut: only a whole one can be replayed.
       if (event.output_blob !== undefined || event.output.length < legacyOutputChars) {
         recordOutcome(progress, event.step, event.call_id, { kind: 'result', ok: event.ok, output: event.output, output_blob: event.output_blob ?? null });
@@ -311,6 +325,6 @@ export function replayEvents(events: readonly EngineEvent[], stepsTotal: number)
 }
 
 export function toCheckpoint(progress: SessionProgress): Checkpoint {
-  const { active_ms: _active, cost_usd: _cost, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, agent_cli: _cli, cli_sessions: _sessions, ...checkpoint } = progress;
+  const { active_ms: _active, cost_usd: _cost, budgets_warned: _warned, spent: _spent, completed: _completed, last_completed: _last, files: _files, pending_writes: _pending, pending_effects: _effects, conversations: _conversations, answered: _answered, tool_outcomes: _outcomes, agent_cli: _cli, cli_sessions: _sessions, ...checkpoint } = progress;
   return { ...checkpoint, in_progress: { ...checkpoint.in_progress }, awaiting: [...checkpoint.awaiting], artifacts: [...checkpoint.artifacts], tokens: { ...checkpoint.tokens } };
 }

@@ -36,9 +36,9 @@ export interface RunOutcome {
 
 /** Engine-shape: what the executor is given of a prepared run. */
 function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk, price: StepPricer | undefined): SessionRunOptions {
-  const { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease, reusable } = prepared;
+  const { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease, reusable, executors } = prepared;
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
-  return { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, approvals, blobs, artifacts, price, reusable, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
+  return { sessionId, spec, pattern, variables, provider, executors, journal, progress, cwd, autoResume, approvals, blobs, artifacts, price, reusable, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
 }
 
 /** Runs the executor with the lease heartbeated; what a lost lock or a full disk means, said as an AcodeError. */

@@ -16,6 +16,7 @@ import { hashText } from '../spec/hash.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import type { StepId } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
+import { readyExecutors } from '../engine/tools/http-executors.js';
 import { createProvider } from '../providers/create-provider.js';
 import { takeLease } from './lease.js';
 import { refuseUnfindableFolders } from './unfindable-folders.js';
@@ -89,6 +90,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
         pattern,
         variables,
         provider,
+        executors: readyExecutors(spec, request.env),
         blobs: session.blobs(),
         progress: initialProgress(steps),
         cwd: record.cwd,

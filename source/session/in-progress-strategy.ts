@@ -1,4 +1,6 @@
 import type { ResumeConfig } from '../config/resume-config.js';
+import { effectOutcome, type UncertainCall } from '../engine/effect-recovery.js';
+import type { EffectRecovery } from '../engine/events.js';
 import type { InProgressStrategy, PendingWriteState } from '../engine/write-recovery.js';
 
 /** What happens to a write torn when the session stopped: rolled back from its snapshot, or kept for the retry. */
@@ -22,4 +24,16 @@ export async function settleStrategy(strategy: InProgressStrategy, writes: reado
   const torn = writes.filter((w) => w.state === 'torn');
   if (torn.length === 0 || !ask) return 'rollback';
   return ask(torn);
+}
+
+/**
+ * What the calls cut off when the session stopped (python_exec, a request that changes a server)
+ * get: `retry` runs them again, `rollback` takes them as not done; `prompt` asks a person (`ask`,
+ * given only when someone can answer), and with no one to ask takes them as not done — never a
+ * blind second run.
+ */
+export async function settleUncertain(strategy: InProgressStrategy, calls: readonly UncertainCall[], ask?: (calls: readonly UncertainCall[]) => Promise<EffectRecovery>): Promise<EffectRecovery> {
+  if (strategy !== 'prompt') return effectOutcome(strategy);
+  if (calls.length === 0 || !ask) return 'not_done';
+  return ask(calls);
 }

@@ -10,13 +10,15 @@ import { recordedArtifactTarget } from '../engine/artifacts.js';
 import { planContinuation, type ContinuationPlan } from '../engine/continuation-plan.js';
 import { checkFiles, checkSpecFile, type EnvironmentReport, type FileChange } from '../engine/environment-check.js';
 import { highestEpoch } from '../engine/epoch-fence.js';
-import { terminalStatuses, type EngineEventBody, type SessionStatus } from '../engine/events.js';
+import { effectOutcome, settleUncertainCalls, uncertainCalls, type UncertainCall } from '../engine/effect-recovery.js';
+import { terminalStatuses, type EffectRecovery, type EngineEventBody, type SessionStatus } from '../engine/events.js';
 import { recoverProgress, ReplayError } from '../engine/replay-check.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import { extraRoots } from '../engine/tools/agent-tools.js';
 import { confinement, type Confinement } from '../engine/tools/beneath.js';
 import { inspectPendingWrites, settlePendingWrites, snapshotNow, writeFolders, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { createProvider } from '../providers/create-provider.js';
+import { readyExecutors } from '../engine/tools/http-executors.js';
 import type { WorkflowSpec } from '../spec/schema.js';
 import { heldByLiveProcess, isResumable } from '../store/resumability.js';
 import { resolveInProgressStrategy, type SettledStrategy } from './in-progress-strategy.js';
@@ -143,6 +145,8 @@ export interface ResumeCandidate {
   where: Confinement;
   /** Writes under way when the session stopped, as they look on disk now. */
   pendingWrites: PendingWriteState[];
+  /** Calls with effects outside the journal that the session stopped in (python_exec, a request that changes a server). */
+  uncertainCalls: UncertainCall[];
   /** Files changed since the session last saw them (empty when validation is off). */
   environment: EnvironmentReport;
   /** The spec file on disk, when it differs from the snapshot the session runs. */
@@ -226,6 +230,7 @@ export async function prepareResume(repository: SessionRepository, request: Resu
     logEpoch: highestEpoch(events),
     where,
     pendingWrites,
+    uncertainCalls: uncertainCalls(progress),
     environment: { ...environment, changes: [...environment.changes, ...editedPendingWrites(pendingWrites)] },
     specChange: validate ? await checkSpecChange(session) : undefined,
   };
@@ -277,6 +282,8 @@ function resumePlanned(plan: ContinuationPlan): EngineEventBody {
 export interface ResumeChoices {
   /** What torn writes get, settled (a `prompt` strategy answered). */
   strategy: SettledStrategy;
+  /** What calls cut off when the session stopped get, settled (in-progress-strategy.ts settleUncertain); absent: what `strategy` gives them. */
+  uncertain?: EffectRecovery;
   env: NodeJS.ProcessEnv;
   /** --force: the artifacts may overwrite files this session did not write. */
   force?: boolean;
@@ -311,16 +318,18 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
     const accepted: EngineEventBody[] = environment.changes.length
       ? [{ type: 'environment_accepted', files: environment.changes.map((c) => ({ path: c.path, hash: c.hash, blob: c.hash ? snapshotNow(c.path, where, blobs) : null })) }]
       : [];
-    const settled = settlePendingWrites(candidate.pendingWrites, choices.strategy, blobs, where, record.session_id);
+    const uncertain = choices.uncertain ?? effectOutcome(choices.strategy);
+    const settled = [...settlePendingWrites(candidate.pendingWrites, choices.strategy, blobs, where, record.session_id), ...settleUncertainCalls(candidate.uncertainCalls, uncertain)];
     const leftovers = await session.removeLeftoverTempFiles(writeFolders(progress, record.cwd));
     return heldRun(
       {
-        intro: { kind: 'resume' as const, plan, pendingWrites: candidate.pendingWrites, strategy: choices.strategy, leftovers },
+        intro: { kind: 'resume' as const, plan, pendingWrites: candidate.pendingWrites, strategy: choices.strategy, uncertainCalls: candidate.uncertainCalls, uncertainOutcome: uncertain, leftovers },
         sessionId: record.session_id,
         spec,
         pattern,
         variables: choices.variables ?? record.variables,
         provider,
+        executors: readyExecutors(spec, choices.env),
         blobs,
         progress,
         cwd: record.cwd,

@@ -2,9 +2,11 @@ import type { ArtifactTarget } from '../engine/artifacts.js';
 import type { Pattern } from '../engine/pattern.js';
 import type { BlobStore } from '../engine/blob-store.js';
 import type { ContinuationPlan } from '../engine/continuation-plan.js';
-import type { EngineEventBody } from '../engine/events.js';
+import type { UncertainCall } from '../engine/effect-recovery.js';
+import type { EffectRecovery, EngineEventBody } from '../engine/events.js';
 import type { Journal } from '../engine/journal.js';
 import type { Provider } from '../engine/provider.js';
+import type { HttpExecutor } from '../engine/tools/http-executors.js';
 import type { AutoResumePolicy } from '../engine/resume-strategy.js';
 import type { SessionProgress } from '../engine/session-progress.js';
 import type { Variables } from '../engine/template-context.js';
@@ -25,6 +27,9 @@ export interface ResumeIntro {
   plan: ContinuationPlan;
   pendingWrites: readonly PendingWriteState[];
   strategy: SettledStrategy;
+  /** Calls cut off when the session stopped, and what the resume did with them. */
+  uncertainCalls: readonly UncertainCall[];
+  uncertainOutcome: EffectRecovery;
   /** Temp files of killed runs that the resume removed. */
   leftovers: readonly string[];
 }
@@ -54,6 +59,8 @@ export interface PreparedRun<Intro extends RunIntro = RunIntro> {
   readonly cwd: string;
   readonly artifacts: ArtifactTarget;
   readonly provider: Provider;
+  /** The spec's HTTP executors, their headers read from the environment of this run (`${NAME}`). */
+  readonly executors: ReadonlyMap<string, HttpExecutor>;
   readonly journal: Journal;
   readonly blobs: BlobStore;
   readonly autoResume: AutoResumePolicy;

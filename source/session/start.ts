@@ -12,6 +12,7 @@ import { initialProgress } from '../engine/session-progress.js';
 import { mergeVariables, missingRequiredInputs, type Variables } from '../engine/template-context.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { Provider } from '../engine/provider.js';
+import { readyExecutors, type HttpExecutor } from '../engine/tools/http-executors.js';
 import { createProvider } from '../providers/create-provider.js';
 import { hashText } from '../spec/hash.js';
 import { loadSpecFile, templateFields, type LoadedSpec } from '../spec/load-spec.js';
@@ -19,6 +20,7 @@ import { formatProblem } from '../spec/spec-problem.js';
 import { unusedVariables } from '../spec/template-scopes.js';
 import { parsePositioned } from '../spec/yaml-positions.js';
 import { takeLease } from './lease.js';
+import { requirePython } from './python-check.js';
 import { heldRun, releaseHeld, unsavedRun, type PreparedRun, type StartIntro } from './prepared-run.js';
 import type { LeasedJournal, SessionRepository } from './repository.js';
 
@@ -99,11 +101,12 @@ export interface CheckedStart {
   variables: Variables;
   artifacts: ArtifactTarget;
   provider: Provider;
+  executors: ReadonlyMap<string, HttpExecutor>;
   /** For the command to say before the run: files of earlier sessions this run will replace. */
   replaced: ReplacedArtifact[];
 }
 
-/** Checks a new run of a spec before anything is stored: required inputs, artifact paths, the provider. */
+/** Checks a new run of a spec before anything is stored: required inputs, python3 for python_exec, artifact paths, the provider. */
 export function checkStart(request: StartRequest): CheckedStart {
   const { loaded, specPath } = request;
   const { spec } = loaded;
@@ -112,9 +115,10 @@ export function checkStart(request: StartRequest): CheckedStart {
   if (missing.length) {
     throw new AcodeError(`${specPath}: required input${missing.length === 1 ? '' : 's'} ${missing.map((n) => `'${n}'`).join(', ')} not set; pass ${missing.map((n) => `--var ${n}=…`).join(' ')}`, ExitCode.usage);
   }
+  requirePython(spec, specPath, request.env);
   const artifacts = artifactTarget(request);
   const replaced = checkArtifactPaths(request, variables, artifacts);
-  return { request, variables, artifacts, provider: createProvider(spec, request.env), replaced };
+  return { request, variables, artifacts, provider: createProvider(spec, request.env), executors: readyExecutors(spec, request.env), replaced };
 }
 
 /**
@@ -122,13 +126,13 @@ export function checkStart(request: StartRequest): CheckedStart {
  * created and its lease taken.
  */
 export async function startRun(repository: SessionRepository | null, checked: CheckedStart): Promise<PreparedRun<StartIntro>> {
-  const { request, variables, artifacts, provider } = checked;
+  const { request, variables, artifacts, provider, executors } = checked;
   const { loaded, specPath, cwd } = request;
   const { spec } = loaded;
   await requireEnforceableCap(spec);
   const pattern = patternFor(spec);
   const stepsTotal = pattern.shape(initialProgress(0)).length;
-  const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
+  const fields = { intro: { kind: 'start' } as const, spec, pattern, variables, provider, executors, cwd, artifacts, preamble: [], progress: initialProgress(stepsTotal) };
 
   if (!repository) {
     return unsavedRun({ ...fields, sessionId: `unsaved-${randomBytes(4).toString('hex')}`, blobs: new MemoryBlobStore(), autoResume: autoResumePolicy(defaultResumeConfig, request.autoResume) }, nullJournal);

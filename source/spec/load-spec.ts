@@ -138,14 +138,19 @@ function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report,
   const atValidation = context.variables === undefined;
   const declares = spec.inputs !== undefined;
   const at = (path: (string | number)[]) => yaml.locate(path);
-  for (const [i, entry] of (spec.tools?.python ?? []).entries()) {
-    const name = typeof entry === 'string' ? entry : entry.callable;
-    if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['tools', 'python', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agents run without it`);
+  // A tool acode lacks is refused here, never dropped: an agent that silently lacks a tool its prompt relies on does the wrong work, and is paid for.
+  const executors = new Set<string>();
+  for (const [i, executor] of (spec.tools?.http_executors ?? []).entries()) {
+    if (isBuiltinTool(executor.id) || executors.has(executor.id)) report(at(['tools', 'http_executors', i, 'id']), `HTTP executor id '${executor.id}' is taken (${isBuiltinTool(executor.id) ? 'a tool of acode\'s' : 'by an executor above'}): give it another`);
+    executors.add(executor.id);
   }
-  for (const [id, agent] of Object.entries(spec.agents)) {
-    for (const [i, name] of (agent.tools ?? []).entries()) {
-      if (!isBuiltinTool(toolId(name))) warn(yaml.locate(['agents', id, 'tools', i]), `tool '${name}' is not available in acode yet (available: ${Object.keys(builtinTools).join(', ')}); agent '${id}' runs without it`);
-    }
+  const known = [...Object.keys(builtinTools), ...executors].join(', ');
+  for (const [path, name, who] of declaredToolNames(spec)) {
+    if (!isBuiltinTool(toolId(name)) && !executors.has(name)) report(at(path), `tool '${name}' (${who}) is not one acode has: ${known}; take it out of the spec, or give the agent one of these`);
+  }
+  const httpRequest = declaredToolNames(spec).find(([, name]) => toolId(name) === 'http_request');
+  if (httpRequest && !spec.security?.guardrails?.allow_hosts?.length) {
+    report(at(httpRequest[0] as (string | number)[]), "http_request may reach only the hosts the spec lists, and this one lists none: add security: { guardrails: { allow_hosts: [api.example.com] } } (strands-cli lets it reach any host; acode does not)");
   }
   checkPattern(spec, (path, message) => report(at(path), message), (path, message) => warn(at(path), message));
   for (const path of approvalTimeouts(spec.pattern, ['pattern'])) {
@@ -187,6 +192,24 @@ function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report,
   }
 }
 
+/** Every tool name the spec gives: under tools.python, in an agent's tools, in an orchestrator's worker_template. */
+function declaredToolNames(spec: WorkflowSpec): [SpecPath, string, string][] {
+  const names: [SpecPath, string, string][] = (spec.tools?.python ?? []).map((entry, i) => [['tools', 'python', i], typeof entry === 'string' ? entry : entry.callable, 'under tools.python']);
+  for (const [id, agent] of Object.entries(spec.agents)) for (const [i, name] of (agent.tools ?? []).entries()) names.push([['agents', id, 'tools', i], name, `agent '${id}'`]);
+  if (spec.pattern.type === 'orchestrator_workers') {
+    for (const [i, name] of (spec.pattern.config.worker_template.tools ?? []).entries()) names.push([['pattern', 'config', 'worker_template', 'tools', i], name, 'worker_template']);
+  }
+  return names;
+}
+
+/** strands-cli's tool sources acode does not have: each refused, all in one error, where the first one is. */
+const toolSources: Record<string, string> = { 'tools.mcp': 'MCP servers', skills: 'skill folders' };
+
+function unsupportedToolSource(path: readonly PropertyKey[], key: string): string | undefined {
+  const name = [...path.map(String), key].join('.');
+  return Object.hasOwn(toolSources, name) ? name : undefined;
+}
+
 /** Where an approval (hitl) step sets timeout_seconds, anywhere in the pattern. */
 function approvalTimeouts(node: unknown, path: (string | number)[]): (string | number)[][] {
   if (Array.isArray(node)) return node.flatMap((item, i) => approvalTimeouts(item, [...path, i]));
@@ -225,10 +248,20 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   if (!result.success) {
     const unknownKeys = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
     const errors = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys' && !(unsupportedPattern && issue.path[0] === 'pattern') && !unresolvedAgent(issue.path));
+    const sources = unknownKeys.flatMap((issue) => issue.keys.flatMap((key) => (unsupportedToolSource(issue.path, key) ? [{ path: issue.path as (string | number)[], key }] : [])));
+    if (sources.length) {
+      const named = sources.map((s) => unsupportedToolSource(s.path, s.key)!);
+      push(
+        'error',
+        yaml.locateKey(sources[0]!.path, sources[0]!.key),
+        `${named.map((n) => `${n} (${toolSources[n]})`).join(' and ')} ${named.length === 1 ? 'is' : 'are'} not supported by acode: its agents would run without the tools ${named.length === 1 ? 'it gives' : 'they give'}. acode's tools are ${Object.keys(builtinTools).join(', ')}; take ${named.join(' and ')} out of the spec to run with those`,
+      );
+    }
     for (const issue of unknownKeys) {
       for (const key of issue.keys) {
         // An agent's $ref that could not be read is an error already: it is not also "ignored".
         if (issue.path[0] === 'agents' && issue.path.length === 2 && unresolvedAgent(issue.path) && (refKeys as readonly string[]).includes(key)) continue;
+        if (unsupportedToolSource(issue.path, key)) continue;
         const where = [...issue.path.map(String), key].join('.');
         const ref = issue.path[0] === 'agents' ? refs.resolved.get(String(issue.path[1]))?.ref : undefined;
         const meant = misspeltKey(issue.path, key);

@@ -52,6 +52,19 @@ function isServerUrl(host: string): boolean {
   }
 }
 
+const httpExecutorSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'an executor id is a name: letters, digits, _ and -'),
+  base_url: z.string().refine(isServerUrl, 'base_url must be an http(s) URL'),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeout_ms: z.number().int().min(1).optional(),
+  description: z.string().optional(),
+  examples: z.array(z.record(z.string(), z.unknown())).optional(),
+  common_endpoints: z.array(z.record(z.string(), z.unknown())).optional(),
+  response_format: z.string().optional(),
+  authentication_info: z.string().optional(),
+});
+export type HttpExecutorSpec = z.infer<typeof httpExecutorSchema>;
+
 const runtimeSchema = z.strictObject({
   provider: z.enum(['openai', 'ollama', 'anthropic', 'gemini', 'scripted'], {
     error: (issue) =>
@@ -143,7 +156,14 @@ export const specSchema = z.strictObject({
     })
     .optional(),
   tools: z
-    .strictObject({ python: z.array(z.union([z.string(), z.strictObject({ callable: z.string() })])).optional() })
+    .strictObject({
+      python: z.array(z.union([z.string(), z.strictObject({ callable: z.string() })])).optional(),
+      /**
+       * strands-cli's HTTP executors: each `id` is a tool that sends `path` under `base_url`, with
+       * `headers` (`${NAME}` read from env.secrets, else the environment) on every request.
+       */
+      http_executors: z.array(httpExecutorSchema).optional(),
+    })
     .optional(),
   /**
    * `mounts`: extra folders (name → path) that tools may touch besides the working directory.
@@ -156,6 +176,12 @@ export const specSchema = z.strictObject({
       mounts: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
+  /**
+   * strands-cli's security section, of which acode acts on one key of its own: `allow_hosts`, the
+   * hosts http_request may reach (`api.github.com`, `*.example.com`, `127.0.0.1:8080`). strands-cli
+   * lets http_request reach any host; acode reaches none the spec does not list.
+   */
+  security: z.strictObject({ guardrails: z.strictObject({ allow_hosts: z.array(z.string().min(1)).optional() }).optional() }).optional(),
   agents: z.record(z.string(), agentSchema),
   context_policy: z.strictObject({ compaction: compactionSchema.optional() }).optional(),
   pattern: patternSchema,

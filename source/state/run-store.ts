@@ -279,6 +279,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
         case 'file_write_intended':
         case 'file_write_applied':
         case 'file_write_recovered':
+        case 'tool_effect_intended':
+        case 'tool_effect_recovered':
         case 'environment_accepted':
         case 'agent_cli_files':
           return;

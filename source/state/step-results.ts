@@ -91,6 +91,10 @@ export class StepResultsFold {
     } else if (event.type === 'tool_result') {
       const call = this.of(event.step).tools.findLast((tool) => tool.call_id === event.call_id);
       if (call) Object.assign(call, { ok: event.ok, output: event.output, output_blob: event.output_blob ?? null });
+    } else if (event.type === 'tool_effect_recovered' && event.output !== undefined) {
+      // A call a crash cut off, taken as not done: what the model was told stands as its result.
+      const call = this.of(event.step).tools.findLast((tool) => tool.call_id === event.call_id);
+      if (call) Object.assign(call, { ok: false, output: event.output, output_blob: null });
     }
   }
 

@@ -12,6 +12,8 @@ import type { SessionRecord } from './session-record.js';
  * - file_write_intended: the working-directory file is replaced next. After a power cut, the intent
  *   (before/after hashes, the prior content's blob) is what lets a resume tell an applied write from
  *   a torn one and roll it back; a write the log does not announce could not be undone.
+ * - tool_effect_intended: python_exec runs, or a request that changes a server is sent, next. A
+ *   resume after a power cut must know it may have happened, and not run it again blindly.
  * - approval_requested, approval_answered: a person is asked, or has answered. Nothing but the log
  *   can replay a person's answer, and asking twice is the failure to avoid.
  * - session_paused, session_failed, session_cancelled, session_completed: the run ends and tells
@@ -23,7 +25,7 @@ import type { SessionRecord } from './session-record.js';
  * model call, so one step's step_completed and the next step's step_started share one fdatasync,
  * and concurrent steps share theirs (group commit, EventLogWriter.flush).
  */
-const durableAtOnce = new Set<EngineEventType>(['file_write_intended', 'approval_requested', 'approval_answered', 'session_paused', 'session_failed', 'session_cancelled', 'session_completed']);
+const durableAtOnce = new Set<EngineEventType>(['file_write_intended', 'tool_effect_intended', 'approval_requested', 'approval_answered', 'session_paused', 'session_failed', 'session_cancelled', 'session_completed']);
 
 /**
  * session.json holds a snapshot of the replayed log, so it may lag the log: a resume replays the

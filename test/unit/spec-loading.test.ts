@@ -72,16 +72,39 @@ describe('spec loading', () => {
     ]);
   });
 
-  it('accepts strands-cli tool spellings and warns about tools acode does not have', () => {
+  it('accepts strands-cli tool spellings, and the tools acode has', () => {
     const text = valid
-      .replace('agents:\n', 'tools:\n  python:\n    - strands_tools.file_read.file_read\n    - http_request\nagents:\n')
-      .replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read, strands_tools.file_write, calculator]');
+      .replace('agents:\n', 'tools:\n  python:\n    - strands_tools.file_read.file_read\n    - python_exec\nagents:\n')
+      .replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read, strands_tools.file_write, calculator, strands_tools.python_exec]');
     const check = checkSpecText(text, 'spec.yaml');
+    expect(check.problems.map(formatProblem)).toEqual([]);
     expect(check.spec).toBeDefined();
-    expect(check.problems.map(formatProblem)).toEqual([
-      expect.stringMatching(/^spec\.yaml:8:7: warning: tool 'http_request' is not available in acode yet/),
-      expect.stringMatching(/^spec\.yaml:12:\d+: warning: tool 'calculator' is not available in acode yet .*agent 'writer' runs without it/),
+  });
+
+  it('refuses a tool acode does not have, at its line, naming it and the agent', () => {
+    const text = valid
+      .replace('agents:\n', 'tools:\n  python:\n    - file_read\n    - tavily_search\nagents:\n')
+      .replace('prompt: "You write."', 'prompt: "You write."\n    tools: [file_read, web_fetch]');
+    expect(problems(text)).toEqual([
+      expect.stringMatching(/^spec\.yaml:8:7: error: tool 'tavily_search' \(under tools\.python\) is not one acode has: file_read, .*python_exec/),
+      expect.stringMatching(/^spec\.yaml:12:\d+: error: tool 'web_fetch' \(agent 'writer'\) is not one acode has/),
     ]);
+  });
+
+  it('refuses tools.mcp and skills in one error naming both, whatever the agents name', () => {
+    const text = valid
+      .replace('agents:\n', 'tools:\n  mcp:\n    - { id: fs, command: npx }\nskills:\n  - { id: pdf, path: ./skills/pdf }\nagents:\n')
+      .replace('prompt: "You write."', 'prompt: "You write."\n    tools: [fs]');
+    expect(problems(text)).toEqual([
+      "spec.yaml:6:3: error: tools.mcp (MCP servers) and skills (skill folders) are not supported by acode: its agents would run without the tools they give. acode's tools are file_read, file_write, grep, head, tail, current_time, calculator, http_request, python_exec; take tools.mcp and skills out of the spec to run with those",
+    ]);
+  });
+
+  it('refuses http_request when the spec allows it no host, and accepts it with security.guardrails.allow_hosts', () => {
+    const withTool = valid.replace('agents:\n', 'tools:\n  python: [http_request]\nagents:\n');
+    expect(problems(withTool)).toEqual([expect.stringMatching(/^spec\.yaml:6:12: error: http_request may reach only the hosts the spec lists, and this one lists none: add security: \{ guardrails: \{ allow_hosts/)]);
+    const allowed = withTool.replace('agents:\n', 'security:\n  guardrails: { allow_hosts: [api.github.com] }\nagents:\n');
+    expect(problems(allowed)).toEqual([]);
   });
 
   it('names the pattern types there are for one it does not know', () => {

@@ -8,6 +8,10 @@ import { confinement, filesBeneath, readFileBeneath } from './beneath.js';
 import { confinedPath, ToolInputError } from './confined-path.js';
 import { writeWithIntent } from './write-ahead.js';
 import { diskFull } from '../disk-full.js';
+import { ensureStillOwned } from '../journal.js';
+import { changesServer, readHttpArgs, sendHttpRequest } from './http-request.js';
+import { runPython } from './python-exec.js';
+import { executorHost, executorRequest, type HttpExecutor } from './http-executors.js';
 
 export interface ToolRunContext {
   step: StepId;
@@ -23,6 +27,14 @@ export interface ToolRunContext {
   sessionId?: string;
   /** Journal.stillOwned: a write into the working directory calls ensureStillOwned(ctx.stillOwned) right before it happens. */
   stillOwned?: () => boolean;
+  /** The tools the agent was given: python_exec and http_request run only when the spec gave them. */
+  tools?: ReadonlySet<string>;
+  /** The hosts http_request may reach (security.guardrails.allow_hosts). */
+  allowHosts?: readonly string[];
+  /** The run's stop (Ctrl+C, a lost lock): a running python_exec is killed with its group, a request cancelled. */
+  signal?: AbortSignal;
+  /** The spec's HTTP executors (tools.http_executors) by id, their headers read. */
+  executors?: ReadonlyMap<string, HttpExecutor>;
 }
 
 export interface ToolOutcome {
@@ -93,9 +105,42 @@ function currentTime(args: Record<string, unknown>): string {
   return args.timezone === 'local' ? new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().replace('Z', '') : now.toISOString();
 }
 
-async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string> {
+/**
+ * Journals a call's effect before it happens (durably: the journal syncs this event at once), then
+ * checks the session is still this process's: a resume after a crash between the two knows the call
+ * may have happened, and decides before running it again (engine/effect-recovery.ts).
+ */
+function intendEffect(call: ToolCall, what: string, ctx: ToolRunContext): void {
+  ctx.emit({ type: 'tool_effect_intended', call_id: call.id, step: ctx.step, attempt: ctx.attempt, name: call.name, what });
+  ensureStillOwned(ctx.stillOwned);
+}
+
+/** Tools that act outside the working directory run only for an agent the spec gave them to. */
+function requireGiven(name: string, ctx: ToolRunContext): void {
+  if (ctx.tools && !ctx.tools.has(name)) throw new ToolInputError(`tool '${name}' is not one this agent was given (the spec lists its tools)`);
+}
+
+const neverStopped = new AbortController().signal;
+
+async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string | ToolOutcome> {
   const path = () => confinedPath(ctx.cwd, call.args.path, ctx.extraRoots);
   switch (call.name) {
+    case 'calculator':
+      // mathjs is loaded by the first calculation: a run whose agents never calculate never parses it.
+      return (await import('./calculator.js')).calculate(call.args.expression);
+    case 'http_request': {
+      requireGiven(call.name, ctx);
+      const allowHosts = ctx.allowHosts ?? [];
+      const request = readHttpArgs(call.args, allowHosts);
+      if (changesServer(call.args)) intendEffect(call, `${request.method} ${request.url.origin}${request.url.pathname}`, ctx);
+      return sendHttpRequest(request, allowHosts, ctx.signal ?? neverStopped);
+    }
+    case 'python_exec': {
+      requireGiven(call.name, ctx);
+      const code = typeof call.args.code === 'string' ? call.args.code : '';
+      if (code.trim()) intendEffect(call, `python_exec: ${code.split('\n').length} line${code.split('\n').length === 1 ? '' : 's'}`, ctx);
+      return runPython(call.args.code, call.args.timeout, ctx.cwd, ctx.signal ?? neverStopped);
+    }
     case 'file_read':
       return readSeen(path(), call.id, ctx);
     case 'head':
@@ -116,8 +161,14 @@ async function execute(call: ToolCall, ctx: ToolRunContext): Promise<string> {
       }
       return writeWithIntent(target, Buffer.from(content), call.id, ctx);
     }
-    default:
-      throw new ToolInputError(`unknown tool '${call.name}'`);
+    default: {
+      const executor = ctx.executors?.get(call.name);
+      if (!executor) throw new ToolInputError(`unknown tool '${call.name}'`);
+      requireGiven(call.name, ctx);
+      const request = executorRequest(executor, call.args);
+      if (changesServer(call.args)) intendEffect(call, `${request.method} ${request.url.origin}${request.url.pathname}`, ctx);
+      return sendHttpRequest(request, [executorHost(executor)], ctx.signal ?? neverStopped);
+    }
   }
 }
 
@@ -141,8 +192,9 @@ export async function runTool(call: ToolCall, ctx: ToolRunContext): Promise<Tool
     },
   };
   try {
-    const output = await execute(call, journaled);
-    return { ok: true, output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}\n[… cut at ${maxOutputChars} characters]` : output };
+    const done = await execute(call, journaled);
+    const { ok, output } = typeof done === 'string' ? { ok: true, output: done } : done;
+    return { ok, output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}\n[… cut at ${maxOutputChars} characters]` : output };
   } catch (error) {
     if (error instanceof JournalFailure) throw error.original;
     // A full disk stops the run (paused, resumable); the model cannot do anything about it.

@@ -54,6 +54,35 @@ export const builtinTools = {
       properties: { format: { type: 'string', enum: ['iso', 'unix', 'human'], default: 'iso' }, timezone: { type: 'string', enum: ['utc', 'local'], default: 'utc' } },
     },
   },
+  calculator: {
+    name: 'calculator',
+    description: 'Evaluate an arithmetic expression: numbers, + - * / ^ (or **) % !, parentheses, sqrt, exp, log, sin/cos/tan and their inverses, floor, ceil, round, abs, min, max, gcd, lcm, pi, e; `x = 2; x * 3` names a value.',
+    parameters: { type: 'object', properties: { expression: { type: 'string', description: "e.g. '2 + 2', '10 * 5 - 3', 'sqrt(2) ^ 2'" } }, required: ['expression'] },
+  },
+  http_request: {
+    name: 'http_request',
+    description: 'Make an HTTP request (GET, POST, PUT, DELETE) to a host the workflow allows; returns the status, the headers and the body (at most 1 MiB).',
+    parameters: {
+      type: 'object',
+      properties: {
+        url: { type: 'string', description: 'absolute http(s) URL' },
+        method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE'], default: 'GET' },
+        headers: { type: 'object', description: 'HTTP headers as names to values' },
+        body: { type: 'string', description: 'request body (POST, PUT)' },
+        timeout: { type: 'integer', default: 30, description: 'seconds (at most 120)' },
+      },
+      required: ['url'],
+    },
+  },
+  python_exec: {
+    name: 'python_exec',
+    description: 'Run Python code with python3 in the working directory and return what it prints (stdout, then stderr and the exit status if any).',
+    parameters: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'Python code to run' }, timeout: { type: 'integer', default: 30, description: 'seconds before it is killed (at most 300)' } },
+      required: ['code'],
+    },
+  },
 } as const satisfies Record<string, ToolSpec>;
 
 export type BuiltinToolName = keyof typeof builtinTools;

@@ -130,7 +130,12 @@ export interface CheckContext {
   variables?: readonly string[];
 }
 
-function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report, warn: Report, context: CheckContext): void {
+/** What semanticProblems knows beyond the parsed spec: the spec declares tool sources acode refuses (tools.mcp, skills). */
+interface SemanticContext extends CheckContext {
+  foreignTools?: boolean;
+}
+
+function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report, warn: Report, context: SemanticContext): void {
   const variables = [...declaredInputs(spec), ...(context.variables ?? [])];
   // At validation the --vars are unknown: a spec that declares no inputs takes its variables from
   // --var, and strands-cli sends agent prompts as written (acode renders them), so there these
@@ -145,7 +150,8 @@ function semanticProblems(spec: WorkflowSpec, yaml: SourcedYaml, report: Report,
     executors.add(executor.id);
   }
   const known = [...Object.keys(builtinTools), ...executors].join(', ');
-  for (const [path, name, who] of declaredToolNames(spec)) {
+  // With MCP servers or skills declared (one error refuses them), an agent's other tool names are theirs: not named again, one by one.
+  for (const [path, name, who] of context.foreignTools ? [] : declaredToolNames(spec)) {
     if (!isBuiltinTool(toolId(name)) && !executors.has(name)) report(at(path), `tool '${name}' (${who}) is not one acode has: ${known}; take it out of the spec, or give the agent one of these`);
   }
   const httpRequest = declaredToolNames(spec).find(([, name]) => toolId(name) === 'http_request');
@@ -279,7 +285,7 @@ export function checkSpecText(text: string, file: string, context: CheckContext 
   // (a spec had taken three rounds of fixes, each finding what the last one hid).
   if (!result.success || unsupportedPattern) return { problems };
 
-  semanticProblems(result.data, placed, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), context);
+  semanticProblems(result.data, placed, (pos, message) => push('error', pos, message), (pos, message) => push('warning', pos, message), { ...context, foreignTools: Object.keys(toolSources).some((name) => { const [head, tail] = name.split('.'); const value = (raw as Record<string, unknown>)[head!]; return tail === undefined ? value !== undefined : value !== null && typeof value === 'object' && (value as Record<string, unknown>)[tail] !== undefined; }) });
   return problems.some((p) => p.severity === 'error') ? { problems } : { spec: result.data, problems };
 }
 

@@ -212,4 +212,26 @@ describe("what a deciding pattern read of an answer, as it runs", () => {
     const decided = detailsLines(source.details(id!)).map((line) => line.map((segment) => segment.text).join(''));
     expect(decided).toContain('decided router: chose technical (not taken: faq)');
   });
+
+  it('fork --from-step takes a route step: the router\'s choice is reused, never asked again; from the router, nothing is', async () => {
+    const ws = workspace('support.yaml', deciding.routing);
+    expect((await runCli(['run', 'support.yaml'], ws)).code).toBe(0);
+    const [id] = sessionIds(ws);
+    const fork = await runCli(['fork', id!, '--from-step', 'technical/0'], ws);
+    expect(fork.code, fork.stderr).toBe(0);
+    const forked = sessionIds(ws).find((other) => other !== id)!;
+    const events = readFileSync(join(ws.home, 'sessions', forked, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; step?: string });
+    expect(events.filter((event) => event.type === 'step_reused').map((event) => event.step)).toEqual(['router']);
+    expect(events.filter((event) => event.type === 'step_completed').map((event) => event.step)).toEqual(['technical/0']);
+    const again = await runCli(['fork', id!, '--from-step', 'router'], ws);
+    expect(again.code, again.stderr).toBe(0);
+    const third = sessionIds(ws).find((other) => other !== id && other !== forked)!;
+    const thirdEvents = readFileSync(join(ws.home, 'sessions', third, 'events.jsonl'), 'utf8');
+    expect(thirdEvents).not.toContain('"type":"step_reused"');
+    expect(thirdEvents).toContain('"type":"step_completed","step":"router"');
+    // A step id the pattern does not have names the ones it takes.
+    const wrong = await runCli(['fork', id!, '--from-step', 'technical/9'], ws);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('router');
+  });
 });

@@ -160,7 +160,7 @@ function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   }
   const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
-  return { vars: cli.flags.var, limits: parseLimitSettings(cli.flags.set), json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  return { vars: cli.flags.var, limits: parseLimitSettings(cli.flags.set), json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response }, cwd: cli.flags.cwd };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */

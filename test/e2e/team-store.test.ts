@@ -69,7 +69,7 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     const ws = workspace('runs', 'runs');
     const init = await ws.run(['remote', 'init']);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('schema created (version 2)');
+    expect(init.stderr).toContain('schema created (version 3)');
 
     await cluster.stop();
     const id = await runSpec(ws);
@@ -183,14 +183,14 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
 
   it('runs remote init twice, and refuses a schema newer than it knows', async () => {
     const ws = workspace('newer', 'newer');
-    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 2)');
+    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 3)');
     const twice = await ws.run(['remote', 'init']);
     expect(twice.code).toBe(0);
-    expect(twice.stderr).toContain('already at schema version 2, nothing to do');
-    cluster.psql('INSERT INTO acode_schema (version) VALUES (3)', 'newer');
+    expect(twice.stderr).toContain('already at schema version 3, nothing to do');
+    cluster.psql('INSERT INTO acode_schema (version) VALUES (4)', 'newer');
     const refused = await ws.run(['remote', 'init']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('schema is at version 3, newer than this acode knows (2)');
+    expect(refused.stderr).toContain('schema is at version 4, newer than this acode knows (3)');
     const sync = await ws.run(['sync']);
     expect(sync.code).toBe(1);
     expect(sync.stderr).toContain('newer than this acode knows');
@@ -202,16 +202,22 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     cluster.psql(`CREATE TABLE acode_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); ${migrations[0]!} INSERT INTO acode_schema (version) VALUES (1);`, 'migrate');
     const sync = await ws.run(['sync']);
     expect(sync.code).toBe(1);
-    expect(sync.stderr).toContain("is at schema version 1, older than this acode's 2: run 'acode remote init'");
+    expect(sync.stderr).toContain("is at schema version 1, older than this acode's 3: run 'acode remote init'");
     const init = await ws.run(['remote', 'init']);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('schema migrated from version 1 to 2');
+    expect(init.stderr).toContain('schema migrated from version 1 to 3');
     const insert = (id: number, epoch: number, basedOn?: number) =>
       `INSERT INTO acode_events VALUES ('s', ${id}, ${epoch}, now(), 'tool_called', '${JSON.stringify({ event_id: id, epoch, ...(basedOn === undefined ? {} : { based_on: basedOn }) })}') ON CONFLICT DO NOTHING`;
     cluster.psql(`INSERT INTO acode_sessions VALUES ('s', NULL, 'w', 'running', 'chain', 0, 1, 0, 0, now(), 'h', now())`, 'migrate');
     for (const sql of [insert(1, 1), insert(3, 2, 1), insert(2, 1), insert(4, 1), insert(4, 2), insert(5, 2)]) cluster.psql(sql, 'migrate');
     // Epoch 2's holder read the log up to event 1: epoch 1's later lines (2, 4), sent by another client after it, are refused.
     expect(cluster.psql(`SELECT string_agg(event_id || ':' || epoch, ' ' ORDER BY event_id) FROM acode_events`, 'migrate')).toBe('1:1 3:2 4:2 5:2');
+    // Stale lines that reached the store before the new epoch's first event go when it comes: the
+    // new holder reuses their ids (it goes on from the last event it kept), and its events are the ones kept.
+    cluster.psql(`INSERT INTO acode_sessions VALUES ('t', NULL, 'w', 'running', 'chain', 0, 1, 0, 0, now(), 'h', now())`, 'migrate');
+    const into = (sql: string) => sql.replaceAll("VALUES ('s'", "VALUES ('t'");
+    for (const sql of [insert(1, 1), insert(2, 1), insert(3, 1), insert(4, 1), insert(2, 2, 1), insert(3, 2), insert(4, 1)]) cluster.psql(into(sql), 'migrate');
+    expect(cluster.psql(`SELECT string_agg(event_id || ':' || epoch, ' ' ORDER BY event_id) FROM acode_events WHERE session_id = 't'`, 'migrate')).toBe('1:1 2:2 3:2');
   });
 
   it('finds the URL in the variable remote.url_env names', async () => {

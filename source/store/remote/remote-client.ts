@@ -36,6 +36,22 @@ export function failureReason(target: RemoteTarget, error: unknown): string {
   return target.scrub(said);
 }
 
+/** Why an attempt failed in a few words, for the line a run shows ("connection refused"); the whole reason goes to `acode status`. */
+export function shortReason(target: RemoteTarget, error: unknown): string {
+  const said = failureReason(target, error);
+  const known: [RegExp, string][] = [
+    [/connection refused/, 'connection refused'],
+    [/no answer from|timeout/i, 'no answer'],
+    [/refused the user name or password/, 'user name or password refused'],
+    [/cannot resolve the host/, 'host not found'],
+    [/does not exist at/, 'no such database'],
+    [/newer than this acode knows/, "the store's schema is newer than this acode"],
+    [/run 'acode remote init'/, "the store needs 'acode remote init'"],
+    [/Connection terminated|connection .*(closed|ended|reset)|ECONNRESET|EPIPE/i, 'connection lost'],
+  ];
+  return known.find(([pattern]) => pattern.test(said))?.[1] ?? said;
+}
+
 /** An AcodeError for a store that cannot be reached or used. */
 export function unreachable(target: RemoteTarget, error: unknown): AcodeError {
   return new AcodeError(`cannot reach the team store: ${unreachableReason(target, error)}; local sessions are unaffected, fix it and run 'acode sync'`, ExitCode.failure);

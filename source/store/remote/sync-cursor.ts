@@ -15,6 +15,11 @@ export interface SyncCursor {
   remote: string;
   event_id: number;
   log_bytes: number;
+  /**
+   * The session's record and spec snapshots went with its row (what another machine needs to pull
+   * it); absent in cursors of schema 2, whose sessions are pushed once more for them.
+   */
+  with_record?: true;
 }
 
 /** The session's cursor for `remote`; none yet (or for another store, or unreadable): from the start. */

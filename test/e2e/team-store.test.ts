@@ -276,6 +276,35 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect(seen).toMatch(new RegExp(`Reason: connection refused by postgres://127\\.0\\.0\\.1:${port}/x \\(is the server running\\?\\)\\nNext retry: \\S+ \\(by the run pushing in the background\\)`));
   }, 30_000);
 
+  it('says DEGRADED in the plain lines while the store is down, and pushes mid-run once it is back, without a restart', async () => {
+    const ws = workspace('reconnect', 'reconnect');
+    cluster.psql('CREATE DATABASE reconnect');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    await cluster.stop();
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 12, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1500' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    let seen = '';
+    run.child.stderr!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    for (let waited = 0; !seen.includes('sync: DEGRADED') && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await cluster.start();
+    let during = 0;
+    for (let waited = 0; during === 0 && run.child.exitCode === null; waited += 250) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      during = Number(cluster.psql('SELECT count(*) FROM acode_events', 'reconnect'));
+    }
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code, result.stderr).toBe(0);
+    // The store came back while the run ran: its events went there before the run ended.
+    expect(during).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(/sync: DEGRADED — \d+ events? pending · last attempt 0 s ago · next retry in \d+ s · connection refused\n/);
+    expect(result.stderr).toMatch(/sync: reconnected — the team store answers again/);
+    expect(result.stderr.indexOf('sync: reconnected')).toBeLessThan(result.stderr.indexOf('completed: 12 steps'));
+    const id = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const local = eventLines(ws.home, id);
+    expect(cluster.psql(`SELECT count(*), count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'reconnect')).toBe(`${local.length}|${local.length}`);
+  }, 90_000);
+
   it('never holds a run up on a store that does not answer', async () => {
     const sockets: Socket[] = [];
     // Accepts connections and never says a word: a store behind a dropped route.

@@ -26,8 +26,9 @@ function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   const query = useStore(store, (s) => s.query);
   const searching = useStore(store, (s) => s.searching);
   const message = useStore(store, (s) => s.message);
+  const sync = useStore(store, (s) => s.sync);
   const pageSize = useStore(store, (s) => s.pageSize);
-  return <Lines lines={topLines({ query, searching, message }, width, pageSize)} />;
+  return <Lines lines={topLines({ query, searching, message, sync }, width, pageSize)} />;
 }
 
 /** Lines the header (acode …, filter …) and the footer (the keys) take. */
@@ -41,7 +42,7 @@ export function BrowserApp({ store, now = Date.now() }: { store: BrowserStore; n
   const quit = useStore(store, (s) => s.quit);
   const resumeId = useStore(store, (s) => s.resumeId);
   const overlay = useStore(store, (s) => s.overlay);
-  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message }, columns, s.pageSize).length);
+  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message, sync: s.sync }, columns, s.pageSize).length);
   useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {
     if (quit || resumeId) exit();

@@ -111,6 +111,10 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     const listed = await ws.run(['sessions', 'list', '--remote', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ session_id: id, workflow_name: 'e2e-chain', status: 'completed', steps_done: 3, steps_total: 3, host: hostname(), events: local.length }]);
+    const none = await ws.run(['sessions', 'list', '--remote', '--status', 'paused', '--json']);
+    expect(none.stdout).toBe('[]\n');
+    const limited = JSON.parse((await ws.run(['sessions', 'list', '--remote', '--limit', '1', '--json'])).stdout) as unknown[];
+    expect(limited).toHaveLength(1);
     const table = await ws.run(['sessions', 'list', '--remote']);
     expect(table.stdout).toMatch(new RegExp(`^ID\\s+WORKFLOW\\s+STATUS\\s+STEPS\\s+TOKENS\\s+HOST\\s+EVENTS\\s+UPDATED\\n${id}\\s+e2e-chain\\s+completed\\s+3/3`));
     const upToDate = await ws.run(['status']);

@@ -105,8 +105,8 @@ export const migrations: readonly string[] = [
   ALTER TABLE acode_sessions ADD COLUMN record jsonb, ADD COLUMN spec_yaml_blob text, ADD COLUMN spec_json_blob text;
   ALTER TABLE acode_leases ADD COLUMN token text NOT NULL DEFAULT '', ADD COLUMN home text NOT NULL DEFAULT '',
     ADD COLUMN proc_start text, ADD COLUMN taken_at timestamptz NOT NULL DEFAULT now();
-  CREATE INDEX acode_sessions_recent ON acode_sessions (updated_at DESC, id);
-  CREATE INDEX acode_sessions_status_recent ON acode_sessions (status, updated_at DESC, id);
+  CREATE INDEX acode_sessions_recent ON acode_sessions (updated_at, id);
+  CREATE INDEX acode_sessions_status_recent ON acode_sessions (status, updated_at, id);
   `,
 ];
 

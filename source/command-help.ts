@@ -241,7 +241,8 @@ ${flagHelp.status}
     --resumable          only sessions that can be resumed now
 ${flagHelp.limit}
     --remote             the sessions the team store holds (ACODE_REMOTE_URL), from every machine, with
-                         the host each last ran on and how many of its events are there
+                         the host each last ran on and how many of its events are there; read and
+                         printed a page at a time (this home's pending events pushed first)
     --json               print an array of session summaries on stdout
 
   Examples

@@ -138,7 +138,7 @@ async function pullIfBehind(db: RemoteConnection, repository: SessionRepository,
   }
   const pulled: PulledSession = await fetchSession(db, target.shown, id, here === undefined ? placeIn : () => here);
   const lines = pulled.events.reduce((bytes, event) => bytes + Buffer.byteLength(`${JSON.stringify(event)}\n`), 0);
-  const cursor = { remote: target.shown, event_id: pulled.events.at(-1)?.event_id ?? 0, log_bytes: lines, with_record: true };
+  const cursor = { remote: target.shown, event_id: pulled.events.at(-1)?.event_id ?? 0, log_bytes: lines, epoch: pulled.epoch, with_record: true };
   const { droppedName } = await repository.adopt({ ...pulled, extra: { [cursorFileName]: `${JSON.stringify(cursor)}\n` } }, !absent);
   const moves = pulled.record.relocations ?? [];
   const moved = moves.at(-1);

@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../engine/events.js';
 import type { SessionSummary } from '../session-record.js';
 import type { RemoteConnection } from './remote-client.js';
 import { blobsOf, readOutbox } from './session-outbox.js';
-import { writeCursor } from './sync-cursor.js';
+import { writeCursor, type SyncCursor } from './sync-cursor.js';
 
 /** Events per INSERT: one round trip and one commit each. */
 export const eventBatchSize = 500;
@@ -95,6 +95,9 @@ async function insertEvents(db: RemoteConnection, sessionId: string, batch: read
   );
 }
 
+/** Where the cursor had read to, kept as it was (with its epoch, when it has one). */
+const keptRead = (cursor: SyncCursor) => ({ log_bytes: cursor.log_bytes, ...(cursor.epoch === undefined ? {} : { epoch: cursor.epoch }) });
+
 /**
  * Pushes one session: its row, then its pending events batch by batch in (ts, event_id) order,
  * each batch's blobs before it, and after each batch the cursor moved past every event known to
@@ -122,8 +125,8 @@ export async function pushSession(db: RemoteConnection, dir: string, row: Sessio
     for (const event of batch) stored.add(event.event_id);
     while (next < ids.length && stored.has(ids[next]!)) cursorId = ids[next++]!;
     const whole = next === ids.length && outbox.waiting === undefined;
-    writeCursor(dir, row.session_id, { remote, event_id: cursorId, log_bytes: whole ? outbox.logBytes : outbox.cursor.log_bytes, with_record: true });
+    writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(whole ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   }
-  if (outbox.pending.length === 0) writeCursor(dir, row.session_id, { remote, event_id: cursorId, log_bytes: outbox.waiting === undefined ? outbox.logBytes : outbox.cursor.log_bytes, with_record: true });
+  if (outbox.pending.length === 0) writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(outbox.waiting === undefined ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   return result;
 }

@@ -62,7 +62,11 @@ async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<
     if (error instanceof JournalSealedError || lockLost || journal.stillOwned?.() === false) {
       const elsewhere = lease?.remote?.lost();
       if (elsewhere !== undefined) {
-        throw new AcodeError(`the team store's lease of session ${sessionId} was taken by ${elsewhere} while this process could not reach the store (past resume.lock_timeout_seconds, ${lease!.timeoutMs / 1000} s); it stopped without writing more, and its events past that point are fenced out there`, ExitCode.locked, 'ACODE-RESUME-003');
+        throw new AcodeError(
+          `the team store's lease of session ${sessionId} was taken by ${elsewhere}; this process stopped without writing more, and what it wrote past that point is fenced out there (a lease is taken over once its heartbeat has been silent for resume.lock_timeout_seconds, ${lease!.timeoutMs / 1000} s: this process could not reach the store that long). See 'acode sessions list --remote'`,
+          ExitCode.locked,
+          'ACODE-RESUME-003',
+        );
       }
       if (lockLost && lease?.lock.stillOwned()) {
         // Its heartbeat wrote the lock file back just after it was removed or taken (the epoch mark

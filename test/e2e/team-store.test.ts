@@ -309,6 +309,27 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect(cluster.psql(`SELECT count(*), count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'reconnect')).toBe(`${local.length}|${local.length}`);
   }, 90_000);
 
+  it("stops a run whose lease in the store another machine's process has taken, saying who, writing nothing more", async () => {
+    const ws = workspace('stolen', 'stolen');
+    cluster.psql('CREATE DATABASE stolen');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 8, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1000' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    for (let waited = 0; cluster.psql('SELECT count(*) FROM acode_leases', 'stolen') === '0' && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Another home took it over (as a resume does once the lease is stale): a live process (this one), a higher epoch.
+    cluster.psql(`UPDATE acode_leases SET token = 'elsewhere', pid = ${process.pid}, home = '/elsewhere/home', epoch = epoch + 10, heartbeat_at = now()`, 'stolen');
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code).toBe(16);
+    const error = JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { error: { message: string } };
+    expect(error.error.message).toMatch(new RegExp(`^the team store's lease of session [0-9a-f]{16} was taken by pid ${process.pid} on ${hostname()} \\(ACODE_HOME /elsewhere/home\\); this process stopped without writing more`));
+    const id = readdirSync(join(ws.home, 'sessions')).find((name) => /^[0-9a-f]{16}$/.test(name))!;
+    const lines = eventLines(ws.home, id);
+    // It stopped at its next write: not every step ran, and no pause was written after the loss.
+    expect(lines.filter((e) => (e as { type?: string }).type === 'step_completed').length).toBeLessThan(8);
+    expect(lines.some((e) => (e as { type?: string }).type === 'session_paused')).toBe(false);
+  }, 60_000);
+
   it('never holds a run up on a store that does not answer', async () => {
     const sockets: Socket[] = [];
     // Accepts connections and never says a word: a store behind a dropped route.

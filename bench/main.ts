@@ -8,6 +8,7 @@ import { homeFigures } from './home-figures.js';
 import { hostileFigures } from './hostile-figures.js';
 import { median } from './median.js';
 import { remoteSync } from './remote-sync.js';
+import { teamStoreFigures } from './team-store.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
 import { serveSse, sseRead } from './sse-read.js';
@@ -31,6 +32,30 @@ if (process.argv[2] === 'remote') {
   const figures = await remoteSync(count);
   if (typeof figures === 'string') console.log(`team store sync: ${figures}`);
   else console.log(`team store sync: ${count} events of one session by 'acode sync' (whole process) in ${figures.syncMs.toFixed(0)} ms, ${figures.eventsPerS.toFixed(0)} events/s; again with nothing pending: ${figures.idleMs.toFixed(0)} ms`);
+  process.exit(0);
+}
+
+/** Section 9: the team store (`node dist/bench.js team`: this section alone), against a throwaway PostgreSQL cluster. */
+async function teamSection() {
+  console.log(`${process.argv[2] === 'team' ? '' : '\n'}9. the team store (PostgreSQL): a throwaway cluster started as the tests start one (fsync off)`);
+  const figures = await teamStoreFigures();
+  if (typeof figures === 'string') {
+    console.log(`   ${figures}`);
+    return;
+  }
+  const { sync, steps, listing } = figures;
+  const verdict = (ok: boolean) => (ok ? 'ok' : 'OVER');
+  console.log(`   sync throughput: ${sync.events.toLocaleString('en')} events of one session by 'acode sync' (whole process), ${sync.batch} events an INSERT: ${sync.syncMs.toFixed(0)} ms, ${sync.eventsPerS.toFixed(0)} events/s; again with nothing pending: ${sync.idleMs.toFixed(0)} ms`);
+  const rounds = (values: readonly number[]) => values.map((v) => v.toFixed(2)).join(', ');
+  console.log(`   per-step cost, a ${steps.steps}-step scripted chain ('acode run', step phase from the log's stamps, ${steps.runs} runs each, taking turns):`);
+  console.log(`     with a store configured ${steps.withMs.toFixed(3)} ms (${rounds(steps.withRounds)}), without ${steps.withoutMs.toFixed(3)} ms (${rounds(steps.withoutRounds)}): ${((steps.ratio - 1) * 100).toFixed(1)}%   target within 5%  ${verdict(steps.ratio <= 1.05)}`);
+  console.log(`   'acode sessions list --remote' over ${listing.sessions.toLocaleString('en')} sessions in the store (pages of ${listing.page}, indexed): first page ${listing.firstPageMs.toFixed(0)} ms from spawning (${listing.firstPageRounds.map((v) => v.toFixed(0)).join(', ')})   target ≤ 300 ms  ${verdict(listing.firstPageMs <= 300)}`);
+  console.log(`     of which the store's part (connect, schema check, first page's query; in-process): ${listing.queryMs.toFixed(1)} ms; 'acode --version' alone in the same rounds: ${listing.versionMs.toFixed(0)} ms`);
+  console.log(`     --limit 50, whole process: ${listing.limitMs.toFixed(0)} ms; every row (--json), whole process: ${(listing.wholeMs / 1000).toFixed(1)} s`);
+}
+
+if (process.argv[2] === 'team') {
+  await teamSection();
   process.exit(0);
 }
 
@@ -240,3 +265,4 @@ if (only !== 'homes') await browserSection();
 if (only !== 'browser') await homeSection();
 if (only === undefined) await streamSection();
 if (only === undefined) await patternSection();
+if (only === undefined) await teamSection();

@@ -22,11 +22,10 @@ function timed(args: string[], env: NodeJS.ProcessEnv): number {
  * `acode remote init`); then the same sync with nothing left to push. The session is removed from
  * the store after.
  */
-export async function remoteSync(count: number): Promise<{ eventsPerS: number; syncMs: number; idleMs: number } | string> {
-  const url = process.env.ACODE_REMOTE_URL;
+export async function remoteSync(count: number, url = process.env.ACODE_REMOTE_URL): Promise<{ eventsPerS: number; syncMs: number; idleMs: number } | string> {
   if (!url) return 'skipped: set ACODE_REMOTE_URL to a postgres:// URL of a database acode may write to';
   const home = mkdtempSync(join(tmpdir(), 'acode-bench-remote-'));
-  const env = { ...process.env, ACODE_HOME: home };
+  const env = { ...process.env, ACODE_HOME: home, ACODE_REMOTE_URL: url };
   const { ids } = generateSessions(home, 1, () => home);
   const id = ids[0]!;
   const start = Date.parse('2026-01-01T00:00:00Z');

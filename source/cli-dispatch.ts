@@ -18,7 +18,7 @@ const help = `
     $ acode run <spec.yaml> [--var k=v]… [--name <name>] [--out <dir>] [--force] [--no-save-session] [--no-auto-resume]
                  [--stream | --json]
     $ acode run --resume <id>            same as acode resume <id>
-    $ acode resume [<id>] [--var k=v]… [--dry-run] [--yes] [--on-change prompt|continue|abort]
+    $ acode resume [<id>] [--var k=v]… [--cwd <dir>] [--dry-run] [--yes] [--on-change prompt|continue|abort]
                  [--strategy rollback|retry|prompt] [--no-auto-resume]
                  [--approve | --response "…" | --reject] [--stream | --json]
                                          resume the most recent interrupted session, or <id>
@@ -41,17 +41,18 @@ const help = `
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'spec', 'fromStep', 'step', 'status', 'resumable', 'limit')}
+${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'cwd', 'spec', 'fromStep', 'step', 'status', 'resumable', 'limit')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode). With ACODE_REMOTE_URL set
-  (postgres://…), acode sync copies them to a PostgreSQL team store.
+  (postgres://…), runs copy them to a PostgreSQL team store as they go (acode sync: now), and
+  acode resume <id> pulls a session another machine ran (16 while a process there still holds it).
   <id> may be any unique prefix of at least 4 characters, or a session's --name. Resume settings (resume.*) are read
   from $ACODE_HOME/config.yml and the project's .acode/config.yml.
 
   Exit codes
     0 ok · 1 failure or stopped short (paused, awaiting approval) · 2 usage or spec error
     14 no resumable session
-    15 session already completed/failed/cancelled · 16 session locked by another process
+    15 session already completed/failed/cancelled · 16 session locked by another process (or machine)
     17 environment validation failed · 130 paused by Ctrl+C
 
   Examples
@@ -163,7 +164,7 @@ function resumeFlags(cli: ReturnType<typeof parseArguments>) {
   }
   const { stream } = cli.flags;
   const { json, dryRun, yes, onChange, strategy, autoResume, approve, reject, response, force } = cli.flags;
-  return { vars: cli.flags.var, limits: parseLimitSettings(cli.flags.set), json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response } };
+  return { vars: cli.flags.var, limits: parseLimitSettings(cli.flags.set), json, stream, dryRun, yes, force, onChange: onChange as OnChange | undefined, strategy: strategy as InProgressStrategy | undefined, autoResume, approval: { approve, reject, response }, cwd: cli.flags.cwd };
 }
 
 /** Every command but the bare browser: parses the arguments (meow), then runs the command. */

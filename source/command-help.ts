@@ -45,6 +45,8 @@ const flagHelp = {
   resumable: `    --resumable          only sessions that can be resumed now`,
   limit: `    --limit N            sessions list: only the N newest (of those the other options keep)`,
   json: `    --json               print one JSON object (or array) on stdout`,
+  cwd: `    --cwd <dir>          resume: the folder a session pulled from the team store runs in here (default:
+                         the folder it ran in, when this machine has it, else the current one)`,
   stream: `    --stream             without a terminal: each step's answer on stdout as it arrives (progress
                          lines stay on stderr); a terminal's run view always shows it streaming`,
 } as const;
@@ -81,7 +83,9 @@ ${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume
 `,
   resume: `
   Resume the most recent interrupted session, or <id>: completed steps are skipped, the step that
-  was cut short is checked and continued.
+  was cut short is checked and continued. With a team store (ACODE_REMOTE_URL), a session this home
+  lacks is pulled from it first (another machine ran it), and a session another machine's process
+  holds is refused (exit 16, naming that host); the store being unreachable stops no resume.
 
   Usage
     $ acode resume [<id>] [options]
@@ -94,6 +98,7 @@ ${idNote}
     $ acode resume
     $ acode resume 3f2a --dry-run
     $ acode resume 3f2a --yes --strategy retry
+    $ acode resume 3f2a9c1e07b4d2aa --cwd ~/src/project --yes   a session pulled from the team store
 `,
   fork: `
   Start a new session from <id> (any status, also completed or failed), reusing its completed steps
@@ -248,7 +253,8 @@ ${flagHelp.status}
     --resumable          only sessions that can be resumed now
 ${flagHelp.limit}
     --remote             the sessions the team store holds (ACODE_REMOTE_URL), from every machine, with
-                         the host each last ran on and how many of its events are there
+                         the host each last ran on and how many of its events are there; read and
+                         printed a page at a time (this home's pending events pushed first)
     --json               print an array of session summaries on stdout
 
   Examples

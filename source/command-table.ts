@@ -42,11 +42,12 @@ export const cliFlags = {
   provider: { type: 'string' },
   set: { type: 'string', isMultiple: true, default: [] },
   remote: { type: 'boolean', default: false },
+  cwd: { type: 'string' },
 } satisfies AnyFlags;
 
 export type FlagName = keyof typeof cliFlags;
 
-const resumeFlagNames = ['var', 'set', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json'] as const satisfies readonly FlagName[];
+const resumeFlagNames = ['var', 'set', 'dryRun', 'yes', 'onChange', 'strategy', 'force', 'autoResume', 'approve', 'response', 'reject', 'stream', 'json', 'cwd'] as const satisfies readonly FlagName[];
 
 /**
  * The flags each command takes (`sessions <sub>` for the sessions commands; --help and --version go

@@ -1,7 +1,9 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { createBrowserStore, type BrowserStart, type BrowserState } from '../state/browser-store.js';
 import { enterFullScreen } from '../ui/browser/full-screen.js';
-import type { CommandContext } from './command-context.js';
+import { openRepository, type CommandContext } from './command-context.js';
+import { defaultHome } from '../store/acode-home.js';
+import { remoteTarget } from '../store/remote/remote-url.js';
 import { createSessionSource } from './browser-source.js';
 import { importInk } from './import-ink.js';
 import type * as BrowserScreen from '../ui/browser/browser-screen.js';
@@ -25,6 +27,41 @@ export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
     const { resumeFromBrowser } = await import('./resume-from-browser.js');
     start = { id: resumeId, filter, scope, query, message: await resumeFromBrowser(ctx, resumeId) };
   }
+}
+
+/** How often the browser reads the home's sync state again (a stat per session), when a team store is configured. */
+const syncEveryMs = 5000;
+
+/**
+ * The home's push to the team store, shown above the table while it is degraded (from local files
+ * alone, as `acode status`): read after the first frame, then every few seconds. Nothing is read,
+ * nor `pg` loaded, without a store.
+ */
+function watchSync(ctx: CommandContext, store: ReturnType<typeof createBrowserStore>): () => void {
+  let target: ReturnType<typeof remoteTarget>;
+  try {
+    target = remoteTarget(defaultHome(ctx.env), ctx.cwd, ctx.env);
+  } catch {
+    return () => {};
+  }
+  if (!target) return () => {};
+  const known = target;
+  const read = async () => {
+    try {
+      const [{ homeSyncView }, { syncLine }] = await Promise.all([import('../store/remote/pending-events.js'), import('../state/sync-line.js')]);
+      const repository = openRepository(ctx, { quiet: true });
+      const line = syncLine(homeSyncView(repository.home, known, await repository.list({ write: false })));
+      if (store.getState().sync !== (line ?? null)) store.setState({ sync: line ?? null });
+    } catch {
+      // A home that cannot be read: the listing says so itself.
+    }
+  };
+  const first = setTimeout(() => void read(), firstLookMs * 10).unref();
+  const timer = setInterval(() => void read(), syncEveryMs).unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
 }
 
 /** The browser on screen until the person quits or picks a session to resume: its state then. */
@@ -71,6 +108,7 @@ async function browse(ctx: CommandContext, ink: Promise<typeof BrowserScreen>, s
   const warm = () => {
     if (!stopped && !store.getState().set.warm(warmSlice)) setImmediate(warm);
   };
+  const stopSync = watchSync(ctx, store);
   try {
     const { runBrowser } = await ink;
     // Once Ink shows the frame and reads keys (a key typed at the first frame is answered first),
@@ -78,6 +116,7 @@ async function browse(ctx: CommandContext, ink: Promise<typeof BrowserScreen>, s
     await runBrowser(store, screen, () => setTimeout(() => void poll().then(() => (warm(), watch())), firstLookMs).unref());
   } finally {
     stopped = true;
+    stopSync();
     stopWatching?.();
     screen.restore();
   }

@@ -3,33 +3,73 @@ import { ExitCode } from '../errors/acode-error.js';
 import { formatAgo } from '../human-units.js';
 import { printable } from '../printable-text.js';
 import { sessionTitle } from '../session/session-name.js';
-import { defaultHome } from '../store/acode-home.js';
-import { connectRemote } from '../store/remote/remote-client.js';
-import { listRemoteSessions, type RemoteSessionRow } from '../store/remote/remote-sessions.js';
-import { requireRemote } from '../store/remote/remote-url.js';
+import { connectRemote, type RemoteConnection } from '../store/remote/remote-client.js';
+import { remoteSessionPages, type RemoteSessionRow } from '../store/remote/remote-sessions.js';
+import { requireRemote, type RemoteTarget } from '../store/remote/remote-url.js';
+import { pushSession } from '../store/remote/replicator.js';
+import { join } from 'node:path';
+import { isAcodeError } from '../errors/acode-error.js';
+import type { SessionRepository } from '../session/repository.js';
 import { requireCurrentSchema } from '../store/remote/schema-migrate.js';
-import type { CommandContext } from './command-context.js';
+import { openRepository, type CommandContext } from './command-context.js';
 
-function table(rows: readonly RemoteSessionRow[]): string {
-  const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'HOST', 'EVENTS', 'UPDATED'];
-  const cells = rows.map((r) => [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), printable(r.host), String(r.events), formatAgo(Date.parse(r.updated_at))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => stringWidth(c[i]!))));
-  const line = (c: readonly string[]) => c.map((cell, i) => cell + ' '.repeat(Math.max(0, widths[i]! - stringWidth(cell)))).join('  ').trimEnd();
-  return [line(header), ...cells.map(line)].join('\n');
+const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'HOST', 'EVENTS', 'UPDATED'];
+
+function cellsOf(r: RemoteSessionRow): string[] {
+  return [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), printable(r.host), String(r.events), formatAgo(Date.parse(r.updated_at))];
 }
 
-/** `acode sessions list --remote [--status S] [--json]`: the sessions the team store holds, from every machine, newest first. */
-export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { status?: string; json: boolean }): Promise<ExitCode> {
-  const target = requireRemote(defaultHome(ctx.env), ctx.cwd, ctx.env);
+/** A page of the table: its columns as wide as the first page made them (or as a longer cell needs). */
+function tableLines(rows: readonly RemoteSessionRow[], widths: number[]): string {
+  const cells = rows.map(cellsOf);
+  for (const row of cells) row.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, stringWidth(cell))));
+  const line = (c: readonly string[]) => c.map((cell, i) => cell + ' '.repeat(Math.max(0, widths[i]! - stringWidth(cell)))).join('  ').trimEnd();
+  return cells.map(line).join('\n');
+}
+
+/**
+ * `acode sessions list --remote [--status S] [--limit N] [--json]`: the sessions the team store
+ * holds, from every machine, newest first — written a page at a time as the store answers, so the
+ * first rows show at once however many it holds. This home's pending events go first (its rows
+ * are then as this machine knows them); a store that takes none of them still lists.
+ */
+export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { status?: string; json: boolean; limit?: number }): Promise<ExitCode> {
+  const repository = openRepository(ctx);
+  const target = requireRemote(repository.home, ctx.cwd, ctx.env);
   const db = await connectRemote(target);
   try {
     await requireCurrentSchema(db, target.shown);
-    const rows = await listRemoteSessions(db, flags.status);
-    if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (rows.length === 0) ctx.stderr.write(`no sessions${flags.status ? ` with status ${flags.status}` : ''} in the team store ${target.shown}; 'acode sync' pushes this machine's\n`);
-    else ctx.stdout.write(`${table(rows)}\n`);
+    await flushHome(repository, target, db);
+    let count = 0;
+    const widths = header.map((h) => h.length);
+    for await (const page of remoteSessionPages(db, { status: flags.status, limit: flags.limit })) {
+      if (flags.json) {
+        const items = page.map((row) => JSON.stringify(row, null, 2).replace(/^/gm, '  ')).join(',\n');
+        ctx.stdout.write(`${count === 0 ? '[\n' : ',\n'}${items}`);
+      } else {
+        if (count === 0) page.map(cellsOf).forEach((row) => row.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, stringWidth(cell)))));
+        const head = count === 0 ? `${header.map((h, i) => h + ' '.repeat(widths[i]! - h.length)).join('  ').trimEnd()}\n` : '';
+        ctx.stdout.write(`${head}${tableLines(page, widths)}\n`);
+      }
+      count += page.length;
+    }
+    if (flags.json) ctx.stdout.write(count === 0 ? '[]\n' : '\n]\n');
+    else if (count === 0) ctx.stderr.write(`no sessions${flags.status ? ` with status ${flags.status}` : ''} in the team store ${target.shown}; 'acode sync' pushes this machine's\n`);
     return ExitCode.ok;
   } finally {
     await db.close();
+  }
+}
+
+/** This home's pending events into the store before it is listed (pending events go before any remote operation). */
+async function flushHome(repository: SessionRepository, target: RemoteTarget, db: RemoteConnection): Promise<void> {
+  const rows = (await repository.list({ write: false })).filter((row) => !row.damaged);
+  for (const row of [...rows].reverse()) {
+    try {
+      await pushSession(db, join(repository.home, 'sessions', row.session_id), row, target.shown);
+    } catch (error) {
+      // A damaged log is named by 'acode sync' and 'acode status'; the listing goes on.
+      if (!isAcodeError(error) || error.code !== 'ACODE-RESUME-005') throw error;
+    }
   }
 }

@@ -19,6 +19,12 @@ import { runSession } from './run-session.js';
 import { terminalText } from '../printable-text.js';
 import { missingVariablesError, restoreVariables } from '../session/withheld-variables.js';
 import { parseVars } from './parse-vars.js';
+import { loadResumeConfig } from '../config/resume-config.js';
+import { isAcodeError } from '../errors/acode-error.js';
+import { plural } from '../human-units.js';
+import type { RemoteClaim } from '../store/remote/remote-claim.js';
+import type { RemoteTarget } from '../store/remote/remote-url.js';
+import { claimHere, isHere, pendingHere, pullForResume, resumeTarget } from './remote-resume.js';
 
 export interface ResumeFlags {
   /** `--var k=v`: variables the session stored without their value, given back. */
@@ -38,6 +44,8 @@ export interface ResumeFlags {
   /** false for --no-auto-resume; undefined: resume.auto_resume decides. */
   autoResume?: boolean;
   approval?: ApprovalFlags;
+  /** `--cwd`: the folder a session pulled from the team store runs in here. */
+  cwd?: string;
 }
 
 /** How the session's pattern names a step in messages. */
@@ -70,7 +78,7 @@ const changeWords: Record<OnChange, string> = {
   abort: 'resume stops before running: give --yes or --on-change continue to go on, or run it in a terminal to be asked',
 };
 
-function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, uncertain: EffectRecovery, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange): void {
+function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: boolean, strategy: SettledStrategy, uncertain: EffectRecovery, models: readonly ModelCheck[], missingVariables: readonly string[], onChange: OnChange, syncPending?: number): void {
   const { session, plan, specChange } = candidate;
   const record = session.record;
   const views = viewChanges(changesToAsk(candidate), record.cwd, titles(candidate));
@@ -87,6 +95,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         spec_changed: Boolean(specChange),
         missing_variables: missingVariables,
         models: models.map((c) => ({ model: c.model, host: c.host, status: c.availability.kind, ...('detail' in c.availability ? { detail: c.availability.detail } : {}) })),
+        ...(syncPending === undefined ? {} : { sync_pending_events: syncPending }),
       })}\n`,
     );
     return;
@@ -98,6 +107,7 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
     views.length ? `changed files:   ${views.length} (${changeWords[onChange]})` : 'changed files:   none',
     ...changeLines(views),
     ...modelLines(models),
+    ...(syncPending === undefined ? [] : [`sync:            ${syncPending === 0 ? 'up to date ✓' : `${plural(syncPending, 'event')} pending (the resume pushes them to the team store before it runs)`}`]),
     ...(missingVariables.length ? [`variables:       ${missingVariables.join(', ')} stored without ${missingVariables.length === 1 ? 'its value' : 'their values'} (it held a key, or text shaped like one): resume with ${missingVariables.map((name) => `--var ${name}=…`).join(' ')}`] : []),
   ];
   ctx.stdout.write(terminalText(`dry run: would resume session ${record.session_id} (${record.workflow_name}); nothing was run or changed\n${lines.map((l) => `  ${l}`).join('\n')}\n`));
@@ -190,7 +200,48 @@ function askAboutUncertain(ctx: CommandContext, candidate: ResumeCandidate): (ca
 export async function resumeCommand(ctx: CommandContext, id: string | undefined, flags: ResumeFlags): Promise<ExitCode> {
   approvalsFrom(flags.approval ?? {}); // contradicting answers are refused before anything is read
   const repository = openRepository(ctx);
-  const candidate = await prepareResume(repository, { id, cwd: ctx.cwd, env: ctx.env, strategy: flags.strategy });
+  const target = resumeTarget(ctx, repository.home);
+  const here = id === undefined || (await isHere(repository, id));
+  if (flags.cwd !== undefined && !target) throw new AcodeError(`--cwd chooses the folder a session pulled from the team store runs in here, and no team store is configured (see 'Team store (PostgreSQL)' in the README)`, ExitCode.usage);
+  if (flags.cwd !== undefined && here) throw new AcodeError(`--cwd chooses the folder a session pulled from the team store runs in here; ${id === undefined ? 'the most recent session' : `session ${id}`} is in this home already, and runs in its own folder`, ExitCode.usage);
+  if (!here && target && flags.dryRun) return dryRunPull(ctx, repository, target, id!);
+  const timeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
+  // A session this home lacks is pulled from the store, under the store's lease.
+  let remote = !here && target ? await pullForResume(ctx, repository, target, id!, flags.cwd, timeoutMs) : undefined;
+  let running = false;
+  try {
+    let candidate = await prepareResume(repository, { id: remote?.sessionId ?? id, cwd: ctx.cwd, env: ctx.env, strategy: flags.strategy });
+    if (target && !remote && !flags.dryRun) {
+      // A session of this home: refused if a live process of this home holds it, else its store lease taken (and pulled again if the store holds more).
+      const sessionId = candidate.session.record.session_id;
+      const lock = await repository.lockState(sessionId, candidate.config.lock_timeout_seconds * 1000);
+      if (lock.kind === 'held') throw sessionInUse(sessionId, lock.owner);
+      remote = await claimHere(ctx, repository, target, sessionId, candidate.config.lock_timeout_seconds * 1000);
+      if (remote?.pulled) candidate = await prepareResume(repository, { id: sessionId, cwd: ctx.cwd, env: ctx.env, strategy: flags.strategy });
+    }
+    return await resumeCandidate(ctx, repository, candidate, flags, target, remote, () => (running = true));
+  } finally {
+    // Once the run has started, its push holds the store's lease and lets it go.
+    if (!running) await remote?.release();
+  }
+}
+
+/** `--dry-run` of a session this home lacks: what the resume would pull, nothing written. */
+async function dryRunPull(ctx: CommandContext, repository: SessionRepository, target: RemoteTarget, typed: string): Promise<ExitCode> {
+  const { describePull } = await import('../store/remote/remote-claim.js');
+  const timeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
+  try {
+    const found = await describePull(target, typed, timeoutMs);
+    ctx.stdout.write(terminalText(`dry run: session ${found.id} is not in this home; the resume would pull it from the team store ${target.shown} (${plural(found.events, 'event')}, ${found.status}, last pushed by ${found.host}), then plan it as any resume; nothing was run or changed\n`));
+    return ExitCode.ok;
+  } catch (error) {
+    if (!isAcodeError(error)) throw error;
+    throw new AcodeError(`dry run: the resume would stop here (exit ${error.exitCode}): ${error.message}`, error.exitCode, error.code);
+  }
+}
+
+/** The resume of a prepared candidate: its checks, its questions, the claim, the run; `runStarts` hears when the run (and its push) takes over the store's lease. */
+async function resumeCandidate(ctx: CommandContext, repository: SessionRepository, candidate: ResumeCandidate, flags: ResumeFlags, target: RemoteTarget | undefined, remote: RemoteClaim | undefined, runStarts: () => void): Promise<ExitCode> {
   // The answer goes to the question the session waited on first, as the plan lists it.
   const approvals = approvalsFrom(flags.approval ?? {}, candidate.progress.awaiting[0]);
   const { session, config } = candidate;
@@ -201,7 +252,8 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   if (flags.dryRun) {
     // What the resume would do with no one to ask: the same strategy it resolves.
     const onChange = changeDecision(flags, candidate.config.changed_files_action, ctx.interactive);
-    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), await settleUncertain(candidate.strategy, candidate.uncertainCalls), models, missing, onChange);
+    const syncPending = target ? await pendingHere(repository, target, record.session_id) : undefined;
+    printDryRun(ctx, candidate, flags.json, await settleStrategy(candidate.strategy, candidate.pendingWrites), await settleUncertain(candidate.strategy, candidate.uncertainCalls), models, missing, onChange, syncPending);
     // Exits as the resume would, so that `acode resume --dry-run && acode resume` works in a script.
     const refusal = await dryRunRefusal(ctx, repository, candidate, flags, models, missing, onChange);
     if (refusal) throw new AcodeError(`dry run: the resume would stop here (exit ${refusal.exitCode}): ${refusal.message}`, refusal.exitCode, refusal.code);
@@ -221,11 +273,23 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
   const uncertain = await settleUncertain(candidate.strategy, candidate.uncertainCalls, askAboutUncertain(ctx, candidate));
-  const prepared = await claimResume(repository, candidate, { strategy, uncertain, env: ctx.env, force: flags.force, autoResume: flags.autoResume, variables, limits: flags.limits });
+  const takeover = remote?.tookOverFrom;
+  const prepared = await claimResume(repository, candidate, {
+    strategy,
+    uncertain,
+    env: ctx.env,
+    force: flags.force,
+    autoResume: flags.autoResume,
+    variables,
+    limits: flags.limits,
+    ...(remote ? { remoteEpoch: remote.claim.epoch } : {}),
+    ...(takeover ? { remoteTakeover: { pid: takeover.holder.pid, host: takeover.holder.host, why: takeover.why } } : {}),
+  });
   const announce = () => {
     const { plan, pendingWrites, leftovers } = prepared.intro;
     const cleaned = leftovers.length ? [`removed ${leftovers.length} temp file${leftovers.length === 1 ? '' : 's'} the stopped run left (${leftovers.map((p) => relative(record.cwd, p) || p).join(', ')})`] : [];
     ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...uncertainLines(prepared.intro.uncertainCalls, uncertain, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
-  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream });
+  runStarts();
+  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream, ...(remote ? { remote } : {}) });
 }

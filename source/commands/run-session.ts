@@ -14,6 +14,9 @@ import { plainLine } from './plain-progress.js';
 import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 import { StreamPrinter } from './stream-printer.js';
 import { startRunPush } from './run-push.js';
+import type { BackgroundPush } from '../store/remote/background-push.js';
+import type { RemoteClaim } from '../store/remote/remote-claim.js';
+import { syncLine } from '../state/sync-line.js';
 import { plural } from '../human-units.js';
 import { terminalText } from '../printable-text.js';
 
@@ -25,6 +28,8 @@ export interface PresentOptions {
   announce?: () => void;
   /** `--stream`: without the run view, each step's answer goes to stdout as it arrives. */
   stream?: boolean;
+  /** The team store's connection and lease a resume took: the run's push holds them on. */
+  remote?: RemoteClaim;
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -52,7 +57,23 @@ function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean, t
  * Opens the run's face: the Ink run view for a person at a terminal, plain lines on stderr
  * otherwise. Ctrl+C or SIGTERM pauses; a second one leaves at once (the checkpoint is already durable).
  */
-async function openView(ctx: CommandContext, prepared: PreparedRun, executor: SessionExecutor, options: PresentOptions, tally: PlainTally): Promise<RunView> {
+/**
+ * The plain lines' word on the team store: the degraded line at each failed attempt (its reason,
+ * the events pending, when it tries again), and one line when the store answers again.
+ */
+function printSync(ctx: CommandContext, push: BackgroundPush): void {
+  let degraded = false;
+  const hear = (view: ReturnType<BackgroundPush['view']>) => {
+    const line = syncLine(view);
+    if (line) ctx.stderr.write(`${terminalText(redact(line))}\n`);
+    else if (degraded) ctx.stderr.write(`sync: reconnected — the team store answers again${view.pending > 0 ? ` (${plural(view.pending, 'event')} held back)` : ', up to date ✓'}\n`);
+    degraded = view.state === 'degraded';
+  };
+  if (push.view().state === 'degraded') hear(push.view());
+  push.onChange(hear);
+}
+
+async function openView(ctx: CommandContext, prepared: PreparedRun, executor: SessionExecutor, options: PresentOptions, tally: PlainTally, push?: BackgroundPush): Promise<RunView> {
   options.announce?.();
   const { pattern, progress } = prepared;
   // Loaded only when some agent's provider is priced (openai, anthropic).
@@ -74,6 +95,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 
   if (!ctx.interactive || options.json) {
     ctx.stderr.write(`acode: session ${prepared.sessionId} · ${terminalText(prepared.spec.name)} · pid ${process.pid}\n`);
+    if (push) printSync(ctx, push);
     tally.saving = noSaving(total, price);
     tally.dollars = price ? 0 : undefined;
     const agents = new Map<string, string>();
@@ -106,6 +128,10 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
     const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price, saved: prepared.saved, describe: (id) => pattern.shape(prepared.progress).find((node) => node.id === id) });
+    if (push) {
+      store.getState().setSync(push.view());
+      push.onChange((view) => store.getState().setSync(view));
+    }
     const screen = openRunScreen(store, () => ctx.hardExit(ExitCode.interrupted));
     return {
       approvals,
@@ -127,9 +153,9 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 export async function runSession(ctx: CommandContext, prepared: PreparedRun, options: PresentOptions): Promise<ExitCode> {
   const tally: PlainTally = {};
   // Off the step path: a timer pushes the session's events to the team store, if one is configured.
-  const push = await startRunPush(ctx, prepared);
+  const push = await startRunPush(ctx, prepared, options.remote);
   try {
-    const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally) });
+    const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally, push) });
     if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
     if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
     return exitCodeFor(summary, userStopped);

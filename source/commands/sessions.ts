@@ -55,7 +55,7 @@ export async function listSessions(ctx: CommandContext, flags: { status?: string
   if (flags.remote) {
     if (flags.resumable) throw new AcodeError(`--resumable judges this machine's locks, and --remote lists the team store: use one of them`, ExitCode.usage);
     const { listRemoteSessionsCommand } = await import('./remote-sessions.js');
-    return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json });
+    return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json, limit });
   }
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);

@@ -16,9 +16,10 @@ export function epochOf(event: Pick<EngineEvent, 'epoch'>): number {
  * fenced out, and so is every later event of a lower epoch. Kept events therefore form one unbroken
  * history with increasing event ids. Applying the rule twice changes nothing.
  */
-export function fenceEvents(events: readonly EngineEvent[]): EngineEvent[] {
+export function fenceEvents(events: readonly EngineEvent[], fromEpoch = 0): EngineEvent[] {
   const kept: EngineEvent[] = [];
-  let epoch = 0;
+  // A log read from the middle (the team store's outbox): the highest epoch of what came before.
+  let epoch = fromEpoch;
   for (const event of events) {
     const own = epochOf(event);
     if (own < epoch) continue;

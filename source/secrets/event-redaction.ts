@@ -19,7 +19,7 @@ const contentFields = new Set(['response', 'args', 'output', 'prompt', 'context'
  * ever ("ran in …/[REDACTED], which no longer exists"); a registered key in a folder's name is
  * still a key, and goes (the resume then says why it cannot find the folder).
  */
-const ownPathFields = new Set(['cwd', 'spec_path', 'artifacts_dir', 'artifacts_inherited']);
+const ownPathFields = new Set(['cwd', 'spec_path', 'artifacts_dir', 'artifacts_inherited', 'relocations']);
 
 /**
  * An engine event as it may be kept, shown and stored: one rule for the executor (before anyone
@@ -68,7 +68,10 @@ export function redactKeepingOwnPaths<T extends object>(value: T): T {
 export function allowOwnPaths<T extends object>(record: T): T {
   for (const [key, value] of Object.entries(record)) {
     if (!ownPathFields.has(key)) continue;
-    for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string') secrets.allow(path);
+    for (const item of Array.isArray(value) ? value : [value]) {
+      // relocations: { from, to } folder pairs.
+      for (const path of typeof item === 'object' && item !== null ? Object.values(item as object) : [item]) if (typeof path === 'string') secrets.allow(path);
+    }
   }
   return record;
 }

@@ -45,11 +45,15 @@ function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk, price: 
 async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<RunSummary> {
   const { lease, sessionId, journal } = prepared;
   let lockLost = false;
-  lease?.lock.startHeartbeat(Math.max(250, lease.timeoutMs / 4), () => {
+  const onLost = () => {
+    if (lockLost) return;
     lockLost = true;
     prepared.onLockLost?.();
     executor.cancel();
-  });
+  };
+  lease?.lock.startHeartbeat(Math.max(250, lease.timeoutMs / 4), onLost);
+  // Another machine took the team store's lease (this process could not reach the store past the timeout).
+  lease?.remote?.onLost(onLost);
   try {
     for (const event of prepared.preamble) executor.emit(event);
     const summary = await executor.run();
@@ -60,6 +64,14 @@ async function drive(prepared: PreparedRun, executor: SessionExecutor): Promise<
     // Whatever failed, a process that no longer holds the lock only says so: a takeover may have
     // removed its temp files or changed the session under it, and it must not write a pause.
     if (error instanceof JournalSealedError || lockLost || journal.stillOwned?.() === false) {
+      const elsewhere = lease?.remote?.lost();
+      if (elsewhere !== undefined) {
+        throw new AcodeError(
+          `the team store's lease of session ${sessionId} was taken by ${elsewhere}; this process stopped without writing more, and what it wrote past that point is fenced out there (a lease is taken over once its heartbeat has been silent for resume.lock_timeout_seconds, ${lease!.timeoutMs / 1000} s: this process could not reach the store that long). See 'acode sessions list --remote'`,
+          ExitCode.locked,
+          'ACODE-RESUME-003',
+        );
+      }
       if (lockLost && lease?.lock.stillOwned()) {
         // Its heartbeat wrote the lock file back just after it was removed or taken (the epoch mark
         // above its own says so): this process lets it go, as a superseded holder must.

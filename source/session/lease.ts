@@ -9,6 +9,19 @@ export interface SessionLease {
   lock: Lease;
   preamble: EngineEventBody[];
   timeoutMs: number;
+  /**
+   * The team store's lease of the session, beside the lock file, when a store is configured: held
+   * (and beaten) by the run's background push, never asked of the network on the step path.
+   */
+  remote?: RemoteLease;
+}
+
+/** What a run knows of the team store's lease of its session (store/remote/background-push.ts). */
+export interface RemoteLease {
+  /** Who holds it instead, once another process has taken it; undefined while this run holds it (or cannot tell yet). */
+  lost(): string | undefined;
+  /** Called once, when another process is found holding it. */
+  onLost(listener: () => void): void;
 }
 
 /** The refusal of a session a live process holds (exit 16): said alike by a resume and by its dry run. */
@@ -48,6 +61,6 @@ export async function takeLease(repository: SessionRepository, id: string, lockT
 
 /** Ties a journal to the lease: it refuses to write (events or checkpoint) once another process holds the lock. */
 export function guardJournal(journal: LeasedJournal, lease: SessionLease): () => void {
-  journal.guardWith(() => lease.lock.stillOwned());
+  journal.guardWith(() => lease.lock.stillOwned() && lease.remote?.lost() === undefined);
   return () => journal.seal('the session lock was taken by another process');
 }

@@ -293,6 +293,10 @@ export interface ResumeChoices {
   variables?: Variables;
   /** Limits raised in the spec the session runs (`--set`, parsed by spec/raised-limits.ts). */
   limits?: Record<string, number>;
+  /** The epoch of the team store's lease the resume took: the lock's epoch goes no lower. */
+  remoteEpoch?: number;
+  /** The team store's lease was stale and taken from this holder: the log says so, as for a lock file. */
+  remoteTakeover?: { pid: number; host: string; why: string };
 }
 
 /**
@@ -309,7 +313,9 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
   await requireEnforceableCap(spec);
   const record = session.record;
   const provider = createProvider(spec, choices.env);
-  const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, candidate.logEpoch);
+  const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds, Math.max(candidate.logEpoch, (choices.remoteEpoch ?? 0) - 1));
+  const { remoteTakeover } = choices;
+  const takenOver: EngineEventBody[] = lease.preamble.length === 0 && remoteTakeover ? [{ type: 'lock_taken_over', previous_pid: remoteTakeover.pid, previous_host: remoteTakeover.host, why: `the team store's lease: ${remoteTakeover.why}` }] : [];
   let journal: LeasedJournal | undefined;
   try {
     await confirmUnchanged(candidate);
@@ -337,7 +343,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
         artifacts: { ...recordedArtifactTarget(record), owners: repository.artifactOwners(), ...(choices.force ? { force: true } : {}) },
         autoResume: autoResumePolicy(config, choices.autoResume),
         ...(candidate.reusable ? { reusable: candidate.reusable } : {}),
-        preamble: [...lease.preamble, ...accepted, ...settled, ...(raised.changes.length ? [{ type: 'limits_raised' as const, changes: raised.changes }] : []), resumePlanned(plan)],
+        preamble: [...lease.preamble, ...takenOver, ...accepted, ...settled, ...(raised.changes.length ? [{ type: 'limits_raised' as const, changes: raised.changes }] : []), resumePlanned(plan)],
       },
       lease,
       journal,

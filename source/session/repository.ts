@@ -6,10 +6,10 @@ import type { WorkflowSpec } from '../spec/schema.js';
 import type { SessionRecord, SessionSummary } from '../store/session-record.js';
 import type { SessionPeek } from '../store/session-peek.js';
 import type { LockOwner, LockState } from '../store/session-lock.js';
-import type { NewSession } from '../store/session-store.js';
+import type { AdoptedSession, NewSession } from '../store/session-store.js';
 
 // The shapes of what is stored (validated by the store's zod schemas) travel with the ports.
-export type { LockOwner, LockState, NewSession, SessionPeek, SessionRecord, SessionSummary };
+export type { AdoptedSession, LockOwner, LockState, NewSession, SessionPeek, SessionRecord, SessionSummary };
 
 /**
  * The ports the session lifecycle drives sessions through. Every method that may reach storage is
@@ -21,6 +21,11 @@ export interface SessionRepository {
   readonly home: string;
   /** A new session, whole or not at all. */
   create(init: NewSession): Promise<StoredSession>;
+  /**
+   * A session brought from elsewhere (pulled from the team store), written whole or not at all;
+   * `replace`: in place of the copy this home has. Its name goes with it unless taken here.
+   */
+  adopt(session: AdoptedSession, replace: boolean): Promise<{ droppedName?: string }>;
   /** One session by id or unique prefix (≥ 4 characters); validated as it is read. */
   open(idOrPrefix: string): Promise<StoredSession>;
   /** The full id of a session given by id or unique prefix. */

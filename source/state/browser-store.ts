@@ -85,6 +85,8 @@ export interface BrowserState {
   overlay: Overlay;
   details: SessionDetails | null;
   message: string | null;
+  /** The home's push to the team store while it is degraded (`sync: DEGRADED — …`); null when all is there, or without a store. */
+  sync: string | null;
   /** The selected session's steps, opened by Enter (its own store: the view over the list). */
   stepView: StepViewStore;
   /** Enter: opens the selected session's steps. */
@@ -216,6 +218,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       searching: false,
       overlay: null,
       message: null,
+      sync: null,
       resumeId: null,
       stepView: createStepViewStore((id, resumable) => source.steps(id, resumable)),
       openSteps() {

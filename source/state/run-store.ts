@@ -1,3 +1,4 @@
+import type { SyncView } from './sync-line.js';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { stepTitle, type StepId } from '../engine/step-id.js';
 import { addUsage, type EngineEvent, type TokenUsage } from '../engine/events.js';
@@ -78,6 +79,10 @@ export interface RunState {
   retry: RetryCountdown | null;
   /** Set while an approval step waits for this person's answer. */
   approval: ApprovalRequest | null;
+  /** The session's push to the team store, when one is configured: shown while it is degraded. */
+  sync: SyncView | null;
+  /** The run's background push made an attempt (run-session.ts is the only caller). */
+  setSync(view: SyncView): void;
   /** What the person is typing as an approval's response, while its editor is open (read with typedResponse): the live area counts its rows. */
   approvalInput: { request: ApprovalRequest; text: string } | null;
   /** The approval panel's editor opened (the text so far), changed, or closed (null). */
@@ -193,6 +198,10 @@ export function createRunStore(init: RunStoreInit): RunStore {
     retry: null,
     approval: null,
     approvalInput: null,
+    sync: null,
+    setSync(view) {
+      set({ sync: view });
+    },
     streams: {},
     latestStream: null,
     streamed(notices) {

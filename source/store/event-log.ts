@@ -42,23 +42,33 @@ function firstBadLine(bytes: Buffer): number {
  * the file and the line, never a guess at what the line meant. `limitBytes`: read no further.
  */
 export function readEventLog(path: string, limitBytes?: number): EngineEvent[] {
+  return readEventLogFrom(path, 0, limitBytes).events;
+}
+
+/**
+ * The events of the log from byte `from` (the start of a line) up to `limitBytes`, and `end`: the
+ * byte after the last whole line read — where a later read goes on (a torn last line is read again then, whole).
+ */
+export function readEventLogFrom(path: string, from: number, limitBytes?: number): { events: EngineEvent[]; end: number } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
     // Only the first `limitBytes`: the log as it stood when its size was taken (appends go on behind it).
     if (limitBytes !== undefined) bytes = bytes.subarray(0, limitBytes);
+    bytes = bytes.subarray(Math.min(from, bytes.length));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return [];
+    if (code === 'ENOENT') return { events: [], end: from };
     throw damagedLog(path, `${path} cannot be read (${code ?? (error as Error).message})`);
   }
   // Whatever follows the last newline is empty or a torn append: never durable, never read.
   const durable = bytes.subarray(0, bytes.lastIndexOf(10) + 1);
+  const where = from > 0 ? ` (counting from byte ${from})` : '';
   let text: string;
   try {
     text = utf8.decode(durable);
   } catch {
-    throw damagedLog(path, `${path}: line ${firstBadLine(durable)} is not valid UTF-8 (the event log is damaged)`);
+    throw damagedLog(path, `${path}: line ${firstBadLine(durable)}${where} is not valid UTF-8 (the event log is damaged)`);
   }
   const events: EngineEvent[] = [];
   const lines = text.split('\n');
@@ -69,13 +79,13 @@ export function readEventLog(path: string, limitBytes?: number): EngineEvent[] {
     try {
       event = upgradeEvent(JSON.parse(line) as EngineEvent);
     } catch {
-      throw damagedLog(path, `${path}: line ${i + 1} is not valid JSON (the event log is damaged)`);
+      throw damagedLog(path, `${path}: line ${i + 1}${where} is not valid JSON (the event log is damaged)`);
     }
     const problem = eventShapeProblem(event);
-    if (problem) throw damagedLog(path, `${path}: line ${i + 1} is not a whole event: ${problem} (the event log is damaged)`);
+    if (problem) throw damagedLog(path, `${path}: line ${i + 1}${where} is not a whole event: ${problem} (the event log is damaged)`);
     events.push(event);
   }
-  return events;
+  return { events, end: from + durable.length };
 }
 
 /**

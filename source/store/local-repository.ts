@@ -9,7 +9,7 @@ import { FileBlobStore } from './file-blob-store.js';
 import { peekSession, type SessionPeek } from './session-peek.js';
 import { SessionLock, type LockOwner, type LockState } from './session-lock.js';
 import type { SessionRecord, SessionSummary } from './session-record.js';
-import { SessionStore, type NewSession, type SessionHandle } from './session-store.js';
+import { SessionStore, type AdoptedSession, type NewSession, type SessionHandle } from './session-store.js';
 import { namingFile } from './durable-file.js';
 
 class LocalBlobs extends FileBlobStore implements SessionBlobs {
@@ -84,6 +84,10 @@ export class LocalSessionRepository implements SessionRepository {
 
   async create(init: NewSession): Promise<StoredSession> {
     return new LocalSession(this.store.create(init));
+  }
+
+  async adopt(session: AdoptedSession, replace: boolean): Promise<{ droppedName?: string }> {
+    return this.store.adopt(session, replace);
   }
 
   async open(idOrPrefix: string): Promise<StoredSession> {

@@ -325,7 +325,7 @@ export class SessionLock {
 }
 
 /** `sessions/<id>/epoch`: the highest lock epoch ever handed out for the session. */
-function readEpochMark(dir: string): number {
+export function readEpochMark(dir: string): number {
   try {
     const value = Number(readFileSync(join(dir, 'epoch'), 'utf8'));
     return Number.isSafeInteger(value) && value > 0 ? value : 0;

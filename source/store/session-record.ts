@@ -53,6 +53,12 @@ export const sessionRecordSchema = z.object({
   artifacts_force: z.boolean().optional(),
   /** A fork's: files its source session wrote, which its artifacts may overwrite as their own. */
   artifacts_inherited: z.array(z.string()).optional(),
+  /**
+   * The moves of the session between folders as it was pulled from the team store onto other
+   * machines, oldest first: the paths of events up to `through_event` were written under `from`
+   * (the store keeps events as written), and are found under `to` on the machine that pulled them.
+   */
+  relocations: z.array(z.object({ from: z.string(), to: z.string(), through_event: z.number().int() })).optional(),
   created_at: z.string(),
   updated_at: z.string(),
   checkpoint: checkpointSchema,

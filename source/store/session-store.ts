@@ -32,6 +32,19 @@ export type NewSession = Omit<SessionRecord, 'schemaVersion' | 'session_id' | 'c
   stepsTotal: number;
 };
 
+/** Every file of a session brought from elsewhere (the team store): see SessionStore.adopt. */
+export interface AdoptedSession {
+  record: SessionRecord;
+  specYaml: Uint8Array;
+  specJson: Uint8Array;
+  events: readonly EngineEvent[];
+  blobs: ReadonlyMap<string, Uint8Array>;
+  /** The highest lock epoch its events carry: the session's epoch mark here. */
+  epoch: number;
+  /** Other files of its folder, by name (the sync cursor). */
+  extra?: Record<string, string>;
+}
+
 /** One session folder: its record (lowdb, durable adapter), spec snapshot and event log. */
 export class SessionHandle {
   constructor(
@@ -230,6 +243,59 @@ export class SessionStore {
     const db = new LowSync(this.adapterFor(id), record);
     this.index.upsert(summarize(db.data));
     return new SessionHandle(dir, db, this.index);
+  }
+
+  /**
+   * A session brought from elsewhere (pulled from the team store), written as createIn writes a new
+   * one: filled under a hidden name and renamed into place whole, so a kill at any instant leaves
+   * the session as it was here (or absent) — never half of it. An existing folder of that id
+   * (`replace`: the store holds more of it than this machine) is swapped out by a rename, then
+   * removed. Its name goes with it unless another session here has that name (then it has none,
+   * said in the answer). Events are written as the log holds them: one JSON line each.
+   */
+  adopt(files: AdoptedSession, replace: boolean): { droppedName?: string } {
+    const id = files.record.session_id;
+    if (!idPattern.test(id)) throw new AcodeError(`'${id}' is not a session id`, ExitCode.failure, 'ACODE-RESUME-005');
+    const dir = join(this.sessionsDir, id);
+    const previous = replace ? this.summaryOf(id) : undefined;
+    let record = files.record;
+    let droppedName: string | undefined;
+    if (record.name !== undefined && this.names.lookup(record.name) !== id) {
+      try {
+        this.names.claim(record.name, id);
+      } catch (error) {
+        if (!(error instanceof AcodeError)) throw error;
+        droppedName = record.name;
+        const { name: _name, ...unnamed } = record;
+        record = unnamed;
+      }
+    }
+    const building = join(this.sessionsDir, `.${id}.creating.${process.pid}`);
+    try {
+      makeFolders(join(building, 'blobs'), 0o700);
+      writeFileDurable(join(building, 'spec.yaml'), files.specYaml, 0o600, id);
+      writeFileDurable(join(building, 'spec.json'), files.specJson, 0o600, id);
+      writeFileDurable(join(building, 'events.jsonl'), files.events.map((event) => `${JSON.stringify(event)}\n`).join(''), 0o600, id);
+      for (const [hash, bytes] of files.blobs) writeFileDurable(join(building, 'blobs', hash), bytes, 0o600, id);
+      if (files.epoch > 0) writeFileDurable(join(building, 'epoch'), String(files.epoch), 0o600, id);
+      for (const [name, text] of Object.entries(files.extra ?? {})) writeFileDurable(join(building, name), text, 0o600, id);
+      sessionFileIn(building, id).write(record);
+      if (replace && existsSync(dir)) {
+        const doomed = join(this.sessionsDir, `.${id}.deleting.${process.pid}.${randomBytes(3).toString('hex')}`);
+        renameSync(dir, doomed);
+        renameSync(building, dir);
+        rmSync(doomed, { recursive: true, force: true });
+      } else {
+        renameSync(building, dir);
+      }
+    } catch (error) {
+      rmSync(building, { recursive: true, force: true });
+      if (record.name !== undefined && !replace) this.names.release(record.name, id);
+      throw error;
+    }
+    fsyncDirectory(this.sessionsDir);
+    this.index.upsert(summarize(record), previous);
+    return droppedName === undefined ? {} : { droppedName };
   }
 
   /**

@@ -69,7 +69,7 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     const ws = workspace('runs', 'runs');
     const init = await ws.run(['remote', 'init']);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('schema created (version 2)');
+    expect(init.stderr).toContain('schema created (version 3)');
 
     await cluster.stop();
     const id = await runSpec(ws);
@@ -111,6 +111,10 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     const listed = await ws.run(['sessions', 'list', '--remote', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ session_id: id, workflow_name: 'e2e-chain', status: 'completed', steps_done: 3, steps_total: 3, host: hostname(), events: local.length }]);
+    const none = await ws.run(['sessions', 'list', '--remote', '--status', 'paused', '--json']);
+    expect(none.stdout).toBe('[]\n');
+    const limited = JSON.parse((await ws.run(['sessions', 'list', '--remote', '--limit', '1', '--json'])).stdout) as unknown[];
+    expect(limited).toHaveLength(1);
     const table = await ws.run(['sessions', 'list', '--remote']);
     expect(table.stdout).toMatch(new RegExp(`^ID\\s+WORKFLOW\\s+STATUS\\s+STEPS\\s+TOKENS\\s+HOST\\s+EVENTS\\s+UPDATED\\n${id}\\s+e2e-chain\\s+completed\\s+3/3`));
     const upToDate = await ws.run(['status']);
@@ -183,14 +187,14 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
 
   it('runs remote init twice, and refuses a schema newer than it knows', async () => {
     const ws = workspace('newer', 'newer');
-    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 2)');
+    expect((await ws.run(['remote', 'init'])).stderr).toContain('schema created (version 3)');
     const twice = await ws.run(['remote', 'init']);
     expect(twice.code).toBe(0);
-    expect(twice.stderr).toContain('already at schema version 2, nothing to do');
-    cluster.psql('INSERT INTO acode_schema (version) VALUES (3)', 'newer');
+    expect(twice.stderr).toContain('already at schema version 3, nothing to do');
+    cluster.psql('INSERT INTO acode_schema (version) VALUES (4)', 'newer');
     const refused = await ws.run(['remote', 'init']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('schema is at version 3, newer than this acode knows (2)');
+    expect(refused.stderr).toContain('schema is at version 4, newer than this acode knows (3)');
     const sync = await ws.run(['sync']);
     expect(sync.code).toBe(1);
     expect(sync.stderr).toContain('newer than this acode knows');
@@ -202,16 +206,22 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     cluster.psql(`CREATE TABLE acode_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); ${migrations[0]!} INSERT INTO acode_schema (version) VALUES (1);`, 'migrate');
     const sync = await ws.run(['sync']);
     expect(sync.code).toBe(1);
-    expect(sync.stderr).toContain("is at schema version 1, older than this acode's 2: run 'acode remote init'");
+    expect(sync.stderr).toContain("is at schema version 1, older than this acode's 3: run 'acode remote init'");
     const init = await ws.run(['remote', 'init']);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('schema migrated from version 1 to 2');
+    expect(init.stderr).toContain('schema migrated from version 1 to 3');
     const insert = (id: number, epoch: number, basedOn?: number) =>
       `INSERT INTO acode_events VALUES ('s', ${id}, ${epoch}, now(), 'tool_called', '${JSON.stringify({ event_id: id, epoch, ...(basedOn === undefined ? {} : { based_on: basedOn }) })}') ON CONFLICT DO NOTHING`;
     cluster.psql(`INSERT INTO acode_sessions VALUES ('s', NULL, 'w', 'running', 'chain', 0, 1, 0, 0, now(), 'h', now())`, 'migrate');
     for (const sql of [insert(1, 1), insert(3, 2, 1), insert(2, 1), insert(4, 1), insert(4, 2), insert(5, 2)]) cluster.psql(sql, 'migrate');
     // Epoch 2's holder read the log up to event 1: epoch 1's later lines (2, 4), sent by another client after it, are refused.
     expect(cluster.psql(`SELECT string_agg(event_id || ':' || epoch, ' ' ORDER BY event_id) FROM acode_events`, 'migrate')).toBe('1:1 3:2 4:2 5:2');
+    // Stale lines that reached the store before the new epoch's first event go when it comes: the
+    // new holder reuses their ids (it goes on from the last event it kept), and its events are the ones kept.
+    cluster.psql(`INSERT INTO acode_sessions VALUES ('t', NULL, 'w', 'running', 'chain', 0, 1, 0, 0, now(), 'h', now())`, 'migrate');
+    const into = (sql: string) => sql.replaceAll("VALUES ('s'", "VALUES ('t'");
+    for (const sql of [insert(1, 1), insert(2, 1), insert(3, 1), insert(4, 1), insert(2, 2, 1), insert(3, 2), insert(4, 1)]) cluster.psql(into(sql), 'migrate');
+    expect(cluster.psql(`SELECT string_agg(event_id || ':' || epoch, ' ' ORDER BY event_id) FROM acode_events WHERE session_id = 't'`, 'migrate')).toBe('1:1 2:2 3:2');
   });
 
   it('finds the URL in the variable remote.url_env names', async () => {
@@ -269,6 +279,56 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect(seen).toMatch(/Sync: DEGRADED - \d+ events? pending/);
     expect(seen).toMatch(new RegExp(`Reason: connection refused by postgres://127\\.0\\.0\\.1:${port}/x \\(is the server running\\?\\)\\nNext retry: \\S+ \\(by the run pushing in the background\\)`));
   }, 30_000);
+
+  it('says DEGRADED in the plain lines while the store is down, and pushes mid-run once it is back, without a restart', async () => {
+    const ws = workspace('reconnect', 'reconnect');
+    cluster.psql('CREATE DATABASE reconnect');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    await cluster.stop();
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 12, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1500' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    let seen = '';
+    run.child.stderr!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    for (let waited = 0; !seen.includes('sync: DEGRADED') && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await cluster.start();
+    let during = 0;
+    for (let waited = 0; during === 0 && run.child.exitCode === null; waited += 250) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      during = Number(cluster.psql('SELECT count(*) FROM acode_events', 'reconnect'));
+    }
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code, result.stderr).toBe(0);
+    // The store came back while the run ran: its events went there before the run ended.
+    expect(during).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(/sync: DEGRADED — \d+ events? pending · last attempt 0 s ago · next retry in \d+ s · connection refused\n/);
+    expect(result.stderr).toMatch(/sync: reconnected — the team store answers again/);
+    expect(result.stderr.indexOf('sync: reconnected')).toBeLessThan(result.stderr.indexOf('completed: 12 steps'));
+    const id = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const local = eventLines(ws.home, id);
+    expect(cluster.psql(`SELECT count(*), count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'reconnect')).toBe(`${local.length}|${local.length}`);
+  }, 90_000);
+
+  it("stops a run whose lease in the store another machine's process has taken, saying who, writing nothing more", async () => {
+    const ws = workspace('stolen', 'stolen');
+    cluster.psql('CREATE DATABASE stolen');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 8, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1000' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    for (let waited = 0; cluster.psql('SELECT count(*) FROM acode_leases', 'stolen') === '0' && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Another home took it over (as a resume does once the lease is stale): a live process (this one), a higher epoch.
+    cluster.psql(`UPDATE acode_leases SET token = 'elsewhere', pid = ${process.pid}, home = '/elsewhere/home', epoch = epoch + 10, heartbeat_at = now()`, 'stolen');
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code).toBe(16);
+    const error = JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { error: { message: string } };
+    expect(error.error.message).toMatch(new RegExp(`^the team store's lease of session [0-9a-f]{16} was taken by pid ${process.pid} on ${hostname()} \\(ACODE_HOME /elsewhere/home\\); this process stopped without writing more`));
+    const id = readdirSync(join(ws.home, 'sessions')).find((name) => /^[0-9a-f]{16}$/.test(name))!;
+    const lines = eventLines(ws.home, id);
+    // It stopped at its next write: not every step ran, and no pause was written after the loss.
+    expect(lines.filter((e) => (e as { type?: string }).type === 'step_completed').length).toBeLessThan(8);
+    expect(lines.some((e) => (e as { type?: string }).type === 'session_paused')).toBe(false);
+  }, 60_000);
 
   it('never holds a run up on a store that does not answer', async () => {
     const sockets: Socket[] = [];

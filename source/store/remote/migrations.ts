@@ -76,6 +76,38 @@ export const migrations: readonly string[] = [
   END $$;
   CREATE TRIGGER acode_refuse_stale_epoch BEFORE INSERT ON acode_events FOR EACH ROW EXECUTE FUNCTION acode_refuse_stale_epoch();
   `,
+  // 3: what another machine needs to resume a session — its record (session.json as stored, without
+  // the checkpoint, which the events rebuild) and its spec snapshots (blobs) — the lease's holder in
+  // full (its token, home and process start, to tell a live holder from a dead one), and the
+  // listing's indexes (newest first, with or without a status), so that a page is read, not a table.
+  // The stale-epoch check also removes, when a new epoch's first event arrives, the lines of older
+  // epochs past what its holder read that reached the store before it: a new holder reuses their
+  // ids (its events go on from the last one it kept), and the key (session_id, event_id) had kept
+  // the stale line and dropped the new one. The store then holds exactly the fenced stream, in id
+  // order, as another machine pulls it.
+  `
+  CREATE OR REPLACE FUNCTION acode_refuse_stale_epoch() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    mine integer := coalesce((NEW.event ->> 'based_on')::integer, NEW.event_id - 1);
+    known integer;
+  BEGIN
+    IF EXISTS (SELECT 1 FROM acode_epochs e WHERE e.session_id = NEW.session_id AND e.epoch > NEW.epoch AND e.based_on < NEW.event_id) THEN
+      RETURN NULL;
+    END IF;
+    SELECT e.based_on INTO known FROM acode_epochs e WHERE e.session_id = NEW.session_id AND e.epoch = NEW.epoch;
+    IF NOT FOUND OR mine < known THEN
+      INSERT INTO acode_epochs (session_id, epoch, based_on) VALUES (NEW.session_id, NEW.epoch, mine)
+        ON CONFLICT (session_id, epoch) DO UPDATE SET based_on = least(acode_epochs.based_on, EXCLUDED.based_on);
+      DELETE FROM acode_events e WHERE e.session_id = NEW.session_id AND e.event_id > mine AND e.epoch < NEW.epoch;
+    END IF;
+    RETURN NEW;
+  END $$;
+  ALTER TABLE acode_sessions ADD COLUMN record jsonb, ADD COLUMN spec_yaml_blob text, ADD COLUMN spec_json_blob text;
+  ALTER TABLE acode_leases ADD COLUMN token text NOT NULL DEFAULT '', ADD COLUMN home text NOT NULL DEFAULT '',
+    ADD COLUMN proc_start text, ADD COLUMN taken_at timestamptz NOT NULL DEFAULT now();
+  CREATE INDEX acode_sessions_recent ON acode_sessions (updated_at, id);
+  CREATE INDEX acode_sessions_status_recent ON acode_sessions (status, updated_at, id);
+  `,
 ];
 
 /** The schema version this acode builds and reads. */

@@ -3,6 +3,8 @@ import { isAcodeError } from '../../errors/acode-error.js';
 import type { SessionSummary } from '../session-record.js';
 import type { RemoteTarget } from './remote-url.js';
 import { readOutbox } from './session-outbox.js';
+import { readLastAttempt } from './sync-state.js';
+import type { SyncView } from '../../state/sync-line.js';
 
 /** One session's share of what is not yet in the store. */
 export interface SessionPending {
@@ -26,4 +28,22 @@ export function pendingBySession(home: string, target: RemoteTarget, rows: reado
         return { session_id: row.session_id, pending_events: 0, unreadable: error.message };
       }
     });
+}
+
+/**
+ * The home's sync state as the browser shows it: degraded while events are pending (with the last
+ * attempt, its reason and the next retry a run's push set); undefined when all is in the store.
+ * From local files alone, as `acode status`.
+ */
+export function homeSyncView(home: string, target: RemoteTarget, rows: readonly SessionSummary[]): SyncView | undefined {
+  const pending = pendingBySession(home, target, rows).reduce((sum, session) => sum + session.pending_events, 0);
+  if (pending === 0) return undefined;
+  const last = readLastAttempt(home, target.shown);
+  return {
+    state: 'degraded',
+    pending,
+    ...(last ? { lastAttemptAt: Date.parse(last.at) } : {}),
+    ...(last?.next_retry_at ? { nextRetryAt: Date.parse(last.next_retry_at) } : {}),
+    ...(last && !last.ok && last.reason ? { reason: last.reason } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sha256 } from '../../engine/blob-store.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { epochOf } from '../../engine/epoch-fence.js';
@@ -6,7 +7,7 @@ import type { EngineEvent } from '../../engine/events.js';
 import type { SessionSummary } from '../session-record.js';
 import type { RemoteConnection } from './remote-client.js';
 import { blobsOf, readOutbox } from './session-outbox.js';
-import { writeCursor } from './sync-cursor.js';
+import { writeCursor, type SyncCursor } from './sync-cursor.js';
 
 /** Events per INSERT: one round trip and one commit each. */
 export const eventBatchSize = 500;
@@ -26,15 +27,35 @@ export interface SessionPush {
   waiting?: string;
 }
 
-async function upsertSession(db: RemoteConnection, row: SessionSummary): Promise<void> {
+/** The session's record as stored (redacted), without the checkpoint: the events rebuild it wherever they are pulled. */
+function storedRecord(dir: string): Record<string, unknown> {
+  const { checkpoint: _checkpoint, ...record } = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as Record<string, unknown>;
+  return record;
+}
+
+/** The spec snapshots (spec.yaml as written, spec.json as validated) into acode_blobs: their hashes, for the session's row. */
+async function pushSpecs(db: RemoteConnection, dir: string): Promise<{ yaml: string; json: string }> {
+  const files = ['spec.yaml', 'spec.json'].map((name) => readFileSync(join(dir, name)));
+  const hashes = files.map((bytes) => sha256(bytes));
+  const present = new Set((await db.query<{ hash: string }>('SELECT hash FROM acode_blobs WHERE hash = ANY($1::text[])', [hashes])).map((row) => row.hash));
+  for (const [i, bytes] of files.entries()) {
+    if (!present.has(hashes[i]!)) await db.execute('INSERT INTO acode_blobs (hash, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [hashes[i], bytes, bytes.length]);
+  }
+  return { yaml: hashes[0]!, json: hashes[1]! };
+}
+
+/** The session's row: its summary, and what another machine needs to resume it (record, spec snapshots). */
+export async function upsertSession(db: RemoteConnection, dir: string, row: SessionSummary): Promise<void> {
+  const specs = await pushSpecs(db, dir);
   await db.execute(
-    `INSERT INTO acode_sessions (id, name, workflow, status, pattern_type, steps_done, steps_total, tokens_input, tokens_output, created_at, host, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO acode_sessions (id, name, workflow, status, pattern_type, steps_done, steps_total, tokens_input, tokens_output, created_at, host, updated_at, record, spec_yaml_blob, spec_json_blob)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, workflow = EXCLUDED.workflow, status = EXCLUDED.status, pattern_type = EXCLUDED.pattern_type,
        steps_done = EXCLUDED.steps_done, steps_total = EXCLUDED.steps_total, tokens_input = EXCLUDED.tokens_input, tokens_output = EXCLUDED.tokens_output,
-       host = EXCLUDED.host, updated_at = EXCLUDED.updated_at, synced_at = now()
-     WHERE acode_sessions.updated_at <= EXCLUDED.updated_at`,
-    [row.session_id, row.name ?? null, row.workflow_name, row.status, row.pattern_type, row.steps_done, row.steps_total, row.tokens.input, row.tokens.output, row.created_at, hostname(), row.updated_at],
+       host = EXCLUDED.host, updated_at = EXCLUDED.updated_at, synced_at = now(),
+       record = EXCLUDED.record, spec_yaml_blob = EXCLUDED.spec_yaml_blob, spec_json_blob = EXCLUDED.spec_json_blob
+     WHERE acode_sessions.updated_at <= EXCLUDED.updated_at OR acode_sessions.record IS NULL`,
+    [row.session_id, row.name ?? null, row.workflow_name, row.status, row.pattern_type, row.steps_done, row.steps_total, row.tokens.input, row.tokens.output, row.created_at, hostname(), row.updated_at, JSON.stringify(storedRecord(dir)), specs.yaml, specs.json],
   );
 }
 
@@ -74,6 +95,9 @@ async function insertEvents(db: RemoteConnection, sessionId: string, batch: read
   );
 }
 
+/** Where the cursor had read to, kept as it was (with its epoch, when it has one). */
+const keptRead = (cursor: SyncCursor) => ({ log_bytes: cursor.log_bytes, ...(cursor.epoch === undefined ? {} : { epoch: cursor.epoch }) });
+
 /**
  * Pushes one session: its row, then its pending events batch by batch in (ts, event_id) order,
  * each batch's blobs before it, and after each batch the cursor moved past every event known to
@@ -83,8 +107,8 @@ async function insertEvents(db: RemoteConnection, sessionId: string, batch: read
 export async function pushSession(db: RemoteConnection, dir: string, row: SessionSummary, remote: string): Promise<SessionPush> {
   const outbox = readOutbox(dir, remote);
   const result: SessionPush = { session_id: row.session_id, events_inserted: 0, events_sent: 0, blobs_inserted: 0, blobs_missing: 0, pending_events: outbox.pendingCount, ...(outbox.waiting ? { waiting: outbox.waiting } : {}) };
-  if (outbox.pending.length === 0 && outbox.waiting === undefined && outbox.logBytes === outbox.cursor.log_bytes) return result;
-  await upsertSession(db, row);
+  if (outbox.pending.length === 0 && outbox.waiting === undefined && outbox.logBytes === outbox.cursor.log_bytes && outbox.cursor.with_record) return result;
+  await upsertSession(db, dir, row);
   // The cursor moves over the ids in order: an id is passed once it and every kept id below it are stored.
   const ids = outbox.pending.map((event) => event.event_id).sort((a, b) => a - b);
   const stored = new Set<number>();
@@ -101,8 +125,8 @@ export async function pushSession(db: RemoteConnection, dir: string, row: Sessio
     for (const event of batch) stored.add(event.event_id);
     while (next < ids.length && stored.has(ids[next]!)) cursorId = ids[next++]!;
     const whole = next === ids.length && outbox.waiting === undefined;
-    writeCursor(dir, row.session_id, { remote, event_id: cursorId, log_bytes: whole ? outbox.logBytes : outbox.cursor.log_bytes });
+    writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(whole ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   }
-  if (outbox.pending.length === 0 && outbox.waiting === undefined) writeCursor(dir, row.session_id, { remote, event_id: cursorId, log_bytes: outbox.logBytes });
+  if (outbox.pending.length === 0) writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(outbox.waiting === undefined ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   return result;
 }

@@ -14,14 +14,26 @@ export interface SyncCursor {
   /** The store it counts for (URL without credentials): another store starts from nothing. */
   remote: string;
   event_id: number;
+  /** Where in events.jsonl the outbox reads on from: every whole line before it is in the store (or fenced out). */
   log_bytes: number;
+  /** The highest lock epoch of the events before log_bytes: the fence of what follows starts there. Absent in cursors before it: the log is read whole. */
+  epoch?: number;
+  /**
+   * The session's record and spec snapshots went with its row (what another machine needs to pull
+   * it); absent in cursors of schema 2, whose sessions are pushed once more for them.
+   */
+  with_record?: true;
 }
 
 /** The session's cursor for `remote`; none yet (or for another store, or unreadable): from the start. */
 export function readCursor(dir: string, remote: string): SyncCursor {
   try {
     const cursor = JSON.parse(readFileSync(join(dir, cursorFileName), 'utf8')) as Partial<SyncCursor>;
-    if (cursor.remote === remote && Number.isSafeInteger(cursor.event_id) && Number.isSafeInteger(cursor.log_bytes)) return cursor as SyncCursor;
+    if (cursor.remote === remote && Number.isSafeInteger(cursor.event_id) && Number.isSafeInteger(cursor.log_bytes)) {
+      // An epoch that is not a whole number: the log is read whole, once, as before epochs were kept.
+      if (cursor.epoch !== undefined && !Number.isSafeInteger(cursor.epoch)) delete cursor.epoch;
+      return cursor as SyncCursor;
+    }
   } catch {
     // Missing or damaged: pushing again from the start costs time, never a duplicate (inserts are idempotent).
   }

@@ -27,8 +27,9 @@ function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   const query = useStore(store, (s) => s.query);
   const searching = useStore(store, (s) => s.searching);
   const message = useStore(store, (s) => s.message);
+  const sync = useStore(store, (s) => s.sync);
   const pageSize = useStore(store, (s) => s.pageSize);
-  return <Lines lines={topLines({ query, searching, message }, width, pageSize)} />;
+  return <Lines lines={topLines({ query, searching, message, sync }, width, pageSize)} />;
 }
 
 /** The latest update among the first rows listed (those a person sees), in ms; 0 when none. */
@@ -52,7 +53,7 @@ export function BrowserApp({ store, now: fixedNow }: { store: BrowserStore; now?
   // The newest of the rows near the top (where new and running sessions are): whether ages read in seconds.
   const newestUpdate = useStore(store, (s) => newestOf(s.visible));
   const now = useClock(fixedNow, newestUpdate);
-  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message }, columns, s.pageSize).length);
+  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message, sync: s.sync }, columns, s.pageSize).length);
   useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {
     if (quit || resumeId) exit();

@@ -122,6 +122,8 @@ export interface TopView {
   query: string;
   searching: boolean;
   message: string | null;
+  /** The home's sync line while degraded (state/sync-line.ts). */
+  sync?: string | null;
 }
 
 /**
@@ -132,6 +134,7 @@ export interface TopView {
 export function topLines(view: TopView, width: number, pageSize: number): Line[] {
   const lines: Line[] = [];
   if (view.searching || view.query) lines.push([{ text: '/', color: 'cyan' }, { text: view.query }, view.searching ? { text: ' ', inverse: true } : dim('  (/ to edit, Esc clears)')]);
+  if (view.sync) lines.push([{ text: view.sync, color: 'red' }]);
   if (view.message) lines.push(...wrapText(view.message, width, Math.max(1, pageSize - lines.length)).map((text): Line => [{ text, color: 'yellow' }]));
   return lines.length ? lines : [[{ text: ' ' }]];
 }

@@ -8,6 +8,7 @@ import { RetryCountdown } from './retry-countdown.js';
 import { outcomeLines, summaryLine } from './below-lines.js';
 import { LineText } from '../browser/line-text.js';
 import { RunSpend } from './run-spend.js';
+import { SyncStatus } from './sync-status.js';
 import { ChainSteps } from './chain-steps.js';
 import { LaneSteps } from './lane-steps.js';
 import { TickProvider, useTick } from './run-tick.js';
@@ -64,6 +65,7 @@ export function RunView({ store, onForceQuit }: { store: RunStore; onForceQuit: 
           <Summary store={store} />
         </Box>
         <RunSpend store={store} />
+        <SyncStatus store={store} />
         <Outcome store={store} />
       </Box>
     </TickProvider>

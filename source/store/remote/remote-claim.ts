@@ -1,0 +1,172 @@
+import { join } from 'node:path';
+import { AcodeError, ExitCode, isAcodeError } from '../../errors/acode-error.js';
+import type { SessionRepository } from '../../session/repository.js';
+import { summarize } from '../session-record.js';
+import { readEpochMark } from '../session-lock.js';
+import { connectRemote, type RemoteConnection } from './remote-client.js';
+import { describeHolder, holdLease, leaseHolder, judgeHolder, newClaim, releaseLease, storeEpoch, type LeaseClaim, type RemoteHolder } from './remote-lease.js';
+import type { RemoteTarget } from './remote-url.js';
+import { pushSession } from './replicator.js';
+import { requireCurrentSchema } from './schema-migrate.js';
+import { readOutbox } from './session-outbox.js';
+import { fetchSession, findRemoteSession, type PulledSession } from './session-pull.js';
+import { cursorFileName } from './sync-cursor.js';
+import { recordAttempt } from './sync-state.js';
+
+/** What a resume holds of the team store: its connection and the session's lease, until the run's push takes them over. */
+export interface RemoteClaim {
+  readonly target: RemoteTarget;
+  readonly db: RemoteConnection;
+  readonly sessionId: string;
+  readonly claim: LeaseClaim;
+  /** The lease was stale, and taken from this holder. */
+  readonly tookOverFrom?: { holder: RemoteHolder; why: string };
+  /** What was pulled into this home (the session was not here, or the store had more of it). */
+  readonly pulled?: { host: string; events: number; blobs: number; replaced: boolean; movedFrom?: string; droppedName?: string };
+  /** Lets the lease go and closes the connection: for a resume that stops before it runs. */
+  release(): Promise<void>;
+}
+
+/** The refusal of a session another machine's process holds (exit 16), naming that host. */
+export function heldElsewhere(id: string, holder: RemoteHolder): AcodeError {
+  return new AcodeError(
+    `session ${id} is in use on ${describeHolder(holder)}: the team store's lease is held there. Wait for it to finish or stop it there; a holder that stopped lets it go within resume.lock_timeout_seconds of its last heartbeat`,
+    ExitCode.locked,
+    'ACODE-RESUME-003',
+  );
+}
+
+/** Takes the lease above every epoch this home and the store know of the session; refuses (exit 16) while another process holds it. */
+async function takeLease(db: RemoteConnection, id: string, home: string, localEpoch: number, timeoutMs: number): Promise<{ claim: LeaseClaim; tookOverFrom?: { holder: RemoteHolder; why: string } }> {
+  const claim = newClaim(home, Math.max(localEpoch, await storeEpoch(db, id)) + 1);
+  for (let tries = 0; tries < 3; tries++) {
+    const result = await holdLease(db, id, claim, timeoutMs, true);
+    if (result.held) return result.tookOverFrom ? { claim, tookOverFrom: result.tookOverFrom } : { claim };
+    if ('holder' in result) throw heldElsewhere(id, result.holder);
+    claim.epoch = result.epochBelow + 1;
+  }
+  throw new Error(`could not take the team store's lease of session ${id}: its epoch keeps rising`);
+}
+
+export interface ResumeClaimRequest {
+  home: string;
+  repository: SessionRepository;
+  target: RemoteTarget;
+  /** The session: its id when it is in this home, else what the person typed (id, prefix or name). */
+  session: { local: string } | { typed: string };
+  /** The folder a pulled session runs in here, given the one it ran in. */
+  placeIn: (ranIn: string) => string;
+  timeoutMs: number;
+}
+
+/**
+ * Before a resume runs, with the store answering: this session's pending events pushed first, then
+ * the store's lease taken (exit 16 naming the host while another live process holds it), then the
+ * session pulled — whole when this home lacks it, again when the store holds events this home
+ * lacks (another machine ran it since, and every step it finished stays finished). On any failure
+ * the lease is let go and the connection closed. Throws the store's AcodeError when it cannot be reached.
+ */
+export async function claimForResume(request: ResumeClaimRequest): Promise<RemoteClaim> {
+  const { home, repository, target, timeoutMs } = request;
+  const at = new Date().toISOString();
+  const db = await connectRemote(target);
+  let claim: LeaseClaim | undefined;
+  let id = 'local' in request.session ? request.session.local : '';
+  try {
+    await requireCurrentSchema(db, target.shown);
+    recordAttempt(home, { remote: target.shown, at, ok: true, reason: null });
+    if ('typed' in request.session) {
+      const found = await findRemoteSession(db, request.session.typed);
+      if (!found) {
+        throw new AcodeError(`no session matches '${request.session.typed}' in ${home} nor in the team store ${target.shown}; run 'acode sessions list --remote' to see the store's`, ExitCode.failure, 'ACODE-RESUME-005');
+      }
+      id = found.id;
+    } else {
+      await flushSession(db, repository, id, target);
+    }
+    const dir = join(home, 'sessions', id);
+    const taken = await takeLease(db, id, home, 'local' in request.session ? readEpochMark(dir) : 0, timeoutMs);
+    claim = taken.claim;
+    const pulled = await pullIfBehind(db, repository, target, id, 'typed' in request.session, request.placeIn);
+    const held = claim;
+    let released = false;
+    return {
+      target,
+      db,
+      sessionId: id,
+      claim: held,
+      ...(taken.tookOverFrom ? { tookOverFrom: taken.tookOverFrom } : {}),
+      ...(pulled ? { pulled } : {}),
+      async release() {
+        if (released) return;
+        released = true;
+        await releaseLease(db, id, held).catch(() => {});
+        await db.close();
+      },
+    };
+  } catch (error) {
+    if (claim) await releaseLease(db, id, claim).catch(() => {});
+    await db.close();
+    throw error;
+  }
+}
+
+/** This session's pending events into the store, before anything else is asked of it (its row too, which the lease names). */
+async function flushSession(db: RemoteConnection, repository: SessionRepository, id: string, target: RemoteTarget): Promise<void> {
+  const row = summarize((await repository.open(id)).record);
+  try {
+    await pushSession(db, join(repository.home, 'sessions', id), row, target.shown);
+  } catch (error) {
+    // A damaged log: the resume says so as it reads it.
+    if (!isAcodeError(error) || error.code !== 'ACODE-RESUME-005') throw error;
+  }
+}
+
+/**
+ * Pulls the session when this home lacks it, or lacks events the store holds (nothing of this
+ * home's is pending: it was just pushed). Undefined when this home is up to date.
+ */
+async function pullIfBehind(db: RemoteConnection, repository: SessionRepository, target: RemoteTarget, id: string, absent: boolean, placeIn: (ranIn: string) => string): Promise<RemoteClaim['pulled']> {
+  let here: string | undefined;
+  if (!absent) {
+    const dir = join(repository.home, 'sessions', id);
+    const outbox = readOutbox(dir, target.shown);
+    if (outbox.pendingCount > 0) return undefined;
+    const [row] = await db.query<{ last: number | null }>('SELECT max(event_id)::integer AS last FROM acode_events WHERE session_id = $1', [id]);
+    if ((row?.last ?? 0) <= outbox.cursor.event_id) return undefined;
+    here = (await repository.open(id)).record.cwd;
+  }
+  const pulled: PulledSession = await fetchSession(db, target.shown, id, here === undefined ? placeIn : () => here);
+  const lines = pulled.events.reduce((bytes, event) => bytes + Buffer.byteLength(`${JSON.stringify(event)}\n`), 0);
+  const cursor = { remote: target.shown, event_id: pulled.events.at(-1)?.event_id ?? 0, log_bytes: lines, epoch: pulled.epoch, with_record: true };
+  const { droppedName } = await repository.adopt({ ...pulled, extra: { [cursorFileName]: `${JSON.stringify(cursor)}\n` } }, !absent);
+  const moves = pulled.record.relocations ?? [];
+  const moved = moves.at(-1);
+  return {
+    host: pulled.host,
+    events: pulled.events.length,
+    blobs: pulled.blobs.size,
+    replaced: !absent,
+    ...(moved && moved.to === pulled.record.cwd && moved.through_event === cursor.event_id ? { movedFrom: moved.from } : {}),
+    ...(droppedName ? { droppedName } : {}),
+  };
+}
+
+/**
+ * For `acode resume --dry-run` of a session this home lacks: what a resume would pull, read
+ * without writing anything; a refusal (exit 16) while another live process holds its lease.
+ */
+export async function describePull(target: RemoteTarget, typed: string, timeoutMs: number): Promise<{ id: string; host: string; events: number; status: string }> {
+  const db = await connectRemote(target);
+  try {
+    await requireCurrentSchema(db, target.shown);
+    const found = await findRemoteSession(db, typed);
+    if (!found) throw new AcodeError(`no session matches '${typed}' here nor in the team store ${target.shown}`, ExitCode.failure, 'ACODE-RESUME-005');
+    const holder = await leaseHolder(db, found.id);
+    if (holder && judgeHolder(holder, timeoutMs).kind === 'held') throw heldElsewhere(found.id, holder);
+    const [row] = await db.query<{ events: number; status: string }>('SELECT (SELECT count(*)::integer FROM acode_events WHERE session_id = $1) AS events, status FROM acode_sessions WHERE id = $1', [found.id]);
+    return { id: found.id, host: found.host, events: row?.events ?? 0, status: row?.status ?? 'unknown' };
+  } finally {
+    await db.close();
+  }
+}

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AgentCliCall, AgentCliOutcome, AgentCliPort, AgentCliUpdate } from '../engine/agent-cli.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { processAlive, processStart } from '../store/process-liveness.js';
@@ -18,6 +18,25 @@ const graceMs = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Live members of process group `pgid` (a zombie does not count), each with its /proc start time in clock ticks. */
+function groupMembers(pgid: number): { pid: number; start: number }[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return pids.flatMap((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X' ? [{ pid: Number(pid), start: Number(fields[19]) }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /**
  * Whether any live process of group `pgid` is left. Signal 0 reaches zombies too (a killed child no
  * init reaps stays one), so where /proc exists its members are counted by their state.
@@ -28,21 +47,41 @@ function groupAlive(pgid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  let pids: string[];
+  if (!existsSync('/proc/self/stat')) return true;
+  return groupMembers(pgid).length > 0;
+}
+
+/** This boot of the machine: start times in ticks count from boot, so after a reboot they repeat. */
+function bootId(): string {
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
-    return true;
+    return '';
   }
-  return pids.some((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(group) === pgid && state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
-  });
+}
+
+/** What identifies process `pid` for good: its start time, qualified by the boot it started in. */
+function startMark(pid: number): string {
+  const ticks = processStart(pid);
+  if (!ticks) return '';
+  const boot = bootId();
+  return boot ? `${ticks}@${boot}` : ticks;
+}
+
+/**
+ * Whether the CLI journaled as `pid` started at `started`, or anything it started, still runs. The
+ * CLI itself may be gone (killed alone, or dead of its broken pipe to acode) while a build or a
+ * server it launched keeps working in its process group. Linux never hands out a pid still naming a
+ * live process group, so the group's members are the CLI's own — when the pid names no other live
+ * process now (then it was reused, and the group is that process's), in the same boot, and each
+ * member started after the CLI did.
+ */
+function running(pid: number, started: string): boolean {
+  if (!started) return false;
+  if (processAlive(pid)) return startMark(pid) === started;
+  const [ticks, boot] = started.split('@');
+  if (!boot || boot !== bootId()) return false;
+  return groupMembers(pid).some((member) => member.start >= Number(ticks));
 }
 
 async function endGroup(pgid: number): Promise<void> {
@@ -74,7 +113,7 @@ function childEnv(withhold: readonly string[]): NodeJS.ProcessEnv {
  */
 export function agentCliRunner(options: { exclude?: readonly string[] } = {}): AgentCliPort {
   return {
-    running: (pid, started) => processAlive(pid) && processStart(pid) === started,
+    running,
     endGroup,
     // acode's own home (its logs change while the CLI runs) is never a file the CLI touched.
     snapshot: (cwd) => folderManifest(cwd, options.exclude ?? []),
@@ -110,7 +149,7 @@ function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void):
     child.on('error', (error) => finish(() => reject(new ProviderError(`${call.cli} could not be started: ${error.message}`, false))));
     child.on('spawn', () => {
       const pid = child.pid!;
-      onUpdate({ kind: 'spawned', pid, started: processStart(pid) ?? '' });
+      onUpdate({ kind: 'spawned', pid, started: startMark(pid) });
     });
     child.stdin.on('error', () => undefined); // a CLI that exits without reading its prompt
     child.stdin.end(call.prompt);

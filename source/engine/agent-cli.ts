@@ -44,7 +44,7 @@ export interface AgentCliOutcome {
 
 export interface AgentCliPort {
   run(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void): Promise<AgentCliOutcome>;
-  /** True while the process that started at `started` still runs as `pid`. */
+  /** True while the process that started at `started` still runs as `pid`, or anything it started still runs in its process group. */
   running(pid: number, started: string): boolean;
   /** Ends the process group led by `pid` (TERM, then KILL after a grace) and waits until it is gone. */
   endGroup(pid: number): Promise<void>;

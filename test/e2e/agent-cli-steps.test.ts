@@ -38,6 +38,8 @@ interface Call {
   pid: number;
   resume: string | null;
   secret: string | null;
+  /** Whether the grandchild an earlier, hung call started was still alive when this call started. */
+  earlierAlive: boolean | null;
 }
 
 function workspace(cli: 'claude' | 'codex') {
@@ -140,6 +142,42 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
     const journal = readFileSync(join(ws.env.ACODE_HOME, 'sessions', record!.session_id, 'events.jsonl'), 'utf8');
     const touched = journal.split('\n').filter((line) => line.includes('"type":"agent_cli_files"')).map((line) => (JSON.parse(line) as { files: { path: string }[] }).files.map((f) => f.path));
     expect(touched).toEqual([[join(ws.cwd, 'research.md')], [join(ws.cwd, 'plan.md')], [join(ws.cwd, 'implement.md')]]);
+  }, 60_000);
+
+  it('kill -9 of acode, then of the CLI alone: the resume still ends what the CLI started before it retries', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    run.child.kill('SIGKILL');
+    await run.done;
+    // The CLI dies (its pipe to acode broke, or the OOM killer took it); a build it started keeps running in its group.
+    process.kill(hanging, 'SIGKILL');
+    await waitFor(() => groupMembers(hanging).length === 1, 'only the grandchild left in the group');
+    const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
+    const resume = await runCli(['resume', record!.session_id, '--yes'], ws);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(groupMembers(hanging)).toEqual([]);
+    // Ended before the retry started, not after: the retried CLI never worked beside it.
+    expect(calls(ws.fakes)[2]!.earlierAlive).toBe(false);
+  }, 60_000);
+
+  it('a CLI that ignores SIGTERM is killed (SIGKILL) within the grace when acode is stopped', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan', trapTerm: true }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    const stopped = Date.now();
+    run.child.kill('SIGINT');
+    await run.done;
+    expect(existsSync(join(ws.fakes.state, 'ignored-term'))).toBe(true);
+    expect(groupMembers(hanging)).toEqual([]);
+    // 3 s of grace, then SIGKILL: not the CLI's whole run.
+    expect(Date.now() - stopped).toBeLessThan(8000);
   }, 60_000);
 
   it('Ctrl+C (SIGINT) of acode ends the CLI and everything it started, and pauses resumable', async () => {

@@ -9,9 +9,10 @@ import { join } from 'node:path';
  * per task in their working directory, and can be told — by a JSON control file read at each start —
  * to hang (with a grandchild in their process group) or to answer with a usage limit.
  *
- * Control file (`FAKE_CLI_CONTROL`): { hang?: string, limit?: string, limitMessage?: string } — a
- * prompt containing `hang` sleeps after naming its session; one containing `limit` answers with a
- * usage limit the first time (the mark is then spent, recorded in the state folder).
+ * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string } — a
+ * prompt containing `hang` sleeps after naming its session (its grandchild's pid in `grandchild`;
+ * with `trapTerm` it ignores SIGTERM); one containing `limit` answers with a usage limit the first
+ * time (the mark is then spent, recorded in the state folder).
  */
 const script = (cli: 'claude' | 'codex') => `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -32,7 +33,10 @@ function main() {
   if (cli === 'claude') { const i = argv.indexOf('--resume'); if (i >= 0) resume = argv[i + 1]; }
   else { const i = argv.indexOf('resume'); if (i >= 0) resume = argv[i + 1]; }
   fs.mkdirSync(path.join(state, 'sessions'), { recursive: true });
-  fs.appendFileSync(path.join(state, 'calls.jsonl'), JSON.stringify({ cli, argv, prompt, pid: process.pid, pgid: process.pid, cwd: process.cwd(), resume, secret: process.env.FAKE_SECRET ?? null }) + '\\n');
+  // Whether what an earlier (hung) call started still runs as this one starts: two agents in one folder.
+  const earlier = (() => { try { return Number(fs.readFileSync(path.join(state, 'grandchild'), 'utf8')); } catch { return 0; } })();
+  const alive = (pid) => { try { const s = fs.readFileSync('/proc/' + pid + '/stat', 'utf8'); const st = s[s.lastIndexOf(')') + 2]; return st !== 'Z' && st !== 'X'; } catch { return false; } };
+  fs.appendFileSync(path.join(state, 'calls.jsonl'), JSON.stringify({ cli, argv, prompt, pid: process.pid, pgid: process.pid, cwd: process.cwd(), resume, secret: process.env.FAKE_SECRET ?? null, earlierAlive: earlier ? alive(earlier) : null }) + '\\n');
   const id = resume ?? (cli === 'claude' ? crypto.randomUUID() : '019a' + crypto.randomBytes(14).toString('hex'));
   const file = path.join(state, 'sessions', id + '.json');
   const known = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { tasks: [] };
@@ -56,7 +60,9 @@ function main() {
   fs.appendFileSync(path.join(process.cwd(), name + '.md'), cli + ' worked on ' + name + '\\n');
   if (control.hang && task.includes(control.hang) && !continuing) {
     // A grandchild in the same process group: ending the group must end it too.
-    spawn('sleep', ['1000'], { stdio: 'ignore' });
+    const grandchild = spawn('sleep', ['1000'], { stdio: 'ignore' });
+    fs.writeFileSync(path.join(state, 'grandchild'), String(grandchild.pid));
+    if (control.trapTerm) process.on('SIGTERM', () => fs.appendFileSync(path.join(state, 'ignored-term'), '1'));
     fs.writeFileSync(path.join(state, 'hanging'), String(process.pid));
     setInterval(() => {}, 1000);
     return;

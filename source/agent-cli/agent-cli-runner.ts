@@ -121,7 +121,7 @@ export function agentCliRunner(options: { exclude?: readonly string[] } = {}): A
   };
 }
 
-function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void): Promise<AgentCliOutcome> {
+function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void | Promise<void>): Promise<AgentCliOutcome> {
   const executable = findExecutable(call.cli);
   if (!executable) return Promise.reject(new ProviderError(`${call.cli} is not on PATH; install it or put it on PATH, then resume`, false));
   if (call.signal.aborted) return Promise.reject(new StepAbortedError());
@@ -149,10 +149,13 @@ function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void):
     child.on('error', (error) => finish(() => reject(new ProviderError(`${call.cli} could not be started: ${error.message}`, false))));
     child.on('spawn', () => {
       const pid = child.pid!;
-      onUpdate({ kind: 'spawned', pid, started: startMark(pid) });
+      // The task goes to the CLI once the journal names it (see AgentCliPort.run); when the journal cannot be written it gets none, and ends.
+      void Promise.resolve(onUpdate({ kind: 'spawned', pid, started: startMark(pid) })).then(
+        () => child.stdin.end(call.prompt),
+        () => child.stdin.end(),
+      );
     });
     child.stdin.on('error', () => undefined); // a CLI that exits without reading its prompt
-    child.stdin.end(call.prompt);
     const handle = (raw: string) => {
       const line = raw.trim();
       if (!line.startsWith('{')) return;

@@ -76,9 +76,11 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
     const durable: Promise<void>[] = [];
     // Each id journaled once (claude repeats it on every line); the one the attempt continues is known already.
     const named = new Set<string>(resumeId ? [resumeId] : []);
-    const onUpdate = (update: AgentCliUpdate): void => {
+    const onUpdate = (update: AgentCliUpdate): void | Promise<void> => {
       if (update.kind === 'spawned') {
         host.emit({ type: 'agent_cli_started', step: id, attempt, cli: config.cli, pid: update.pid, started: update.started, cwd, resume_id: resumeId, ...(config.session ? { session: config.session } : {}), tree });
+        // The CLI gets its prompt once this is on disk.
+        return host.options.journal.flush?.();
       } else if (update.kind === 'session') {
         own = update.id;
         if (named.has(update.id)) return;

@@ -209,6 +209,45 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
   }, 60_000);
 });
 
+describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) => {
+  const secret = 'sk-fake-secret-value-123456';
+  const apiKey = 'sk-ant-api03-' + 'A1b2C3d4E5f6G7h8I9j0'.repeat(3);
+  /** Everything acode wrote or printed for the session. */
+  const written = (home: string, printed: string): string => {
+    const [record] = parseAllSessionFiles(home);
+    const folder = join(home, 'sessions', record!.session_id);
+    return [printed, readFileSync(join(folder, 'events.jsonl'), 'utf8'), readFileSync(join(folder, 'session.json'), 'utf8')].join('\n');
+  };
+
+  it('repeats a registered secret and an API key in its answer, tool uses and stderr: none reaches the log, session.json, --stream or --json', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ say: `${secret} ${apiKey}` }));
+    const streamed = await runCli(['run', 'phases.yaml', '--stream'], ws);
+    expect(streamed.code, streamed.stderr).toBe(0);
+    const all = written(ws.env.ACODE_HOME, streamed.stdout + streamed.stderr);
+    expect(all).toContain('Found');
+    expect(all).not.toContain(secret);
+    expect(all).not.toContain(apiKey);
+    const json = await runCli(['run', 'phases.yaml', '--json', '--force'], { ...ws, env: { ...ws.env, ACODE_HOME: join(ws.cwd, 'home2') } });
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout + json.stderr).not.toContain(secret);
+    expect(json.stdout + json.stderr).not.toContain(apiKey);
+  }, 60_000);
+
+  it('exits non-zero without a result after 1 MB of stderr: a bounded failure with its last words, redacted', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ failWith: `fatal: token ${secret} rejected`, stderrBytes: 1024 * 1024 }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('fatal: token');
+    expect(run.stderr).toContain('rejected');
+    const all = written(ws.env.ACODE_HOME, run.stdout + run.stderr);
+    expect(all).not.toContain(secret);
+    expect(run.stderr.length).toBeLessThan(16 * 1024);
+    expect(readFileSync(join(ws.env.ACODE_HOME, 'sessions', parseAllSessionFiles(ws.env.ACODE_HOME)[0]!.session_id, 'events.jsonl'), 'utf8').length).toBeLessThan(64 * 1024);
+  }, 60_000);
+});
+
 /** The conversation id the session journaled (the first agent_cli_session naming one). */
 function readSessionId(home: string): string {
   const [record] = parseAllSessionFiles(home);

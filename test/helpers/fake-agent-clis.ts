@@ -9,10 +9,12 @@ import { join } from 'node:path';
  * per task in their working directory, and can be told — by a JSON control file read at each start —
  * to hang (with a grandchild in their process group) or to answer with a usage limit.
  *
- * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string } — a
+ * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number } — a
  * prompt containing `hang` sleeps after naming its session (its grandchild's pid in `grandchild`;
  * with `trapTerm` it ignores SIGTERM); one containing `limit` answers with a usage limit the first
- * time (the mark is then spent, recorded in the state folder).
+ * time (the mark is then spent, recorded in the state folder). `say` is repeated in the text, a tool
+ * use and stderr; `failWith` ends the call with exit 3, no result, and that last stderr line after
+ * `stderrBytes` of noise.
  */
 const script = (cli: 'claude' | 'codex') => `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -55,6 +57,17 @@ function main() {
     process.exit(1);
   }
   const name = (task.match(/PHASE:([a-z0-9-]+)/) || [null, 'task'])[1];
+  if (control.say) {
+    // What an agent read somewhere (a .env, a log) and repeats: in its text, a tool's name and input, and on stderr.
+    process.stderr.write('debug: ' + control.say + '\\n');
+    if (cli === 'claude') out({ type: 'assistant', message: { content: [{ type: 'text', text: 'Found ' + control.say }, { type: 'tool_use', id: 't0', name: 'Bash_' + control.say, input: { command: 'echo ' + control.say } }] }, session_id: id });
+    else { out({ type: 'item.started', item: { id: 'i9', type: 'command_execution', command: 'echo ' + control.say, status: 'in_progress' } }); out({ type: 'item.completed', item: { id: 'i8', type: 'agent_message', text: 'Found ' + control.say } }); }
+  }
+  if (control.failWith) {
+    // No result: a crash with a long stderr (control.stderrBytes of it) that ends in its last words.
+    process.stderr.write('x'.repeat(control.stderrBytes ?? 0) + '\\n' + control.failWith + '\\n', () => process.exit(3));
+    return;
+  }
   if (cli === 'claude') out({ type: 'assistant', message: { content: [{ type: 'text', text: 'Working on ' + name }, { type: 'tool_use', id: 't1', name: 'Edit', input: { file_path: name + '.md' } }] }, session_id: id });
   else out({ type: 'item.started', item: { id: 'i0', type: 'command_execution', command: 'ls', aggregated_output: '', exit_code: null, status: 'in_progress' } });
   fs.appendFileSync(path.join(process.cwd(), name + '.md'), cli + ' worked on ' + name + '\\n');

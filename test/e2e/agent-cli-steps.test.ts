@@ -234,6 +234,16 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(json.stdout + json.stderr).not.toContain(apiKey);
   }, 60_000);
 
+  it('writes a 100 MB line with no newline after garbage lines: stopped at 16 MiB with a clear failure, in bounded time', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ garbage: true, longLineMb: 100 }));
+    const started = Date.now();
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('wrote a line longer than 16 MiB');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
   it('exits non-zero without a result after 1 MB of stderr: a bounded failure with its last words, redacted', async () => {
     const ws = workspace(cli);
     writeFileSync(ws.fakes.control, JSON.stringify({ failWith: `fatal: token ${secret} rejected`, stderrBytes: 1024 * 1024 }));

@@ -265,6 +265,61 @@ function readSessionId(home: string): string {
   return (JSON.parse(line!) as { session_id: string }).session_id;
 }
 
+describe('agent CLI steps that may run at the same time', () => {
+  const head = `version: 0
+name: side-by-side
+runtime:
+  provider: scripted
+agents: {}
+`;
+  const specs = {
+    parallel: `${head}pattern:
+  type: parallel
+  config:
+    branches:
+      - id: a
+        steps:
+          - { type: agent_cli, cli: claude, session: main, prompt: "PHASE:a one" }
+      - id: b
+        steps:
+          - { type: agent_cli, cli: claude, prompt: "PHASE:b alone" }
+          - { type: agent_cli, cli: claude, session: main, prompt: "PHASE:b two" }
+`,
+    workflow: `${head}pattern:
+  type: workflow
+  config:
+    tasks:
+      - { id: research, type: agent_cli, cli: codex, session: main, prompt: "PHASE:research r" }
+      - { id: left, deps: [research], type: agent_cli, cli: codex, session: main, prompt: "PHASE:left l" }
+      - { id: right, deps: [research], type: agent_cli, cli: codex, session: main, prompt: "PHASE:right r" }
+`,
+  };
+
+  it.each(['parallel', 'workflow'] as const)('%s: two steps continuing one session at once are refused by validate, naming both', async (kind) => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    writeFileSync(join(cwd, 'spec.yaml'), specs[kind]);
+    const env = { ACODE_HOME: join(cwd, 'home'), ...fakes.env };
+    const validate = await runCli(['validate', 'spec.yaml'], { cwd, env });
+    expect(validate.code).toBe(2);
+    const line = kind === 'parallel' ? 16 : 12;
+    expect(validate.stderr).toMatch(new RegExp(`spec\\.yaml:${line}:\\d+: error: ${kind === 'parallel' ? "branch 'b' step 2 and branch 'a' step 1" : "task 'right' and task 'left'"} both continue the ${kind === 'parallel' ? 'claude' : 'codex'} session 'main'`));
+    const run = await runCli(['run', 'spec.yaml'], { cwd, env });
+    expect(run.code).toBe(2);
+    expect(calls(fakes)).toEqual([]);
+  });
+
+  it('parallel branches each with their own session (or none) run their CLIs side by side', async () => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    writeFileSync(join(cwd, 'spec.yaml'), specs.parallel.replace('session: main, prompt: "PHASE:b two"', 'session: other, prompt: "PHASE:b two"'));
+    const run = await runCli(['run', 'spec.yaml'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), ...fakes.env } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(calls(fakes)).toHaveLength(3);
+    expect(calls(fakes).every((call) => call.resume === null)).toBe(true);
+  });
+});
+
 describe('an agent CLI that is not installed', () => {
   it('is a validation error naming it, before any session exists', async () => {
     const cwd = tempDir();

@@ -116,7 +116,7 @@ export function agentCliRunner(options: { exclude?: readonly string[] } = {}): A
     running,
     endGroup,
     // acode's own home (its logs change while the CLI runs) is never a file the CLI touched.
-    snapshot: (cwd) => folderManifest(cwd, options.exclude ?? []),
+    snapshot: (cwd, previous) => folderManifest(cwd, options.exclude ?? [], undefined, previous),
     run: (call, onUpdate) => runCli(call, onUpdate),
   };
 }

@@ -57,7 +57,7 @@ export interface AgentCliPort {
    * What the folder a CLI works in holds, as path → content hash (acode's own folders left out):
    * taken before and after each attempt, it says which files the CLI touched.
    */
-  snapshot(cwd: string): Record<string, string>;
+  snapshot(cwd: string, previous?: Record<string, string>): Record<string, string>;
 }
 
 /** Files whose hash differs between two snapshots of one folder, in path order (null: no file). */

@@ -109,7 +109,7 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
       }
       continue;
     }
-    const files = touchedFiles(before, port.snapshot(cwd), host);
+    const files = touchedFiles(before, port.snapshot(cwd, before), host);
     if (files.length) host.emit({ type: 'agent_cli_files', step: id, attempt, files });
     if (!outcome.sessionId) {
       host.emit({ type: 'agent_cli_session', step: id, attempt, cli: config.cli, session_id: null, message: `${config.cli} named no session id${config.session ? `: the next step of session '${config.session}' starts a fresh conversation` : ''}` });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -242,6 +242,31 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('wrote a line longer than 16 MiB');
     expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
+  it.each(['../..', 'outside/tmp'])('with cwd: %s (up, or through a symlink out of the working directory) is refused before it runs', async (where) => {
+    const ws = workspace(cli);
+    symlinkSync('/', join(ws.cwd, 'outside'));
+    writeFileSync(join(ws.cwd, 'phases.yaml'), threePhases(cli).replace('session: main, prompt: "PHASE:research', `session: main, cwd: "${where}", prompt: "PHASE:research`));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cwd: path '${where}' is outside the working directory ${ws.cwd}; add its folder under env.mounts`);
+    expect(calls(ws.fakes)).toEqual([]);
+  }, 60_000);
+
+  it('past its timeout: its group is ended and the attempt retried in the same conversation', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    writeFileSync(join(ws.cwd, 'phases.yaml'), threePhases(cli).replace('session: main, prompt: "PHASE:plan', 'session: main, timeout: 1, prompt: "PHASE:plan'));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/ran past its timeout of 1 s/);
+    const hung = calls(ws.fakes)[1]!;
+    expect(groupMembers(hung.pid)).toEqual([]);
+    const retried = calls(ws.fakes)[2]!;
+    expect(retried.resume).toBe(readSessionId(ws.env.ACODE_HOME));
+    expect(retried.prompt).toMatch(/^You were interrupted/);
+    expect(retried.earlierAlive).toBe(false);
   }, 60_000);
 
   it('exits non-zero without a result after 1 MB of stderr: a bounded failure with its last words, redacted', async () => {

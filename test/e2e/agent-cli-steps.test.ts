@@ -244,6 +244,17 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 60_000);
 
+  it.runIf(cli === 'claude')('names another session id mid-stream, then its own in the result: the next phase continues the id named last', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ switchId: true }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = calls(ws.fakes);
+    expect(second!.resume).not.toMatch(/^other-/);
+    expect(calls(ws.fakes).slice(1).every((call) => call.resume === second!.resume)).toBe(true);
+    expect(first!.resume).toBeNull();
+  }, 60_000);
+
   it.each(['../..', 'outside/tmp'])('with cwd: %s (up, or through a symlink out of the working directory) is refused before it runs', async (where) => {
     const ws = workspace(cli);
     symlinkSync('/', join(ws.cwd, 'outside'));

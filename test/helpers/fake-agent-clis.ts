@@ -9,13 +9,14 @@ import { join } from 'node:path';
  * per task in their working directory, and can be told — by a JSON control file read at each start —
  * to hang (with a grandchild in their process group) or to answer with a usage limit.
  *
- * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number } — a
+ * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number, switchId?: boolean } — a
  * prompt containing `hang` sleeps after naming its session (its grandchild's pid in `grandchild`;
  * with `trapTerm` it ignores SIGTERM); one containing `limit` answers with a usage limit the first
  * time (the mark is then spent, recorded in the state folder). `say` is repeated in the text, a tool
  * use and stderr; `failWith` ends the call with exit 3, no result, and that last stderr line after
  * `stderrBytes` of noise. `garbage` writes lines that are not JSON objects first; `longLineMb` writes
- * one line that long with no newline, then exits.
+ * one line that long with no newline, then exits; `switchId` (claude) names another session id
+ * mid-stream before its result names its own again.
  */
 const script = (cli: 'claude' | 'codex') => `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -64,6 +65,8 @@ function main() {
     if (cli === 'claude') out({ type: 'assistant', message: { content: [{ type: 'text', text: 'Found ' + control.say }, { type: 'tool_use', id: 't0', name: 'Bash_' + control.say, input: { command: 'echo ' + control.say } }] }, session_id: id });
     else { out({ type: 'item.started', item: { id: 'i9', type: 'command_execution', command: 'echo ' + control.say, status: 'in_progress' } }); out({ type: 'item.completed', item: { id: 'i8', type: 'agent_message', text: 'Found ' + control.say } }); }
   }
+  // A stream naming another conversation in the middle (its own id again at the end): the id to continue is the last one named.
+  if (control.switchId && cli === 'claude') out({ type: 'assistant', message: { content: [{ type: 'text', text: 'aside' }] }, session_id: 'other-' + id });
   if (control.garbage) process.stdout.write('not json at all\\n{"type": broken\\n[1,2]\\nnull\\n');
   if (control.longLineMb) {
     // One line of control.longLineMb MiB with no newline, written as fast as the pipe takes it.

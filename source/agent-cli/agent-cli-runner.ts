@@ -13,6 +13,8 @@ import { folderManifest } from './folder-manifest.js';
 const longestLine = 16 * 1024 * 1024;
 /** stderr kept for a failure's message: its last lines. */
 const stderrKept = 4096;
+/** How long stdout may stay open after the CLI exits (a leftover process holding it) before its group is ended. */
+const drainMs = 1000;
 /** Between TERM and KILL when a CLI's group is ended. */
 const graceMs = 3000;
 
@@ -184,7 +186,18 @@ function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void |
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-stderrKept);
     });
+    // The CLI has exited, but a process it left in its group (a server started with &) may hold its
+    // stdout open, and 'close' would wait for it for ever: after a moment to drain, the group is ended.
+    let drain: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      drain = setTimeout(() => {
+        if (child.pid) void endGroup(child.pid);
+      }, drainMs);
+    });
     child.on('close', (code, signal) => {
+      if (drain) clearTimeout(drain);
+      // Nothing the CLI started outlives its step: it would go on working in the folder unwatched.
+      if (child.pid && groupAlive(child.pid)) void endGroup(child.pid);
       if (pending) handle(pending);
       finish(() => {
         if (why === 'aborted') return reject(new StepAbortedError());

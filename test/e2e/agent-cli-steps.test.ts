@@ -255,6 +255,20 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(first!.resume).toBeNull();
   }, 60_000);
 
+  it('answers and exits, leaving a process that holds its stdout: the step completes and the leftover is ended', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ leaveBehind: 'PHASE:research' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'left-behind')), 'phase 1 to leave a process behind');
+    groups.push(calls(ws.fakes)[0]!.pid);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
+    const done = await run.done;
+    clearTimeout(timer);
+    expect(done.code, done.stderr).toBe(0);
+    expect(calls(ws.fakes)).toHaveLength(3);
+    expect(groupMembers(calls(ws.fakes)[0]!.pid)).toEqual([]);
+  }, 60_000);
+
   it.each(['../..', 'outside/tmp'])('with cwd: %s (up, or through a symlink out of the working directory) is refused before it runs', async (where) => {
     const ws = workspace(cli);
     symlinkSync('/', join(ws.cwd, 'outside'));

@@ -9,14 +9,15 @@ import { join } from 'node:path';
  * per task in their working directory, and can be told — by a JSON control file read at each start —
  * to hang (with a grandchild in their process group) or to answer with a usage limit.
  *
- * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number, switchId?: boolean } — a
+ * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number, switchId?: boolean, leaveBehind?: string } — a
  * prompt containing `hang` sleeps after naming its session (its grandchild's pid in `grandchild`;
  * with `trapTerm` it ignores SIGTERM); one containing `limit` answers with a usage limit the first
  * time (the mark is then spent, recorded in the state folder). `say` is repeated in the text, a tool
  * use and stderr; `failWith` ends the call with exit 3, no result, and that last stderr line after
  * `stderrBytes` of noise. `garbage` writes lines that are not JSON objects first; `longLineMb` writes
  * one line that long with no newline, then exits; `switchId` (claude) names another session id
- * mid-stream before its result names its own again.
+ * mid-stream before its result names its own again; a prompt containing `leaveBehind` answers and
+ * exits, leaving a process in its group that holds its stdout (pid in `left-behind`).
  */
 const script = (cli: 'claude' | 'codex') => `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -92,6 +93,12 @@ function main() {
     fs.writeFileSync(path.join(state, 'hanging'), String(process.pid));
     setInterval(() => {}, 1000);
     return;
+  }
+  if (control.leaveBehind && task.includes(control.leaveBehind)) {
+    // A process it started that outlives it, holding its stdout (a server started with &): the step must still end, and take it along.
+    const left = spawn('sleep', ['1000'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    left.unref();
+    fs.writeFileSync(path.join(state, 'left-behind'), String(left.pid));
   }
   const answer = name + ' done by ' + cli + ' (' + known.tasks.length + ' task' + (known.tasks.length === 1 ? '' : 's') + ' in this conversation)';
   if (cli === 'claude') out({ type: 'result', subtype: 'success', is_error: false, result: answer, session_id: id, total_cost_usd: 0.0125, num_turns: 2, duration_ms: 5, usage: { input_tokens: 120, cache_read_input_tokens: 30, output_tokens: 40 } });

@@ -294,6 +294,16 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(retried.earlierAlive).toBe(false);
   }, 60_000);
 
+  it('exits 0 without a result: a failure saying so, its session id kept', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ silent: true }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${cli} exited with code 0 without a result`);
+    expect(readSessionId(ws.env.ACODE_HOME)).toBeTruthy();
+    expect(calls(ws.fakes)).toHaveLength(1);
+  }, 60_000);
+
   it('exits non-zero without a result after 1 MB of stderr: a bounded failure with its last words, redacted', async () => {
     const ws = workspace(cli);
     writeFileSync(ws.fakes.control, JSON.stringify({ failWith: `fatal: token ${secret} rejected`, stderrBytes: 1024 * 1024 }));

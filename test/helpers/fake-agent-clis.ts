@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * per task in their working directory, and can be told — by a JSON control file read at each start —
  * to hang (with a grandchild in their process group) or to answer with a usage limit.
  *
- * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number, switchId?: boolean, leaveBehind?: string } — a
+ * Control file (`FAKE_CLI_CONTROL`): { hang?: string, trapTerm?: boolean, limit?: string, limitMessage?: string, say?: string, failWith?: string, stderrBytes?: number, garbage?: boolean, longLineMb?: number, switchId?: boolean, leaveBehind?: string, silent?: boolean } — a
  * prompt containing `hang` sleeps after naming its session (its grandchild's pid in `grandchild`;
  * with `trapTerm` it ignores SIGTERM); one containing `limit` answers with a usage limit the first
  * time (the mark is then spent, recorded in the state folder). `say` is repeated in the text, a tool
@@ -17,7 +17,8 @@ import { join } from 'node:path';
  * `stderrBytes` of noise. `garbage` writes lines that are not JSON objects first; `longLineMb` writes
  * one line that long with no newline, then exits; `switchId` (claude) names another session id
  * mid-stream before its result names its own again; a prompt containing `leaveBehind` answers and
- * exits, leaving a process in its group that holds its stdout (pid in `left-behind`).
+ * exits, leaving a process in its group that holds its stdout (pid in `left-behind`); `silent` exits 0
+ * after naming its session, with no result.
  */
 const script = (cli: 'claude' | 'codex') => `#!/usr/bin/env node
 const fs = require('node:fs');
@@ -77,6 +78,7 @@ function main() {
     more();
     return;
   }
+  if (control.silent) process.exit(0);
   if (control.failWith) {
     // No result: a crash with a long stderr (control.stderrBytes of it) that ends in its last words.
     process.stderr.write('x'.repeat(control.stderrBytes ?? 0) + '\\n' + control.failWith + '\\n', () => process.exit(3));

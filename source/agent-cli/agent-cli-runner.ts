@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AgentCliCall, AgentCliOutcome, AgentCliPort, AgentCliUpdate } from '../engine/agent-cli.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
 import { processAlive, processStart } from '../store/process-liveness.js';
@@ -13,10 +13,31 @@ import { folderManifest } from './folder-manifest.js';
 const longestLine = 16 * 1024 * 1024;
 /** stderr kept for a failure's message: its last lines. */
 const stderrKept = 4096;
+/** How long stdout may stay open after the CLI exits (a leftover process holding it) before its group is ended. */
+const drainMs = 1000;
 /** Between TERM and KILL when a CLI's group is ended. */
 const graceMs = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Live members of process group `pgid` (a zombie does not count), each with its /proc start time in clock ticks. */
+function groupMembers(pgid: number): { pid: number; start: number }[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return pids.flatMap((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X' ? [{ pid: Number(pid), start: Number(fields[19]) }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 /**
  * Whether any live process of group `pgid` is left. Signal 0 reaches zombies too (a killed child no
@@ -28,21 +49,41 @@ function groupAlive(pgid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  let pids: string[];
+  if (!existsSync('/proc/self/stat')) return true;
+  return groupMembers(pgid).length > 0;
+}
+
+/** This boot of the machine: start times in ticks count from boot, so after a reboot they repeat. */
+function bootId(): string {
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
-    return true;
+    return '';
   }
-  return pids.some((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(group) === pgid && state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
-  });
+}
+
+/** What identifies process `pid` for good: its start time, qualified by the boot it started in. */
+function startMark(pid: number): string {
+  const ticks = processStart(pid);
+  if (!ticks) return '';
+  const boot = bootId();
+  return boot ? `${ticks}@${boot}` : ticks;
+}
+
+/**
+ * Whether the CLI journaled as `pid` started at `started`, or anything it started, still runs. The
+ * CLI itself may be gone (killed alone, or dead of its broken pipe to acode) while a build or a
+ * server it launched keeps working in its process group. Linux never hands out a pid still naming a
+ * live process group, so the group's members are the CLI's own — when the pid names no other live
+ * process now (then it was reused, and the group is that process's), in the same boot, and each
+ * member started after the CLI did.
+ */
+function running(pid: number, started: string): boolean {
+  if (!started) return false;
+  if (processAlive(pid)) return startMark(pid) === started;
+  const [ticks, boot] = started.split('@');
+  if (!boot || boot !== bootId()) return false;
+  return groupMembers(pid).some((member) => member.start >= Number(ticks));
 }
 
 async function endGroup(pgid: number): Promise<void> {
@@ -74,15 +115,15 @@ function childEnv(withhold: readonly string[]): NodeJS.ProcessEnv {
  */
 export function agentCliRunner(options: { exclude?: readonly string[] } = {}): AgentCliPort {
   return {
-    running: (pid, started) => processAlive(pid) && processStart(pid) === started,
+    running,
     endGroup,
     // acode's own home (its logs change while the CLI runs) is never a file the CLI touched.
-    snapshot: (cwd) => folderManifest(cwd, options.exclude ?? []),
+    snapshot: (cwd, previous) => folderManifest(cwd, options.exclude ?? [], undefined, previous),
     run: (call, onUpdate) => runCli(call, onUpdate),
   };
 }
 
-function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void): Promise<AgentCliOutcome> {
+function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void | Promise<void>): Promise<AgentCliOutcome> {
   const executable = findExecutable(call.cli);
   if (!executable) return Promise.reject(new ProviderError(`${call.cli} is not on PATH; install it or put it on PATH, then resume`, false));
   if (call.signal.aborted) return Promise.reject(new StepAbortedError());
@@ -110,10 +151,13 @@ function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void):
     child.on('error', (error) => finish(() => reject(new ProviderError(`${call.cli} could not be started: ${error.message}`, false))));
     child.on('spawn', () => {
       const pid = child.pid!;
-      onUpdate({ kind: 'spawned', pid, started: processStart(pid) ?? '' });
+      // The task goes to the CLI once the journal names it (see AgentCliPort.run); when the journal cannot be written it gets none, and ends.
+      void Promise.resolve(onUpdate({ kind: 'spawned', pid, started: startMark(pid) })).then(
+        () => child.stdin.end(call.prompt),
+        () => child.stdin.end(),
+      );
     });
     child.stdin.on('error', () => undefined); // a CLI that exits without reading its prompt
-    child.stdin.end(call.prompt);
     const handle = (raw: string) => {
       const line = raw.trim();
       if (!line.startsWith('{')) return;
@@ -142,7 +186,18 @@ function runCli(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void):
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-stderrKept);
     });
+    // The CLI has exited, but a process it left in its group (a server started with &) may hold its
+    // stdout open, and 'close' would wait for it for ever: after a moment to drain, the group is ended.
+    let drain: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      drain = setTimeout(() => {
+        if (child.pid) void endGroup(child.pid);
+      }, drainMs);
+    });
     child.on('close', (code, signal) => {
+      if (drain) clearTimeout(drain);
+      // Nothing the CLI started outlives its step: it would go on working in the folder unwatched.
+      if (child.pid && groupAlive(child.pid)) void endGroup(child.pid);
       if (pending) handle(pending);
       finish(() => {
         if (why === 'aborted') return reject(new StepAbortedError());

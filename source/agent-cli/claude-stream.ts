@@ -38,7 +38,9 @@ export function claudeStream(): CliStream {
         const result = text(event.result) ?? '';
         if (event.is_error === true || (text(event.subtype) ?? 'success') !== 'success') {
           const status = typeof event.api_error_status === 'number' ? event.api_error_status : undefined;
-          failure = cliFailure('claude', result || `ended with ${text(event.subtype) ?? 'an error'}`, status === undefined ? {} : { status });
+          // claude reports API errors as subtype success with is_error: with no text either, the subtype says nothing.
+          const subtype = text(event.subtype);
+          failure = cliFailure('claude', result || (subtype && subtype !== 'success' ? `ended with ${subtype}` : 'ended with an error and said nothing about it'), status === undefined ? {} : { status });
           return;
         }
         outcome = {

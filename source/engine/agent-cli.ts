@@ -43,8 +43,13 @@ export interface AgentCliOutcome {
 }
 
 export interface AgentCliPort {
-  run(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void): Promise<AgentCliOutcome>;
-  /** True while the process that started at `started` still runs as `pid`. */
+  /**
+   * `onUpdate` answers `spawned` with the journal's flush: the prompt reaches the CLI only after it,
+   * so a kill -9 of acode in between leaves a CLI waiting for a task (and ending at the EOF of its
+   * stdin), never one at work that no journal names.
+   */
+  run(call: AgentCliCall, onUpdate: (update: AgentCliUpdate) => void | Promise<void>): Promise<AgentCliOutcome>;
+  /** True while the process that started at `started` still runs as `pid`, or anything it started still runs in its process group. */
   running(pid: number, started: string): boolean;
   /** Ends the process group led by `pid` (TERM, then KILL after a grace) and waits until it is gone. */
   endGroup(pid: number): Promise<void>;
@@ -52,7 +57,7 @@ export interface AgentCliPort {
    * What the folder a CLI works in holds, as path → content hash (acode's own folders left out):
    * taken before and after each attempt, it says which files the CLI touched.
    */
-  snapshot(cwd: string): Record<string, string>;
+  snapshot(cwd: string, previous?: Record<string, string>): Record<string, string>;
 }
 
 /** Files whose hash differs between two snapshots of one folder, in path order (null: no file). */

@@ -25,7 +25,7 @@ export function agentCliChanges(progress: SessionProgress, blobs: BlobStore, env
     } catch {
       continue; // a snapshot acode cannot read names nothing; requireSnapshots does not demand it
     }
-    const now = folderManifest(run.cwd, [resolve(defaultHome(env))]);
+    const now = folderManifest(run.cwd, [resolve(defaultHome(env))], undefined, before);
     for (const change of snapshotChanges(before, now)) {
       if (progress.files[change.path]) continue;
       const file = regularFileNow(change.path);

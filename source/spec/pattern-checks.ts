@@ -43,6 +43,30 @@ export function checkSteps(spec: WorkflowSpec, steps: readonly ChainStep[], at: 
   }
 }
 
+/** An agent-CLI step as the session check sees it: the session it continues, who it is, where it is. */
+export interface CliSessionUse {
+  cli: AgentCliStep['cli'];
+  session: string | undefined;
+  who: string;
+  at: SpecPath;
+}
+
+/**
+ * Steps naming one agent-CLI `session` continue one conversation, one step after another: two at
+ * once would both resume the same conversation id (or both start one, and the later id win), each
+ * CLI writing into the one transcript with no idea of the other. So steps that may run at the same
+ * time (`concurrent`: different parallel branches, workflow tasks neither of which waits for the
+ * other) are refused sharing a session, at the later one.
+ */
+export function checkCliSessions(uses: readonly CliSessionUse[], concurrent: (a: number, b: number) => boolean, error: PathReport): void {
+  for (const [j, later] of uses.entries()) {
+    if (!later.session) continue;
+    const i = uses.findIndex((earlier, k) => k < j && earlier.session === later.session && concurrent(k, j));
+    if (i < 0) continue;
+    error([...later.at, 'session'], `${later.who} and ${uses[i]!.who} both continue the ${later.cli} session '${later.session}' and may run at the same time, but one conversation takes one step at a time; give one of them its own session, or make one run after the other`);
+  }
+}
+
 /** The first index of each id used more than once, reported at every later use. */
 export function checkUniqueIds(ids: readonly string[], at: (i: number) => SpecPath, what: string, error: PathReport, readAs = `${what === 'task' ? 'tasks' : what === 'branch' ? 'branches' : `${what}s`}.<id>`): void {
   const first = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -38,6 +38,8 @@ interface Call {
   pid: number;
   resume: string | null;
   secret: string | null;
+  /** Whether the grandchild an earlier, hung call started was still alive when this call started. */
+  earlierAlive: boolean | null;
 }
 
 function workspace(cli: 'claude' | 'codex') {
@@ -142,6 +144,42 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
     expect(touched).toEqual([[join(ws.cwd, 'research.md')], [join(ws.cwd, 'plan.md')], [join(ws.cwd, 'implement.md')]]);
   }, 60_000);
 
+  it('kill -9 of acode, then of the CLI alone: the resume still ends what the CLI started before it retries', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    run.child.kill('SIGKILL');
+    await run.done;
+    // The CLI dies (its pipe to acode broke, or the OOM killer took it); a build it started keeps running in its group.
+    process.kill(hanging, 'SIGKILL');
+    await waitFor(() => groupMembers(hanging).length === 1, 'only the grandchild left in the group');
+    const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
+    const resume = await runCli(['resume', record!.session_id, '--yes'], ws);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(groupMembers(hanging)).toEqual([]);
+    // Ended before the retry started, not after: the retried CLI never worked beside it.
+    expect(calls(ws.fakes)[2]!.earlierAlive).toBe(false);
+  }, 60_000);
+
+  it('a CLI that ignores SIGTERM is killed (SIGKILL) within the grace when acode is stopped', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan', trapTerm: true }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+    groups.push(hanging);
+    const stopped = Date.now();
+    run.child.kill('SIGINT');
+    await run.done;
+    expect(existsSync(join(ws.fakes.state, 'ignored-term'))).toBe(true);
+    expect(groupMembers(hanging)).toEqual([]);
+    // 3 s of grace, then SIGKILL: not the CLI's whole run.
+    expect(Date.now() - stopped).toBeLessThan(8000);
+  }, 60_000);
+
   it('Ctrl+C (SIGINT) of acode ends the CLI and everything it started, and pauses resumable', async () => {
     const ws = workspace(cli);
     writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
@@ -171,12 +209,176 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
   }, 60_000);
 });
 
+describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) => {
+  const secret = 'sk-fake-secret-value-123456';
+  const apiKey = 'sk-ant-api03-' + 'A1b2C3d4E5f6G7h8I9j0'.repeat(3);
+  /** Everything acode wrote or printed for the session. */
+  const written = (home: string, printed: string): string => {
+    const [record] = parseAllSessionFiles(home);
+    const folder = join(home, 'sessions', record!.session_id);
+    return [printed, readFileSync(join(folder, 'events.jsonl'), 'utf8'), readFileSync(join(folder, 'session.json'), 'utf8')].join('\n');
+  };
+
+  it('repeats a registered secret and an API key in its answer, tool uses and stderr: none reaches the log, session.json, --stream or --json', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ say: `${secret} ${apiKey}` }));
+    const streamed = await runCli(['run', 'phases.yaml', '--stream'], ws);
+    expect(streamed.code, streamed.stderr).toBe(0);
+    const all = written(ws.env.ACODE_HOME, streamed.stdout + streamed.stderr);
+    expect(all).toContain('Found');
+    expect(all).not.toContain(secret);
+    expect(all).not.toContain(apiKey);
+    const json = await runCli(['run', 'phases.yaml', '--json', '--force'], { ...ws, env: { ...ws.env, ACODE_HOME: join(ws.cwd, 'home2') } });
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout + json.stderr).not.toContain(secret);
+    expect(json.stdout + json.stderr).not.toContain(apiKey);
+  }, 60_000);
+
+  it('writes a 100 MB line with no newline after garbage lines: stopped at 16 MiB with a clear failure, in bounded time', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ garbage: true, longLineMb: 100 }));
+    const started = Date.now();
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('wrote a line longer than 16 MiB');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
+  it.runIf(cli === 'claude')('names another session id mid-stream, then its own in the result: the next phase continues the id named last', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ switchId: true }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = calls(ws.fakes);
+    expect(second!.resume).not.toMatch(/^other-/);
+    expect(calls(ws.fakes).slice(1).every((call) => call.resume === second!.resume)).toBe(true);
+    expect(first!.resume).toBeNull();
+  }, 60_000);
+
+  it('answers and exits, leaving a process that holds its stdout: the step completes and the leftover is ended', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ leaveBehind: 'PHASE:research' }));
+    const run = startCli(['run', 'phases.yaml'], ws);
+    await waitFor(() => existsSync(join(ws.fakes.state, 'left-behind')), 'phase 1 to leave a process behind');
+    groups.push(calls(ws.fakes)[0]!.pid);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
+    const done = await run.done;
+    clearTimeout(timer);
+    expect(done.code, done.stderr).toBe(0);
+    expect(calls(ws.fakes)).toHaveLength(3);
+    expect(groupMembers(calls(ws.fakes)[0]!.pid)).toEqual([]);
+  }, 60_000);
+
+  it.each(['../..', 'outside/tmp'])('with cwd: %s (up, or through a symlink out of the working directory) is refused before it runs', async (where) => {
+    const ws = workspace(cli);
+    symlinkSync('/', join(ws.cwd, 'outside'));
+    writeFileSync(join(ws.cwd, 'phases.yaml'), threePhases(cli).replace('session: main, prompt: "PHASE:research', `session: main, cwd: "${where}", prompt: "PHASE:research`));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cwd: path '${where}' is outside the working directory ${ws.cwd}; add its folder under env.mounts`);
+    expect(calls(ws.fakes)).toEqual([]);
+  }, 60_000);
+
+  it('past its timeout: its group is ended and the attempt retried in the same conversation', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
+    writeFileSync(join(ws.cwd, 'phases.yaml'), threePhases(cli).replace('session: main, prompt: "PHASE:plan', 'session: main, timeout: 1, prompt: "PHASE:plan'));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/ran past its timeout of 1 s/);
+    const hung = calls(ws.fakes)[1]!;
+    expect(groupMembers(hung.pid)).toEqual([]);
+    const retried = calls(ws.fakes)[2]!;
+    expect(retried.resume).toBe(readSessionId(ws.env.ACODE_HOME));
+    expect(retried.prompt).toMatch(/^You were interrupted/);
+    expect(retried.earlierAlive).toBe(false);
+  }, 60_000);
+
+  it('exits 0 without a result: a failure saying so, its session id kept', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ silent: true }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${cli} exited with code 0 without a result`);
+    expect(readSessionId(ws.env.ACODE_HOME)).toBeTruthy();
+    expect(calls(ws.fakes)).toHaveLength(1);
+  }, 60_000);
+
+  it('exits non-zero without a result after 1 MB of stderr: a bounded failure with its last words, redacted', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ failWith: `fatal: token ${secret} rejected`, stderrBytes: 1024 * 1024 }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('fatal: token');
+    expect(run.stderr).toContain('rejected');
+    const all = written(ws.env.ACODE_HOME, run.stdout + run.stderr);
+    expect(all).not.toContain(secret);
+    expect(run.stderr.length).toBeLessThan(16 * 1024);
+    expect(readFileSync(join(ws.env.ACODE_HOME, 'sessions', parseAllSessionFiles(ws.env.ACODE_HOME)[0]!.session_id, 'events.jsonl'), 'utf8').length).toBeLessThan(64 * 1024);
+  }, 60_000);
+});
+
 /** The conversation id the session journaled (the first agent_cli_session naming one). */
 function readSessionId(home: string): string {
   const [record] = parseAllSessionFiles(home);
   const line = readFileSync(join(home, 'sessions', record!.session_id, 'events.jsonl'), 'utf8').split('\n').find((l) => l.includes('"type":"agent_cli_session"') && !l.includes('"session_id":null'));
   return (JSON.parse(line!) as { session_id: string }).session_id;
 }
+
+describe('agent CLI steps that may run at the same time', () => {
+  const head = `version: 0
+name: side-by-side
+runtime:
+  provider: scripted
+agents: {}
+`;
+  const specs = {
+    parallel: `${head}pattern:
+  type: parallel
+  config:
+    branches:
+      - id: a
+        steps:
+          - { type: agent_cli, cli: claude, session: main, prompt: "PHASE:a one" }
+      - id: b
+        steps:
+          - { type: agent_cli, cli: claude, prompt: "PHASE:b alone" }
+          - { type: agent_cli, cli: claude, session: main, prompt: "PHASE:b two" }
+`,
+    workflow: `${head}pattern:
+  type: workflow
+  config:
+    tasks:
+      - { id: research, type: agent_cli, cli: codex, session: main, prompt: "PHASE:research r" }
+      - { id: left, deps: [research], type: agent_cli, cli: codex, session: main, prompt: "PHASE:left l" }
+      - { id: right, deps: [research], type: agent_cli, cli: codex, session: main, prompt: "PHASE:right r" }
+`,
+  };
+
+  it.each(['parallel', 'workflow'] as const)('%s: two steps continuing one session at once are refused by validate, naming both', async (kind) => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    writeFileSync(join(cwd, 'spec.yaml'), specs[kind]);
+    const env = { ACODE_HOME: join(cwd, 'home'), ...fakes.env };
+    const validate = await runCli(['validate', 'spec.yaml'], { cwd, env });
+    expect(validate.code).toBe(2);
+    const line = kind === 'parallel' ? 16 : 12;
+    expect(validate.stderr).toMatch(new RegExp(`spec\\.yaml:${line}:\\d+: error: ${kind === 'parallel' ? "branch 'b' step 2 and branch 'a' step 1" : "task 'right' and task 'left'"} both continue the ${kind === 'parallel' ? 'claude' : 'codex'} session 'main'`));
+    const run = await runCli(['run', 'spec.yaml'], { cwd, env });
+    expect(run.code).toBe(2);
+    expect(calls(fakes)).toEqual([]);
+  });
+
+  it('parallel branches each with their own session (or none) run their CLIs side by side', async () => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    writeFileSync(join(cwd, 'spec.yaml'), specs.parallel.replace('session: main, prompt: "PHASE:b two"', 'session: other, prompt: "PHASE:b two"'));
+    const run = await runCli(['run', 'spec.yaml'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), ...fakes.env } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(calls(fakes)).toHaveLength(3);
+    expect(calls(fakes).every((call) => call.resume === null)).toBe(true);
+  });
+});
 
 describe('an agent CLI that is not installed', () => {
   it('is a validation error naming it, before any session exists', async () => {

@@ -43,6 +43,17 @@ describe("claude's stream-json", () => {
     expect((other.end() as { failure: Error }).failure).toBeInstanceOf(ProviderError);
     expect(claudeStream().end()).toBeUndefined();
   });
+
+  it('says an error result with no text and subtype success is an error, never that it "ended with success"', () => {
+    const bare = claudeStream();
+    feed(bare, [{ type: 'result', subtype: 'success', is_error: true, session_id: 's-5' }]);
+    const { message } = (bare.end() as { failure: Error }).failure;
+    expect(message).not.toContain('success');
+    expect(message).toBe('claude: ended with an error and said nothing about it');
+    const turns = claudeStream();
+    feed(turns, [{ type: 'result', subtype: 'error_max_turns', is_error: true, session_id: 's-6' }]);
+    expect((turns.end() as { failure: Error }).failure.message).toBe('claude: ended with error_max_turns');
+  });
 });
 
 describe("codex's exec --json", () => {

@@ -74,15 +74,19 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
     const tree = host.options.blobs.put(Buffer.from(JSON.stringify(before)));
     // Journaled at once and made durable: a crash a moment later still knows the child and the conversation.
     const durable: Promise<void>[] = [];
-    // Each id journaled once (claude repeats it on every line); the one the attempt continues is known already.
-    const named = new Set<string>(resumeId ? [resumeId] : []);
-    const onUpdate = (update: AgentCliUpdate): void => {
+    // An id journaled when it differs from the last one journaled (claude repeats it on every line; the
+    // one the attempt continues is known already): a stream that names another mid-way and its own
+    // again in the result leaves the last one named — the one to continue — as the journal's.
+    let named = resumeId;
+    const onUpdate = (update: AgentCliUpdate): void | Promise<void> => {
       if (update.kind === 'spawned') {
         host.emit({ type: 'agent_cli_started', step: id, attempt, cli: config.cli, pid: update.pid, started: update.started, cwd, resume_id: resumeId, ...(config.session ? { session: config.session } : {}), tree });
+        // The CLI gets its prompt once this is on disk.
+        return host.options.journal.flush?.();
       } else if (update.kind === 'session') {
         own = update.id;
-        if (named.has(update.id)) return;
-        named.add(update.id);
+        if (named === update.id) return;
+        named = update.id;
         host.emit({ type: 'agent_cli_session', step: id, attempt, cli: config.cli, session_id: update.id, ...(config.session ? { session: config.session } : {}) });
       } else {
         host.notify?.(update.kind === 'text' ? { type: 'step_text', step: id, attempt, text: update.text } : { type: 'step_tool_call', step: id, attempt, name: update.name });
@@ -107,7 +111,7 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
       }
       continue;
     }
-    const files = touchedFiles(before, port.snapshot(cwd), host);
+    const files = touchedFiles(before, port.snapshot(cwd, before), host);
     if (files.length) host.emit({ type: 'agent_cli_files', step: id, attempt, files });
     if (!outcome.sessionId) {
       host.emit({ type: 'agent_cli_session', step: id, attempt, cli: config.cli, session_id: null, message: `${config.cli} named no session id${config.session ? `: the next step of session '${config.session}' starts a fresh conversation` : ''}` });

@@ -1,7 +1,7 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
 import { isAgentCliStep, isAgentStep, isApprovalStep } from '../chain-steps.js';
-import { agentCliProblem, agentProblem, checkUniqueIds, suggest } from '../pattern-checks.js';
+import { agentCliProblem, agentProblem, checkCliSessions, checkUniqueIds, suggest } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type PathReport, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { agentCliFields, approvalFields, identifier, listOf } from '../step-schemas.js';
 import { taskGraph, taskLevels, taskOrder, type TaskGraph } from '../task-graph.js';
@@ -74,6 +74,11 @@ function checkWorkflow(spec: WorkflowSpec, pattern: WorkflowPattern, error: Path
       ? `task '${cycle[0]}' depends on itself, so it can never start; remove '${cycle[0]}' from its deps`
       : `tasks depend on each other in a cycle, so none of them can start: ${cycle.join(' → ')} (each waits for the one before it); remove one of these deps`;
     error([...at, where, 'deps'], message);
+  }
+  if (graphable && !cycle.length) {
+    const graph = taskGraph(tasks);
+    const cliTasks = tasks.flatMap((task, i) => (isAgentCliStep(task) ? [{ id: task.id, cli: task.cli, session: task.session, who: `task '${task.id}'`, at: [...at, i] }] : []));
+    checkCliSessions(cliTasks, (a, b) => !graph.dependsOn(cliTasks[a]!.id, cliTasks[b]!.id) && !graph.dependsOn(cliTasks[b]!.id, cliTasks[a]!.id), error);
   }
 }
 

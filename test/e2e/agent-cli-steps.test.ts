@@ -78,6 +78,16 @@ async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise
   }
 }
 
+/** Starts the three phases with the fakes told `control`, and waits until phase 2's CLI hangs: its pid leads its process group. */
+async function hangInPhase2(ws: ReturnType<typeof workspace>, control: object) {
+  writeFileSync(ws.fakes.control, JSON.stringify(control));
+  const run = startCli(['run', 'phases.yaml'], ws);
+  await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
+  const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
+  groups.push(hanging);
+  return { run, hanging };
+}
+
 describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
   it('runs three phases headless in one conversation: phases 2 and 3 continue the id phase 1 named', async () => {
     const ws = workspace(cli);
@@ -106,11 +116,7 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
 
   it('kill -9 of acode during phase 2: the resume ends the CLI still running, re-runs phase 2 in the same conversation, never phase 1', async () => {
     const ws = workspace(cli);
-    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
-    const run = startCli(['run', 'phases.yaml'], ws);
-    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
-    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
-    groups.push(hanging);
+    const { run, hanging } = await hangInPhase2(ws, { hang: 'PHASE:plan' });
     run.child.kill('SIGKILL');
     await run.done;
     // kill -9 of acode cannot take the CLI with it: its own process group outlives it (with its grandchild).
@@ -146,11 +152,7 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
 
   it('kill -9 of acode, then of the CLI alone: the resume still ends what the CLI started before it retries', async () => {
     const ws = workspace(cli);
-    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
-    const run = startCli(['run', 'phases.yaml'], ws);
-    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
-    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
-    groups.push(hanging);
+    const { run, hanging } = await hangInPhase2(ws, { hang: 'PHASE:plan' });
     run.child.kill('SIGKILL');
     await run.done;
     // The CLI dies (its pipe to acode broke, or the OOM killer took it); a build it started keeps running in its group.
@@ -166,11 +168,7 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
 
   it('a CLI that ignores SIGTERM is killed (SIGKILL) within the grace when acode is stopped', async () => {
     const ws = workspace(cli);
-    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan', trapTerm: true }));
-    const run = startCli(['run', 'phases.yaml'], ws);
-    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
-    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
-    groups.push(hanging);
+    const { run, hanging } = await hangInPhase2(ws, { hang: 'PHASE:plan', trapTerm: true });
     const stopped = Date.now();
     run.child.kill('SIGINT');
     await run.done;
@@ -182,11 +180,7 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
 
   it('Ctrl+C (SIGINT) of acode ends the CLI and everything it started, and pauses resumable', async () => {
     const ws = workspace(cli);
-    writeFileSync(ws.fakes.control, JSON.stringify({ hang: 'PHASE:plan' }));
-    const run = startCli(['run', 'phases.yaml'], ws);
-    await waitFor(() => existsSync(join(ws.fakes.state, 'hanging')), 'phase 2 to be under way');
-    const hanging = Number(readFileSync(join(ws.fakes.state, 'hanging'), 'utf8'));
-    groups.push(hanging);
+    const { run, hanging } = await hangInPhase2(ws, { hang: 'PHASE:plan' });
     run.child.kill('SIGINT');
     const done = await run.done;
     expect(done.stderr).toContain('paused');
@@ -408,5 +402,35 @@ describe('the shipped agent-CLI examples', () => {
     expect(new Set(made.slice(1).map((call) => call.resume)).size).toBe(1);
     expect(made[1]!.resume).not.toBeNull();
     expect(readFileSync(join(cwd, 'artifacts', `${cli}-pipeline-report.md`), 'utf8')).toContain('# add a --version flag');
+  });
+});
+
+describe('agent CLI nodes of a graph', () => {
+  it('run as any node does, the second continuing the conversation the first named', async () => {
+    const cwd = tempDir();
+    const fakes = fakeAgentClis(tempDir());
+    writeFileSync(
+      join(cwd, 'graph.yaml'),
+      `version: 0
+name: cli-graph
+runtime:
+  provider: scripted
+agents: {}
+pattern:
+  type: graph
+  config:
+    nodes:
+      research: { type: agent_cli, cli: claude, session: main, prompt: "PHASE:research Research." }
+      build: { type: agent_cli, cli: claude, session: main, prompt: "PHASE:implement Build from: {{ nodes.research.response }}" }
+    edges:
+      - { from: research, to: build }
+`,
+    );
+    const run = await runCli(['run', 'graph.yaml'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), ...fakes.env } });
+    expect(run.code, run.stderr).toBe(0);
+    const made = calls(fakes);
+    expect(made).toHaveLength(2);
+    expect(made[1]!.resume).toBe(readSessionId(join(cwd, 'home')));
+    expect(made[1]!.prompt).toBe('PHASE:implement Build from: research done by claude (1 task in this conversation)');
   });
 });

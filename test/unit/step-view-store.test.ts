@@ -76,3 +76,18 @@ describe('the step view state', () => {
     expect(store.getState()).toMatchObject({ session: null, loading: null });
   });
 });
+
+describe("the step view's list", () => {
+  it("says what the pattern read of each step's answer first, as sessions show does (a route and those not taken, an agent CLI's conversation)", async () => {
+    const { stepViewLines } = await import('../../source/ui/browser/step-view-lines.js');
+    const view = session('abcd', 1);
+    view.pattern = 'routing';
+    view.steps[0]!.step.detail = 'chose technical (not taken: faq)';
+    const store = createStepViewStore(async () => view);
+    store.getState().setSize(10, 120);
+    await store.getState().open('abcd', false);
+    const rows = stepViewLines(store.getState()).map((line) => line.map((segment) => segment.text).join(''));
+    expect(rows.find((row) => row.includes('chose technical'))).toMatch(/done {2}chose technical \(not taken: faq\) {2}attempt 1/);
+    expect(rows.filter((row) => row.includes('chose'))).toHaveLength(1);
+  });
+});

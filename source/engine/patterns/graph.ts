@@ -1,5 +1,5 @@
 import type { GraphPattern, WorkflowSpec } from '../../spec/schema.js';
-import { isApprovalStep } from '../../spec/chain-steps.js';
+import { isAgentCliStep, isAgentStep, isApprovalStep } from '../../spec/chain-steps.js';
 import { renderTemplate, TemplateError } from '../../spec/template.js';
 import { isObject, isString, type EngineKind } from '../pattern-kind.js';
 import { oncePerEvent } from './answer-json.js';
@@ -58,7 +58,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     const view: Record<string, { response: string; agent: string; status: string; iteration: number }> = {};
     for (const id of nodeIds) {
       const node = config.nodes[id]!;
-      view[id] = { response: '', agent: isApprovalStep(node) ? '' : node.agent, status: 'not_executed', iteration: 0 };
+      view[id] = { response: '', agent: isAgentStep(node) ? node.agent : isAgentCliStep(node) ? node.cli : '', status: 'not_executed', iteration: 0 };
     }
     for (const visit of path) view[visit.node] = { ...view[visit.node]!, response: progress.completed[visit.id]?.response ?? '', status: 'success', iteration: visit.visit };
     // strands-cli's examples read a node by its agent's name too (`nodes.validator` for node validate, run by agent validator).
@@ -118,6 +118,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
   const work = (visit: Visit, progress: SessionProgress): PatternStep => {
     const node: GraphNode = config.nodes[visit.node]!;
     if (isApprovalStep(node)) return { id: visit.id, label: 'approval', work: { kind: 'approval', approval: node } };
+    if (isAgentCliStep(node)) return { id: visit.id, label: node.cli, work: { kind: 'agent_cli', cli: node } };
     const input = node.input ?? '';
     // strands-cli's request for a node without input names the nodes run so far.
     const fallback = node.input === undefined ? `Execute task for node '${visit.node}'. Prior nodes: ${[...new Set(walk(progress).path.map((v) => v.node))].join(', ') || 'none'}.` : '';
@@ -137,7 +138,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
     return visits.map((visit, i) => ({
       ...(i < state.path.length ? { detail: visits[i + 1] ? `→ ${visits[i + 1]!.node}` : state.terminal === visit.node ? 'ends here' : 'stopped here' } : {}),
       id: visit.id,
-      label: isApprovalStep(config.nodes[visit.node]!) ? 'approval' : (config.nodes[visit.node] as { agent: string }).agent,
+      label: nodeLabel(config.nodes[visit.node]!),
       title: visit.visit === 1 ? `node ${visit.node}` : `node ${visit.node} (visit ${visit.visit})`,
       group: null,
       after: i === 0 ? [] : [visits[i - 1]!.id],
@@ -197,7 +198,7 @@ export function graphPattern(config: Config, spec: Pick<WorkflowSpec, 'name'>): 
  */
 export function graphAgentAliases(config: Pick<Config, 'nodes'>): Map<string, string> {
   const byAgent = new Map<string, string[]>();
-  for (const [id, node] of Object.entries(config.nodes)) if (!isApprovalStep(node)) byAgent.set(node.agent, [...(byAgent.get(node.agent) ?? []), id]);
+  for (const [id, node] of Object.entries(config.nodes)) if (isAgentStep(node)) byAgent.set(node.agent, [...(byAgent.get(node.agent) ?? []), id]);
   return new Map([...byAgent].filter(([agent, nodes]) => nodes.length === 1 && !Object.hasOwn(config.nodes, agent)).map(([agent, nodes]) => [agent, nodes[0]!]));
 }
 
@@ -207,6 +208,9 @@ function ordinal(n: number): string {
 }
 
 const isNode = (node: unknown) => isObject(node) && (isString(node.agent) || isString(node.type));
+
+/** What views call a node's step: its agent, "approval", or the CLI that runs it. */
+const nodeLabel = (node: GraphNode): string => (isApprovalStep(node) ? 'approval' : isAgentCliStep(node) ? node.cli : node.agent);
 const isEdge = (edge: unknown) => isObject(edge) && isString(edge.from) && (Array.isArray(edge.to) || Array.isArray(edge.choose));
 
 export const graphKind: EngineKind<GraphPattern> = {

@@ -1,15 +1,15 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isApprovalStep } from '../chain-steps.js';
-import { agentProblem, suggest } from '../pattern-checks.js';
+import { isAgentCliStep, isAgentStep } from '../chain-steps.js';
+import { agentCliProblem, agentProblem, suggest } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
-import { agentStepSchema, approvalStepSchema, identifier } from '../step-schemas.js';
+import { agentCliStepSchema, agentStepSchema, approvalStepSchema, identifier } from '../step-schemas.js';
 import { scope } from '../template-scopes.js';
 import type { KeyedScope } from '../template-scan.js';
 import { conditionTemplate, graphAgentAliases } from '../../engine/patterns/graph.js';
 
-const nodeSchema = z.union([agentStepSchema.omit({ input: true, vars: true }).extend({ input: z.string().optional() }), approvalStepSchema], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'a node is an agent node (agent, input) or an approval (type: hitl, prompt)' : undefined),
+const nodeSchema = z.union([agentStepSchema.omit({ input: true, vars: true }).extend({ input: z.string().optional() }), approvalStepSchema, agentCliStepSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'a node is an agent node (agent, input), an approval (type: hitl, prompt) or an agent CLI (type: agent_cli, cli, prompt)' : undefined),
 });
 
 const edgeSchema = z.strictObject({
@@ -57,7 +57,11 @@ export const graphKind: SpecKind<Pattern> = {
     const ids = Object.keys(nodes);
     if (ids.length === 0) error([...at, 'nodes'], 'a graph needs at least one node: node id → { agent, input } or { type: hitl, prompt }');
     for (const [id, node] of Object.entries(nodes)) {
-      if (isApprovalStep(node)) continue;
+      if (isAgentCliStep(node)) {
+        const cli = agentCliProblem(node, `node '${id}'`);
+        if (cli) error([...at, 'nodes', id, 'cli'], cli);
+      }
+      if (!isAgentStep(node)) continue;
       const problem = agentProblem(spec, node.agent, `node '${id}'`);
       if (problem) error([...at, 'nodes', id, 'agent'], problem);
     }
@@ -96,7 +100,7 @@ export const graphKind: SpecKind<Pattern> = {
   },
   *templateFields(pattern) {
     for (const [id, node] of Object.entries(pattern.config.nodes)) {
-      if (isApprovalStep(node)) yield* stepFields(node, [...configPath, 'nodes', id]);
+      if (!isAgentStep(node)) yield* stepFields(node, [...configPath, 'nodes', id]);
       else if (node.input !== undefined) yield [[...configPath, 'nodes', id, 'input'], node.input];
     }
     for (const [i, edge] of pattern.config.edges.entries()) {
@@ -109,7 +113,7 @@ export const graphKind: SpecKind<Pattern> = {
   },
   fieldScopes: (_spec, pattern, _path, variables) => [scope([...variables, ...nodeNames], { keyed: new Map([['nodes', nodesKeyed(pattern)]]) })],
   agentScopes: (_spec, pattern, agent, variables) =>
-    Object.values(pattern.config.nodes).some((node) => !isApprovalStep(node) && node.agent === agent) ? [scope([...variables, ...nodeNames], { keyed: new Map([['nodes', nodesKeyed(pattern)]]) })] : [],
+    Object.values(pattern.config.nodes).some((node) => isAgentStep(node) && node.agent === agent) ? [scope([...variables, ...nodeNames], { keyed: new Map([['nodes', nodesKeyed(pattern)]]) })] : [],
   artifactScope: (_spec, pattern, variables) =>
     scope([...variables, 'last_response', 'TRACE', ...nodeNames, 'terminal_node', 'total_steps', 'iteration_counts', 'execution_path', 'name', 'timestamp', 'execution_context'], { keyed: new Map([['nodes', nodesKeyed(pattern)]]) }),
   describe(_spec, pattern) {

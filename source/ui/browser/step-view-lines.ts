@@ -32,7 +32,9 @@ function listLines(view: Pick<StepViewState, 'session' | 'selected' | 'top' | 'p
   const lines: Line[] = [];
   for (let i = view.top; i < Math.min(steps.length, view.top + view.pageSize); i++) {
     const { step, ref } = steps[i]!;
-    const { state, facts } = rows[i]!;
+    const { state, facts: seen } = rows[i]!;
+    // What the pattern read of the answer (a route chosen, a score, a subtask; an agent CLI's conversation) comes first, as in sessions show.
+    const facts = step.detail ? [step.detail, ...seen] : seen;
     const style = stepStateStyle[step.status];
     const text = ` ${ref.padEnd(refWidth)}  ${step.agent.padEnd(agentWidth)}  ${state.padEnd(stateWidth)}  ${facts.join('  ')}`;
     lines.push(i === view.selected ? [{ text: `❯ ${style.glyph}${text}`, inverse: true }] : [{ text: '  ' }, { text: style.glyph, color: style.color }, { text }]);

@@ -238,17 +238,6 @@ describe.each(['claude', 'codex'] as const)('a hostile agent CLI (%s)', (cli) =>
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 60_000);
 
-  it.runIf(cli === 'claude')('names another session id mid-stream, then its own in the result: the next phase continues the id named last', async () => {
-    const ws = workspace(cli);
-    writeFileSync(ws.fakes.control, JSON.stringify({ switchId: true }));
-    const run = await runCli(['run', 'phases.yaml'], ws);
-    expect(run.code, run.stderr).toBe(0);
-    const [first, second] = calls(ws.fakes);
-    expect(second!.resume).not.toMatch(/^other-/);
-    expect(calls(ws.fakes).slice(1).every((call) => call.resume === second!.resume)).toBe(true);
-    expect(first!.resume).toBeNull();
-  }, 60_000);
-
   it('answers and exits, leaving a process that holds its stdout: the step completes and the leftover is ended', async () => {
     const ws = workspace(cli);
     writeFileSync(ws.fakes.control, JSON.stringify({ leaveBehind: 'PHASE:research' }));
@@ -433,4 +422,19 @@ pattern:
     expect(made[1]!.resume).toBe(readSessionId(join(cwd, 'home')));
     expect(made[1]!.prompt).toBe('PHASE:implement Build from: research done by claude (1 task in this conversation)');
   });
+});
+
+/** Claude repeats the id on every line; a stream that names another one mid-way must not leave it as the session's. */
+describe('a claude stream naming two session ids', () => {
+  const cli = 'claude' as const;
+  it('names another session id mid-stream, then its own in the result: the next phase continues the id named last', async () => {
+    const ws = workspace(cli);
+    writeFileSync(ws.fakes.control, JSON.stringify({ switchId: true }));
+    const run = await runCli(['run', 'phases.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = calls(ws.fakes);
+    expect(second!.resume).not.toMatch(/^other-/);
+    expect(calls(ws.fakes).slice(1).every((call) => call.resume === second!.resume)).toBe(true);
+    expect(first!.resume).toBeNull();
+  }, 60_000);
 });

@@ -57,12 +57,14 @@ describe('a home whose files are not what acode left there', () => {
     const ws = { cwd, env: { ACODE_HOME: home } };
     writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, ''));
     expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(0);
-    const log = readdirSync(home).find((name) => /^index\.\d+\.jsonl$/.test(name))!;
-    rmSync(join(home, log));
-    mkdirSync(join(home, log));
-    const listed = await runCli(['sessions', 'list'], ws);
+    // A file acode keeps that is a folder now (a restore gone wrong): an index log is rebuilt (hidden-index-folders), a session's spec cannot be.
+    const [id] = readdirSync(join(home, 'sessions'));
+    const spec = join(home, 'sessions', id!, 'spec.json');
+    rmSync(spec);
+    mkdirSync(spec);
+    const listed = await runCli(['sessions', 'show', id!], ws);
     expect(listed.code).toBe(1);
-    expect(listed.stderr).toContain(`${join(home, log)}: it is a folder where acode keeps a file (EISDIR); move it away`);
+    expect(listed.stderr).toContain(`${spec} cannot be read (EISDIR). Restore it from a backup`);
     expect(listed.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 });

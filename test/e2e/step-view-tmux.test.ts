@@ -69,7 +69,7 @@ describe('the step view of the session browser, in a real terminal', () => {
 
     // r on a session that cannot be resumed says so, and stays.
     terminal.press('r');
-    await terminal.waitFor((s) => s.includes('cannot be resumed') && s.includes('3 steps') === false);
+    await terminal.waitFor((s) => s.includes('completed: nothing is left to resume') && s.includes('3 steps') === false);
 
     terminal.press('Down', 'Enter');
     screen = await terminal.waitFor((s) => s.includes('step 2: its response and tool calls') && s.includes('answer line 1') && /▼ \d+ more/.test(s));

@@ -68,7 +68,7 @@ async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable
     resumable,
     steps: steps.map((step) => {
       const result = fromLog ? replayed.results.get(step.id) : undefined;
-      return { step, ref: stepRef(pattern.type, step), result, dollars: result && price ? callsDollars(price, step.agent, result.calls) : undefined };
+      return { step, ref: stepRef(pattern.type, step), result, dollars: result?.reported_usd ?? (result && price ? callsDollars(price, step.agent, result.calls) : undefined) };
     }),
   };
 }

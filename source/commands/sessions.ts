@@ -13,7 +13,7 @@ import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
 import { sessionStatuses, statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
-import { callsDollars, formatDollars, jsonDollars, pricerFor, totalDollars, type StepPricer } from '../state/step-cost.js';
+import { callsDollars, formatDollars, jsonDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
@@ -69,7 +69,20 @@ export async function listSessions(ctx: CommandContext, flags: { status?: string
 
 /** What a step's tokens cost, when its agent's model is priced. */
 function stepDollars(price: StepPricer | undefined, step: SessionStep, result: StepResult | undefined): number | undefined {
-  return result && price ? callsDollars(price, step.agent, result.calls) : undefined;
+  return result?.reported_usd ?? (result && price ? callsDollars(price, step.agent, result.calls) : undefined);
+}
+
+/** The session's dollars: every step that spent tokens priced (from its calls, or as its agent CLI reported), else unknown. */
+function sessionDollars(steps: readonly SessionStep[], results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined): number | undefined {
+  let total = 0;
+  for (const step of steps) {
+    const result = results.get(step.id);
+    if (!result || result.tokens.input + result.tokens.output === 0) continue;
+    const dollars = stepDollars(price, step, result);
+    if (dollars === undefined) return undefined;
+    total += dollars;
+  }
+  return total;
 }
 
 /**
@@ -126,7 +139,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const price = await pricerFor(spec);
   if (flags.step !== undefined) return showStep(ctx, record.session_id, pattern.type, steps, flags.step, results, price, flags.json);
   // Priced only when the log tells every step's tokens (the steps add up to the total).
-  const dollars = fromLog ? totalDollars(steps.flatMap((step) => (results.get(step.id)?.calls ?? []).map((usage) => ({ agent: step.agent, usage }))), price) : undefined;
+  const dollars = fromLog ? sessionDollars(steps, results, price) : undefined;
   if (flags.json) {
     const shown = steps.map(({ index: _index, ...step }) => {
       const result = results.get(step.id);

@@ -32,6 +32,8 @@ export interface StepResult {
   /** The prompt its last attempt started from, as rendered (system and input); null where the log has none. */
   prompt: StepPrompt | null;
   tools: StepToolCall[];
+  /** What an agent CLI step said it cost (claude's total_cost_usd), summed over its attempts; null for model steps, which are priced from their tokens. */
+  reported_usd: number | null;
 }
 
 /** The part of a step's result a fold keeps open: when its attempt started and last did something. */
@@ -44,10 +46,12 @@ interface OpenAttempt {
 export class StepResultsFold {
   readonly results = new Map<StepId, StepResult>();
   private readonly open = new Map<StepId, OpenAttempt>();
+  /** Steps an agent CLI ran: their cost is the one the CLI reported. */
+  private readonly cli = new Set<StepId>();
 
   private of(step: StepId): StepResult {
     let result = this.results.get(step);
-    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, cut: false, prompt: null, tools: [] }));
+    if (!result) this.results.set(step, (result = { id: step, attempt: 0, tokens: { input: 0, output: 0 }, calls: [], elapsed_ms: 0, response: null, cut: false, prompt: null, tools: [], reported_usd: null }));
     return result;
   }
 
@@ -79,8 +83,12 @@ export class StepResultsFold {
       // Read as the log holds it: a damaged line's prompt of another shape is no prompt.
       if (typeof event.prompt?.system === 'string' && typeof event.prompt.input === 'string') this.of(event.step).prompt = { system: event.prompt.system, input: event.prompt.input };
       this.open.set(event.step, { start: at, last: at });
+    } else if (event.type === 'agent_cli_started') {
+      this.cli.add(event.step);
     } else if (event.type === 'step_completed') {
       Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });
+      // An agent CLI's own price for the step (a model step's cost_usd is its last call's only: those are priced from their calls).
+      if (this.cli.has(event.step) && typeof event.cost_usd === 'number') this.of(event.step).reported_usd = (this.of(event.step).reported_usd ?? 0) + event.cost_usd;
       this.close(event.step);
     } else if (event.type === 'step_reused') {
       Object.assign(this.of(event.step), { response: event.response, cut: event.cut === true });

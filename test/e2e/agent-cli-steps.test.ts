@@ -112,6 +112,9 @@ describe.each(['claude', 'codex'] as const)('agent CLI steps (%s)', (cli) => {
     const [record] = parseAllSessionFiles(ws.env.ACODE_HOME);
     const show = await runCli(['sessions', 'show', record!.session_id], ws);
     expect(show.stdout).toContain(cli === 'claude' ? `claude --resume ${id}` : `codex resume ${id}`);
+    // Claude says what each step cost: sessions show prices the step as it said (codex names no price: tokens only).
+    if (cli === 'claude') expect(show.stdout).toMatch(/≈ \$0\.013/);
+    else expect(show.stdout).not.toContain('≈ $');
   });
 
   it('kill -9 of acode during phase 2: the resume ends the CLI still running, re-runs phase 2 in the same conversation, never phase 1', async () => {

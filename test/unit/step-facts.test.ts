@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shownFirstLineChars, stepFacts } from '../../source/state/step-detail-lines.js';
 import type { StepResult } from '../../source/state/step-results.js';
 
-const result = (response: string): StepResult => ({ id: 'eval/1', attempt: 1, tokens: { input: 1, output: 1 }, calls: [{ input: 1, output: 1 }], elapsed_ms: 200, response, cut: false, prompt: null, tools: [] });
+const result = (response: string): StepResult => ({ id: 'eval/1', attempt: 1, tokens: { input: 1, output: 1 }, calls: [{ input: 1, output: 1 }], elapsed_ms: 200, response, cut: false, prompt: null, tools: [], reported_usd: null });
 
 describe("a step's row in sessions show", () => {
   it('says the first line of its response', () => {

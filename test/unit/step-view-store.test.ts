@@ -9,7 +9,7 @@ const session = (id: string, lines: number): SessionStepsView => ({
   steps: [0, 1].map((index) => ({
     step: { id: String(index), index, agent: 'worker', title: `step ${index + 1}`, group: null, status: 'done', attempt: 0 },
     ref: String(index + 1),
-    result: { id: String(index), attempt: 1, tokens: { input: 1, output: 1 }, calls: [{ input: 1, output: 1 }], elapsed_ms: 0, cut: false, prompt: null, response: Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n'), tools: [] },
+    result: { id: String(index), attempt: 1, tokens: { input: 1, output: 1 }, calls: [{ input: 1, output: 1 }], elapsed_ms: 0, cut: false, prompt: null, reported_usd: null, response: Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n'), tools: [] },
     dollars: undefined,
   })),
 });

@@ -136,7 +136,7 @@ export function evaluatorOptimizerPattern(config: Config, spec: Pick<WorkflowSpe
     const nodes: ShapeNode[] = [];
     let before: StepId | undefined;
     const add = (id: StepId, label: string, title: string, iteration: number, approval = false) => {
-      nodes.push({ id, label, title, group: `iteration ${iteration}`, after: before ? [before] : [], approval });
+      nodes.push({ id, label, title, group: `iteration ${iteration} of ${maxIters}`, after: before ? [before] : [], approval });
       before = id;
     };
     const known = new Set<StepId>();

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AgentCliCall, AgentCliOutcome, AgentCliPort, AgentCliUpdate } from '../engine/agent-cli.js';
 import { ProviderError, StepAbortedError } from '../engine/stop-errors.js';
-import { processAlive, processStart } from '../store/process-liveness.js';
+import { isExited, processAlive, processStart, processStat } from '../store/process-liveness.js';
 import { cliArgs } from './cli-args.js';
 import { claudeStream } from './claude-stream.js';
 import { codexStream } from './codex-stream.js';
@@ -29,13 +29,8 @@ function groupMembers(pgid: number): { pid: number; start: number }[] {
     return [];
   }
   return pids.flatMap((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X' ? [{ pid: Number(pid), start: Number(fields[19]) }] : [];
-    } catch {
-      return [];
-    }
+    const stat = processStat(pid);
+    return stat && stat.group === pgid && !isExited(stat) ? [{ pid: Number(pid), start: Number(stat.start) }] : [];
   });
 }
 

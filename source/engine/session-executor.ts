@@ -101,6 +101,7 @@ export class SessionExecutor {
     this.policy = withFailurePolicy(options.autoResume ?? defaultAutoResume, options.spec.runtime.failure_policy);
     this.basedOn = options.progress.last_event_id;
     options.journal.writesAs?.(options.epoch ?? 0, options.progress.last_event_id);
+    this.host = this.stepHost();
   }
 
   subscribe(listener: EngineListener): () => void {
@@ -268,42 +269,36 @@ export class SessionExecutor {
     }
   }
 
-  /** What a step's runner may use of the session (engine/step-runner.ts): built once, read live. */
-  private readonly host: StepHost = (() => {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's getters read the executor's live state
+  /** What a step's runner may use of the session (engine/step-runner.ts): built once, in the constructor. */
+  private readonly host: StepHost;
+
+  /** The host's fixed parts are the executor's own; what changes while the run goes on is read through getters. */
+  private stepHost(): StepHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters read the executor's live state
     const executor = this;
-    // Getters throughout: field initializers run before the constructor has set `options` and `progress`.
     return {
-      get options() {
-        return executor.options;
-      },
-      get progress() {
-        return executor.progress;
-      },
-      get pattern() {
-        return executor.pattern;
-      },
-      get signal() {
-        return executor.abort.signal;
-      },
+      options: this.options,
+      progress: this.progress,
+      pattern: this.pattern,
+      signal: this.abort.signal,
       get cancelled() {
         return executor.cancelled;
       },
       get sessionStop() {
         return executor.stop?.error;
       },
+      get notify() {
+        return executor.noticeListeners.size ? executor.notify : undefined;
+      },
       emit: (body) => this.emit(body),
       title: (id) => this.title(id),
       stepsTotalNow: () => this.stepsTotalNow(),
       checkBudget: () => this.checkBudget(),
       stillOwned: () => this.stillOwned(),
-      get notify() {
-        return executor.noticeListeners.size ? executor.notify : undefined;
-      },
       retryAfter: (stop, tries, step, attempt) => this.retryAfter(stop, tries, step, attempt),
       recordAttempt: (a) => this.recordAttempt(a),
     };
-  })();
+  }
 
   private async runStep(step: PatternStep): Promise<void> {
     // Idempotent: a step whose result is recorded is never applied again.

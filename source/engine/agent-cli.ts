@@ -1,4 +1,5 @@
 import type { AgentCliStep } from '../spec/schema.js';
+import type { BlobStore } from './blob-store.js';
 import type { TokenUsage } from './events.js';
 
 /**
@@ -90,4 +91,13 @@ export function continuePrompt(cli: AgentCliStep['cli']): string {
 /** How a person opens the step's conversation in the CLI itself. */
 export function openCommand(cli: AgentCliStep['cli'], sessionId: string): string {
   return cli === 'claude' ? `claude --resume ${sessionId}` : `codex resume ${sessionId}`;
+}
+
+/** A folder snapshot journaled as a blob (agent_cli_started.tree); undefined when it cannot be read. */
+export function readSnapshot(blobs: Pick<BlobStore, 'get'>, hash: string): Record<string, string> | undefined {
+  try {
+    return JSON.parse(blobs.get(hash).toString('utf8')) as Record<string, string>;
+  } catch {
+    return undefined;
+  }
 }

@@ -41,16 +41,19 @@ export function checkFiles(progress: SessionProgress, timeoutMs: number, now: ()
     if (pending.has(path)) continue;
     if (now() > deadline) return { changes, checked, timed_out: true };
     checked++;
-    const file = regularFileNow(path);
-    if (!file) {
-      if (seen.hash !== null) changes.push({ path, kind: 'deleted', size: 0, mtime_ms: null, seen, hash: null });
-      continue;
-    }
-    const hash = sha256(file.content);
-    if (hash === seen.hash) continue;
-    changes.push({ path, kind: seen.hash === null ? 'created' : 'modified', size: file.content.length, mtime_ms: file.mtimeMs, seen, hash });
+    const change = changeNow(path, seen);
+    if (change) changes.push(change);
   }
   return { changes, checked, timed_out: false };
+}
+
+/** The file at `path` against what the session saw of it (null hash: no file): how it changed, or undefined when it did not. */
+export function changeNow(path: string, seen: FileSeen): FileChange | undefined {
+  const file = regularFileNow(path);
+  if (!file) return seen.hash === null ? undefined : { path, kind: 'deleted', size: 0, mtime_ms: null, seen, hash: null };
+  const hash = sha256(file.content);
+  if (hash === seen.hash) return undefined;
+  return { path, kind: seen.hash === null ? 'created' : 'modified', size: file.content.length, mtime_ms: file.mtimeMs, seen, hash };
 }
 
 /** The spec file on disk against the snapshot the session runs (a change is reported, never used). */

@@ -1,7 +1,5 @@
 import type { ApprovalDesk } from '../engine/approval.js';
-import { resolve } from 'node:path';
-import { agentCliRunner } from '../agent-cli/agent-cli-runner.js';
-import { defaultHome } from '../store/acode-home.js';
+import { sessionAgentCli } from './agent-cli-port.js';
 import { SessionExecutor, type SessionRunOptions, type RunSummary } from '../engine/session-executor.js';
 import { diskFull } from '../engine/disk-full.js';
 import { JournalSealedError } from '../engine/journal.js';
@@ -38,7 +36,7 @@ export interface RunOutcome {
 function executorOptions(prepared: PreparedRun, approvals: ApprovalDesk, price: StepPricer | undefined): SessionRunOptions {
   const { sessionId, spec, pattern, variables, provider, journal, progress, cwd, autoResume, blobs, artifacts, lease, reusable, executors } = prepared;
   // Every event carries the lock epoch, so a takeover fences out whatever this process still appends.
-  return { sessionId, spec, pattern, variables, provider, executors, journal, progress, cwd, autoResume, approvals, blobs, artifacts, price, reusable, epoch: lease?.lock.epoch ?? 0, agentCli: agentCliRunner({ exclude: [resolve(defaultHome())] }) };
+  return { sessionId, spec, pattern, variables, provider, executors, journal, progress, cwd, autoResume, approvals, blobs, artifacts, price, reusable, epoch: lease?.lock.epoch ?? 0, agentCli: sessionAgentCli() };
 }
 
 /** Runs the executor with the lease heartbeated; what a lost lock or a full disk means, said as an AcodeError. */

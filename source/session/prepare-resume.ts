@@ -26,6 +26,7 @@ import { takeLease } from './lease.js';
 import { describeOwner } from './lock-owner.js';
 import { refuseUnfindableFolders } from './unfindable-folders.js';
 import { agentCliChanges } from './agent-cli-changes.js';
+import { sessionAgentCli } from './agent-cli-port.js';
 import { heldRun, releaseHeld, type PreparedRun, type ResumeIntro } from './prepared-run.js';
 import type { SessionBlobs, LeasedJournal, SessionRecord, SessionRepository, StoredSession } from './repository.js';
 import { reusableAgain } from './fork.js';
@@ -210,7 +211,7 @@ export async function prepareResume(repository: SessionRepository, request: Resu
   if (validate) checkProvider(spec, request.env, record.session_id);
   const blobs = session.blobs();
   const checked: EnvironmentReport = validate ? checkFiles(progress, config.validation_timeout_seconds * 1000) : { changes: [], checked: 0, timed_out: false };
-  const environment: EnvironmentReport = validate ? { ...checked, changes: [...checked.changes, ...agentCliChanges(progress, blobs, request.env)] } : checked;
+  const environment: EnvironmentReport = validate ? { ...checked, changes: [...checked.changes, ...agentCliChanges(progress, blobs, sessionAgentCli(request.env))] } : checked;
   requireSnapshots(session, blobs, progress, environment.changes, pattern);
   // Where the session's writes may land, by real path: the working directory, env.mounts, the artifacts folder.
   const where = confinement(record.cwd, [...extraRoots(spec), recordedArtifactTarget(record).dir]);

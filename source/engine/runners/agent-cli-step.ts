@@ -1,5 +1,5 @@
 import { renderTemplate, TemplateError } from '../../spec/template.js';
-import { continuePrompt, snapshotChanges, type AgentCliOutcome, type AgentCliUpdate } from '../agent-cli.js';
+import { continuePrompt, readSnapshot, snapshotChanges, type AgentCliOutcome, type AgentCliUpdate } from '../agent-cli.js';
 import { sha256 } from '../blob-store.js';
 import { regularFileNow } from '../file-now.js';
 import type { PatternStep } from '../pattern.js';
@@ -54,7 +54,8 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
   // After a context overflow the named session is not continued either: the next attempt starts a fresh conversation.
   let fresh = false;
   const withhold = (spec.env?.secrets ?? []).map((secret) => secret.key);
-  let baseline = earlier?.tree ? readSnapshot(host, earlier.tree) : undefined;
+  // A snapshot that cannot be read leaves the folder now as the baseline.
+  let baseline = earlier?.tree ? readSnapshot(host.options.blobs, earlier.tree) : undefined;
   for (;;) {
     if (host.cancelled) throw new StopRun('paused', 'user_exit', 'stopped by the user');
     if (host.sessionStop) throw new StopRun('paused', host.sessionStop.reason, `${host.title(id)}: not retried, the session stopped`);
@@ -129,13 +130,4 @@ function touchedFiles(before: Record<string, string>, after: Record<string, stri
     if (!file) return { path, hash: null, blob: null };
     return { path, hash: sha256(file.content), blob: host.options.blobs.put(file.content) };
   });
-}
-
-/** A snapshot journaled by an earlier attempt; undefined when its blob cannot be read (then the folder now is the baseline). */
-function readSnapshot(host: StepHost, blob: string): Record<string, string> | undefined {
-  try {
-    return JSON.parse(host.options.blobs.get(blob).toString('utf8')) as Record<string, string>;
-  } catch {
-    return undefined;
-  }
 }

@@ -21,22 +21,20 @@ export function agentProblem(spec: WorkflowSpec, agent: string, who: string): st
 }
 
 /**
- * Why `who` cannot run its agent CLI here, or undefined when the CLI is on PATH: checked before
- * anything runs, so a session never starts to stop at its first CLI step.
+ * A step (task, node, reduce) at `at` that runs an agent CLI not on PATH is reported at its `cli`:
+ * checked before anything runs, so a session never starts to stop at its first CLI step.
  */
-export function agentCliProblem(step: Pick<AgentCliStep, 'cli'>, who: string): string | undefined {
-  if (findExecutable(step.cli)) return undefined;
-  const install = step.cli === 'claude' ? 'npm install -g @anthropic-ai/claude-code' : 'npm install -g @openai/codex';
-  return `${who} runs the ${step.cli} CLI, which is not on PATH; install it (${install}) or add its folder to PATH`;
+export function checkAgentCli(step: object | undefined, who: string, at: SpecPath, error: PathReport): void {
+  const cli = step && isAgentCliStep(step as ChainStep) ? (step as AgentCliStep).cli : undefined;
+  if (!cli || findExecutable(cli)) return;
+  const install = cli === 'claude' ? 'npm install -g @anthropic-ai/claude-code' : 'npm install -g @openai/codex';
+  error([...at, 'cli'], `${who} runs the ${cli} CLI, which is not on PATH; install it (${install}) or add its folder to PATH`);
 }
 
 /** The agents of a list of steps (approvals have none), each one that is not defined reported at its step; agent CLIs not on PATH too. */
 export function checkSteps(spec: WorkflowSpec, steps: readonly ChainStep[], at: SpecPath, who: (i: number) => string, error: PathReport): void {
   for (const [i, step] of steps.entries()) {
-    if (isAgentCliStep(step)) {
-      const problem = agentCliProblem(step, who(i));
-      if (problem) error([...at, i, 'cli'], problem);
-    }
+    checkAgentCli(step, who(i), [...at, i], error);
     if (!isAgentStep(step)) continue;
     const problem = agentProblem(spec, step.agent, who(i));
     if (problem) error([...at, i, 'agent'], problem);

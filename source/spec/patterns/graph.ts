@@ -1,7 +1,7 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
-import { isAgentCliStep, isAgentStep } from '../chain-steps.js';
-import { agentCliProblem, agentProblem, suggest } from '../pattern-checks.js';
+import { isAgentStep } from '../chain-steps.js';
+import { checkAgentCli, agentProblem, suggest } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { agentCliStepSchema, agentStepSchema, approvalStepSchema, identifier } from '../step-schemas.js';
 import { scope } from '../template-scopes.js';
@@ -57,10 +57,7 @@ export const graphKind: SpecKind<Pattern> = {
     const ids = Object.keys(nodes);
     if (ids.length === 0) error([...at, 'nodes'], 'a graph needs at least one node: node id → { agent, input } or { type: hitl, prompt }');
     for (const [id, node] of Object.entries(nodes)) {
-      if (isAgentCliStep(node)) {
-        const cli = agentCliProblem(node, `node '${id}'`);
-        if (cli) error([...at, 'nodes', id, 'cli'], cli);
-      }
+      checkAgentCli(node, `node '${id}'`, [...at, 'nodes', id], error);
       if (!isAgentStep(node)) continue;
       const problem = agentProblem(spec, node.agent, `node '${id}'`);
       if (problem) error([...at, 'nodes', id, 'agent'], problem);

@@ -1,6 +1,6 @@
 import { z } from '../../validation/z.js';
-import { isAgentCliStep, isAgentStep } from '../chain-steps.js';
-import { agentCliProblem, agentProblem } from '../pattern-checks.js';
+import { isAgentStep } from '../chain-steps.js';
+import { checkAgentCli, agentProblem } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { approvalStepSchema, chainStepSchema } from '../step-schemas.js';
 import { scope, stepVars } from '../template-scopes.js';
@@ -50,8 +50,7 @@ export const orchestratorWorkersKind: SpecKind<Pattern> = {
     if (worker) error([...at, 'worker_template', 'agent'], worker);
     for (const name of tails) {
       const step = pattern.config[name];
-      const cli = step && isAgentCliStep(step) ? agentCliProblem(step, name) : undefined;
-      if (cli) error([...at, name, 'cli'], cli);
+      checkAgentCli(step, name, [...at, name], error);
       if (step && isAgentStep(step)) {
         const problem = agentProblem(spec, step.agent, name);
         if (problem) error([...at, name, 'agent'], problem);

@@ -1,7 +1,7 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
 import { isAgentCliStep, isAgentStep, isApprovalStep, stepLabel } from '../chain-steps.js';
-import { agentCliProblem, agentProblem, checkCliSessions, checkSteps, checkUniqueIds } from '../pattern-checks.js';
+import { checkAgentCli, agentProblem, checkCliSessions, checkSteps, checkUniqueIds } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { chainStepSchema, identifier, listOf } from '../step-schemas.js';
 import type { KeyedScope, TemplateScope } from '../template-scan.js';
@@ -71,8 +71,7 @@ export const parallelKind: SpecKind<ParallelPattern> = {
     }
     const cliSteps = branches.flatMap((branch, i) => branch.steps.flatMap((step, j) => (isAgentCliStep(step) ? [{ branch: i, cli: step.cli, session: step.session, who: `branch '${branch.id}' step ${j + 1}`, at: [...at, i, 'steps', j] }] : [])));
     checkCliSessions(cliSteps, (a, b) => cliSteps[a]!.branch !== cliSteps[b]!.branch, error);
-    const reduceCli = reduce && isAgentCliStep(reduce) ? agentCliProblem(reduce, 'reduce') : undefined;
-    if (reduceCli) error([...configPath, 'reduce', 'cli'], reduceCli);
+    checkAgentCli(reduce, 'reduce', [...configPath, 'reduce'], error);
     if (reduce && isAgentStep(reduce)) {
       const problem = agentProblem(spec, reduce.agent, 'reduce');
       if (problem) error([...configPath, 'reduce', 'agent'], problem);

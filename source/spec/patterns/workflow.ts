@@ -1,7 +1,7 @@
 import { z } from '../../validation/z.js';
 import { plural } from '../../human-units.js';
 import { isAgentCliStep, isAgentStep, isApprovalStep } from '../chain-steps.js';
-import { agentCliProblem, agentProblem, checkCliSessions, checkUniqueIds, suggest } from '../pattern-checks.js';
+import { checkAgentCli, agentProblem, checkCliSessions, checkUniqueIds, suggest } from '../pattern-checks.js';
 import { configPath, stepFields, type PatternOf, type PathReport, type SpecKind, type SpecPath } from '../pattern-kind.js';
 import { agentCliFields, approvalFields, identifier, listOf } from '../step-schemas.js';
 import { taskGraph, taskLevels, taskOrder, type TaskGraph } from '../task-graph.js';
@@ -52,10 +52,7 @@ function checkWorkflow(spec: WorkflowSpec, pattern: WorkflowPattern, error: Path
   // With an id used twice, deps cannot say which task they mean: the graph waits for unique ids.
   const graphable = ids.length === tasks.length;
   for (const [i, task] of tasks.entries()) {
-    if (isAgentCliStep(task)) {
-      const problem = agentCliProblem(task, `task '${task.id}'`);
-      if (problem) error([...at, i, 'cli'], problem);
-    }
+    checkAgentCli(task, `task '${task.id}'`, [...at, i], error);
     if (isAgentStep(task)) {
       const problem = agentProblem(spec, task.agent, `task '${task.id}'`);
       if (problem) error([...at, i, 'agent'], problem);

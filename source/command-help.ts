@@ -37,10 +37,10 @@ const flagHelp = {
                          as not done), retry (run it again), prompt (ask); default resume.in_progress_strategy (rollback)`,
   spec: `    --spec <file>        fork: run this edited spec; a completed step whose prompt as rendered, agent,
                          model and tools are unchanged is reused, the others run`,
-  fromStep: `    --from-step S        fork: run again from step S — a chain's number (1-based) or a step id (a task
-                         id, branch/n, reduce); completed steps that do not depend on it are reused`,
-  step: `    --step S             sessions show: one step's whole response and tool calls — a chain's number
-                         (1-based) or a step id (a task id, branch/n, reduce)`,
+  fromStep: `    --from-step S        fork: run again from step S, named as every view shows it — a chain's number,
+                         a task id, branch/n (n from 1), reduce; completed steps not depending on it are reused`,
+  step: `    --step S             sessions show: one step's whole response and tool calls — its name as every
+                         view shows it: a chain's number, a task id, branch/n (n from 1), reduce`,
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   limit: `    --limit N            sessions list: only the N newest (of those the other options keep)`,
@@ -115,9 +115,9 @@ ${idNote}
                          only among the steps that do not depend on S)
     --from-step S        run again from step S: in a chain its number (1-based), the steps before it
                          reused; in a workflow a task id, every completed task not downstream of it
-                         reused; in a parallel run branch/n (n from 0) or reduce, the other branches
+                         reused; in a parallel run branch/n (n from 1) or reduce, the other branches
                          and the steps before it in its branch reused. 'acode sessions show <id>'
-                         lists the ids (default: the first unfinished step)
+                         lists the names (default: the first unfinished step)
     --dry-run            list the steps the fork would reuse and why each other one runs; create nothing
     --name <name>        a name for the new session (unique in $ACODE_HOME)
     --var k=v            give back a variable <id> stored without its value (it held a key, or text

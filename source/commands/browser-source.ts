@@ -20,7 +20,7 @@ import { mayRunAhead } from '../store/summary-rows.js';
 import type { CommandContext } from './command-context.js';
 import { firstRowsFromHead } from './head-rows.js';
 import { callsDollars, pricerFor } from '../state/step-cost.js';
-import { stepRef } from '../state/step-ref.js';
+import { stepName } from '../engine/step-names.js';
 import type { SessionStepsView } from '../state/step-view-store.js';
 
 /** Interrupted sessions watched for a resume started elsewhere, at most (see track). */
@@ -68,7 +68,7 @@ async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable
     resumable,
     steps: steps.map((step) => {
       const result = fromLog ? replayed.results.get(step.id) : undefined;
-      return { step, ref: stepRef(pattern.type, step), result, dollars: result?.reported_usd ?? (result && price ? callsDollars(price, step.agent, result.calls) : undefined) };
+      return { step, ref: stepName(pattern.type, step.id), result, dollars: result?.reported_usd ?? (result && price ? callsDollars(price, step.agent, result.calls) : undefined) };
     }),
   };
 }

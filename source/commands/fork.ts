@@ -44,11 +44,11 @@ async function previewFork(ctx: CommandContext, id: string, flags: ForkFlags): P
     return ExitCode.ok;
   }
   const reused = steps.filter((step) => step.reused).length;
-  const titleWidth = Math.max(0, ...steps.map((step) => terminalText(step.title).length));
+  const nameWidth = Math.max(0, ...steps.map((step) => terminalText(`step ${step.step}`).length));
   const agentWidth = Math.max(0, ...steps.map((step) => terminalText(step.agent).length));
   const lines = [
     `dry run: a fork of session ${from}${flags.spec === undefined ? '' : ` running ${flags.spec}`} would reuse ${reused} of ${steps.length} steps; nothing was created or run`,
-    ...steps.map((step) => `  ${step.reused ? '↷' : '▶'} ${terminalText(step.title).padEnd(titleWidth)}  ${terminalText(step.agent).padEnd(agentWidth)}  ${step.reused ? 'reused' : 'runs'}: ${terminalText(step.why)}`),
+    ...steps.map((step) => `  ${step.reused ? '↷' : '▶'} ${terminalText(`step ${step.step}`).padEnd(nameWidth)}  ${terminalText(step.agent).padEnd(agentWidth)}  ${step.reused ? 'reused' : 'runs'}: ${terminalText(step.why)}`),
   ];
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.ok;

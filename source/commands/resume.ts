@@ -1,7 +1,8 @@
 import { relative } from 'node:path';
 import { titleOf } from '../engine/pattern.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
-import { describePlan } from '../engine/continuation-plan.js';
+import { describePlan, type PlannedStep } from '../engine/continuation-plan.js';
+import { stepName } from '../engine/step-names.js';
 import { describeRecovery, type InProgressStrategy, type PendingWriteState } from '../engine/write-recovery.js';
 import { settleStrategy, settleUncertain, type SettledStrategy } from '../session/in-progress-strategy.js';
 import { describeEffectRecovery, type UncertainCall } from '../engine/effect-recovery.js';
@@ -49,6 +50,9 @@ export interface ResumeFlags {
 }
 
 /** How the session's pattern names a step in messages. */
+/** A planned step in JSON: `step` is its name (the one form every view and flag uses), not the id the log keeps. */
+const namedStep = <T extends PlannedStep>({ name, ...step }: T) => ({ ...step, step: name });
+
 const titles = (candidate: Pick<ResumeCandidate, 'pattern' | 'progress'>) => (id: string) => titleOf(candidate.pattern, candidate.progress, id);
 
 function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string, title: (id: string) => string): string[] {
@@ -88,8 +92,12 @@ function printDryRun(ctx: CommandContext, candidate: ResumeCandidate, json: bool
         session_id: record.session_id,
         workflow_name: record.workflow_name,
         ...plan,
-        pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: w.step, state: w.state, action: describeRecovery(w, strategy) })),
-        uncertain_calls: candidate.uncertainCalls.map((c) => ({ call_id: c.call_id, step: c.step, tool: c.name, what: c.what, outcome: uncertain, action: describeEffectRecovery(uncertain) })),
+        // Every step by its name, as every view shows it and --step takes it.
+        skip: plan.skip.map(namedStep),
+        in_progress: plan.in_progress.map(namedStep),
+        remaining: plan.remaining.map(namedStep),
+        pending_writes: candidate.pendingWrites.map((w) => ({ path: w.path, step: stepName(plan.pattern, w.step), state: w.state, action: describeRecovery(w, strategy) })),
+        uncertain_calls: candidate.uncertainCalls.map((c) => ({ call_id: c.call_id, step: stepName(plan.pattern, c.step), tool: c.name, what: c.what, outcome: uncertain, action: describeEffectRecovery(uncertain) })),
         changed_files: views.map((v) => ({ path: v.path, kind: v.kind, size: v.size, last_seen: v.lastSeen })),
         changed_files_action: onChange,
         spec_changed: Boolean(specChange),

@@ -5,7 +5,7 @@ import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
 import { isNumbered, patternFor, patternWords } from '../engine/patterns/pattern-for.js';
-import { checkpointSteps, nameInLane, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
+import { checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { formatAgo } from '../human-units.js';
 import { sessionTitle } from '../session/session-name.js';
 import { listWithLiveness, type ListedSession } from '../session/listing.js';
@@ -15,7 +15,7 @@ import { sessionStatuses, statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
 import { callsDollars, formatDollars, jsonDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
-import { resolveStepRef, stepRef, stepRefsText } from '../state/step-ref.js';
+import { stepName, stepNamed, stepNamesText } from '../engine/step-names.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
 import stringWidth from 'string-width';
 import { printable, terminalText } from '../printable-text.js';
@@ -90,8 +90,8 @@ function sessionDollars(steps: readonly SessionStep[], results: ReadonlyMap<stri
  * "  level 2" / "    ✓ technical  researcher  done  attempt 1  2.1s  148 in / 41 out ≈ $0.0004  The answer…".
  */
 function stepLines(ctx: CommandContext, pattern: string, steps: readonly SessionStep[], results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined): string[] {
-  // A chain's steps by number; any other step by its id, as --step and --from-step take it.
-  const names = steps.map((step) => terminalText(pattern === 'chain' ? nameInLane(step) : step.id));
+  // Each step by its name, as --step and --from-step take it.
+  const names = steps.map((step) => terminalText(stepName(pattern, step.id)));
   // Names, agents and states line up down the whole list (a step outside every lane is indented less).
   const width = Math.max(0, ...names.map((name) => name.length));
   const agentWidth = Math.max(0, ...steps.map((step) => step.agent.length));
@@ -144,7 +144,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
     const shown = steps.map(({ index: _index, ...step }) => {
       const result = results.get(step.id);
       const facts = result ? { attempt: result.attempt, tokens: result.tokens, elapsed_ms: result.elapsed_ms, dollars: jsonDollars(stepDollars(price, step as SessionStep, result)), first_line: firstLine(result.response), cut: result.cut } : {};
-      return { ...step, ...facts };
+      return { ...step, id: stepName(pattern.type, step.id), ...facts };
     });
     ctx.stdout.write(`${JSON.stringify({ ...record, events: events.length, dollars: jsonDollars(dollars), steps: shown }, null, 2)}\n`);
     return ExitCode.ok;
@@ -174,19 +174,19 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
 
 /** `sessions show <id> --step S`: one step, by its number in a chain or its id; an unknown one is a usage error. */
 function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps: readonly SessionStep[], ref: string, results: ReadonlyMap<string, StepResult>, price: StepPricer | undefined, json: boolean): ExitCode {
-  const id = resolveStepRef(pattern, steps, ref);
+  const id = stepNamed(pattern, steps, ref);
   const step = steps.find((candidate) => candidate.id === id);
   if (!step) {
-    throw new AcodeError(`--step ${ref}: no such step in session ${sessionId}; give ${pattern === 'chain' ? 'a step number' : 'a step id'}: ${stepRefsText(pattern, steps)}`, ExitCode.usage);
+    throw new AcodeError(`--step ${ref}: no such step in session ${sessionId}; give ${pattern === 'chain' ? 'a step number' : 'a step'}: ${stepNamesText(pattern, steps)}`, ExitCode.usage);
   }
   const result = results.get(step.id);
   const dollars = stepDollars(price, step, result);
   if (json) {
     const { index: _index, ...shown } = step;
-    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: jsonDollars(dollars), prompt: result?.prompt ?? null, response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, ...shown, id: stepName(pattern, step.id), attempt: result?.attempt ?? step.attempt, tokens: result?.tokens ?? null, elapsed_ms: result?.elapsed_ms ?? null, dollars: jsonDollars(dollars), prompt: result?.prompt ?? null, response: result?.response ?? null, cut: result?.cut ?? false, tool_calls: result?.tools ?? [] }, null, 2)}\n`);
     return ExitCode.ok;
   }
-  ctx.stdout.write(`${stepDetailLines(step, stepRef(pattern, step), result, dollars).join('\n')}\n`);
+  ctx.stdout.write(`${stepDetailLines(step, stepName(pattern, step.id), result, dollars).join('\n')}\n`);
   return ExitCode.ok;
 }
 
@@ -222,10 +222,14 @@ function describeEvent(event: EngineEvent): string {
   return Object.entries(rest).map(([key, value]) => `${key}=${short(typeof value === 'string' ? value : JSON.stringify(value))}`).join(' ');
 }
 
-/** `acode sessions history <id> [--json]`: the event log as replayed: superseded lock holders' events fenced out, then (timestamp, event_id). */
+/** `acode sessions history <id> [--json]`: the event log as replayed (superseded lock holders' events fenced out, then (timestamp, event_id)), steps by name. */
 export async function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
   const session = await openRepository(ctx).open(id);
-  const events = fenceEvents(await session.events()).sort(compareEvents);
+  // Each event's step by its name, as every other view shows it (the log keeps the stored id: events.jsonl is the raw form).
+  const pattern = session.record.pattern_type;
+  const events = fenceEvents(await session.events())
+    .sort(compareEvents)
+    .map((event) => ('step' in event && typeof event.step === 'string' ? { ...event, step: stepName(pattern, event.step) } : event));
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;

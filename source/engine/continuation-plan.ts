@@ -2,9 +2,12 @@ import type { SessionStatus } from './events.js';
 import type { Pattern } from './pattern.js';
 import type { Checkpoint, SessionProgress } from './session-progress.js';
 import { chainIndex, stepTitle, type StepId } from './step-id.js';
+import { stepName } from './step-names.js';
 
 export interface PlannedStep {
   step: StepId;
+  /** Its name as every view shows it and every flag takes it: `3`, `web/2`, `overview` (step-names.ts). */
+  name: string;
   /** How a person names it: "step 3", "task overview", "web step 2". */
   title: string;
   agent: string;
@@ -40,7 +43,7 @@ export function planContinuation(pattern: Pattern, progress: SessionProgress, ch
   const nodes = new Map(shape.map((node) => [node.id, node]));
   const planned = (id: StepId): PlannedStep => {
     const node = nodes.get(id);
-    return { step: id, title: node?.title ?? stepTitle(id), agent: node?.label ?? pattern.step(id, progress)?.label ?? '' };
+    return { step: id, name: stepName(pattern.type, id), title: node?.title ?? stepTitle(id), agent: node?.label ?? pattern.step(id, progress)?.label ?? '' };
   };
   const running = Object.values(progress.in_progress).filter((step) => !progress.completed[step.step]);
   return {
@@ -61,11 +64,9 @@ export function planContinuation(pattern: Pattern, progress: SessionProgress, ch
   };
 }
 
-/** A planned step as a person reads it: "3 writer" for a chain step (1-based), "task overview (researcher)" otherwise. */
-function plannedName(step: PlannedStep, chain: boolean): string {
-  const index = chain ? chainIndex(step.step) : undefined;
-  if (index !== undefined) return `${index + 1} ${step.agent}`.trimEnd();
-  return step.agent ? `${step.title} (${step.agent})` : step.title;
+/** A planned step as a person reads it, by its name and agent: "3 writer", "web/2 researcher", "overview researcher". */
+function plannedName(step: PlannedStep): string {
+  return `${step.name} ${step.agent}`.trimEnd();
 }
 
 /** The plan as lines a person reads (dry-run, plain mode and the event log agree on it). */
@@ -73,13 +74,13 @@ export function describePlan(plan: ContinuationPlan): string[] {
   const chain = plan.pattern === 'chain';
   const range = (steps: PlannedStep[]) => {
     if (steps.length === 0) return 'none';
-    if (steps.length <= 6) return steps.map((step) => plannedName(step, chain)).join(', ');
+    if (steps.length <= 6) return steps.map((step) => plannedName(step)).join(', ');
     const first = chain ? chainIndex(steps[0]!.step) : undefined;
     const last = chain ? chainIndex(steps.at(-1)!.step) : undefined;
     if (first !== undefined && last !== undefined && last - first + 1 === steps.length) return `${first + 1}–${last + 1} (${steps.length} steps)`;
-    return `${steps.slice(0, 5).map((step) => plannedName(step, chain)).join(', ')} … (${steps.length} steps)`;
+    return `${steps.slice(0, 5).map((step) => plannedName(step)).join(', ')} … (${steps.length} steps)`;
   };
-  const running = plan.in_progress.map((step) => `${plannedName(step, chain)}, attempt ${step.attempt} → ${step.action}`);
+  const running = plan.in_progress.map((step) => `${plannedName(step)}, attempt ${step.attempt} → ${step.action}`);
   return [
     `state:           ${plan.status} · last checkpoint at event ${plan.last_checkpoint.event_id} of ${plan.log_events}${plan.last_checkpoint.at ? ` (${plan.last_checkpoint.at})` : ''}`,
     `skip (done):     ${range(plan.skip)}`,

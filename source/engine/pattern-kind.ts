@@ -29,6 +29,12 @@ export interface EngineKind<P extends PatternSpec> {
    * count says which are done, and `--from-step 2` means the second.
    */
   numbered: boolean;
+  /**
+   * Its ids end in a 0-based position after a slash (`web/0`, `technical/0`, `worker/0`), which a
+   * person reads 1-based (`web/1`): see step-names.ts. An evaluator's `draft/2` counts iterations from
+   * 1 already and leaves this off.
+   */
+  zeroBasedTail?: boolean;
 }
 
 /** A JSON object (not null, not a scalar): the structural checks of files read without a schema. */

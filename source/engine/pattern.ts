@@ -2,6 +2,7 @@ import type { AgentCliStep, ApprovalStep, PatternType } from '../spec/schema.js'
 import { isNumbered } from './patterns/pattern-for.js';
 import type { SessionProgress } from './session-progress.js';
 import { stepTitle, type StepId } from './step-id.js';
+import { stepName } from './step-names.js';
 import type { Variables } from './template-context.js';
 import type { StopReason } from './events.js';
 
@@ -96,9 +97,9 @@ export function completedInOrder(pattern: Pattern, progress: SessionProgress): S
 }
 
 /**
- * How lines and views name a step: "step 2/5 writer" in a chain (as acode always has), "task
- * overview (researcher)", "branch web step 1 (scraper)" elsewhere. Steps a pattern creates later are
- * named from their id.
+ * How lines name a step: "step 2/5 writer" in a chain (its name and how many there are), elsewhere its
+ * name and agent, "overview (researcher)", "web/1 (scraper)" — the name the run view, `sessions show`
+ * and every flag use (step-names.ts).
  */
 export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: StepId) => string {
   let shape = pattern.shape(progress);
@@ -110,9 +111,9 @@ export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: Ste
       nodes = new Map(shape.map((node, index) => [node.id, { node, index }]));
     }
     const known = nodes.get(id);
-    if (!known) return stepTitle(id);
+    if (!known) return stepName(pattern.type, id);
     if (isNumbered(pattern.type)) return `step ${known.index + 1}/${shape.length} ${known.node.label}`.trimEnd();
-    return `${known.node.title} (${known.node.label})`;
+    return `${stepName(pattern.type, id)} (${known.node.label})`;
   };
 }
 

@@ -11,6 +11,7 @@ import { initialProgress, replayEvents, type SessionProgress } from '../engine/s
 import { planFork } from '../engine/fork-plan.js';
 import { reusableSteps, type ReusableSteps } from '../engine/step-input-key.js';
 import { previewFork, type ForkPreviewStep } from '../engine/fork-preview.js';
+import { stepName } from '../engine/step-names.js';
 import { loadSpecFile } from '../spec/load-spec.js';
 import { hashText } from '../spec/hash.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
@@ -143,7 +144,7 @@ export async function previewForkSession(repository: SessionRepository, request:
   if (reusable) return { from, steps: previewFork(pattern, spec, variables, reusable.reusable, reusable.unusable, from) };
   const reused = new Set(plan.reuse);
   const steps = pattern.shape(replayed).map((node): ForkPreviewStep => ({
-    step: node.id,
+    step: stepName(pattern.type, node.id),
     title: node.title,
     agent: node.label,
     reused: reused.has(node.id),

@@ -39,16 +39,6 @@ export interface SessionStep {
   detail?: string;
 }
 
-/**
- * How a step is named inside its lane, in a few characters: its number in a parallel branch ("2"),
- * its task id in a DAG level, its title when it stands alone ("reduce"), its number in a chain.
- */
-export function nameInLane(step: Pick<SessionStep, 'id' | 'group' | 'title' | 'index'>): string {
-  if (step.group === null) return /^\d+$/.test(step.id) ? String(step.index + 1) : step.title;
-  if (step.id.startsWith(`${step.group}/`)) return String(Number(step.id.slice(step.group.length + 1)) + 1);
-  return step.id;
-}
-
 /** A session's progress as its log tells it, with the steps whose last attempt failed or was rejected. */
 export interface ReplayedSteps {
   progress: SessionProgress;

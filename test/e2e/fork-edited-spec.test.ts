@@ -122,7 +122,7 @@ describe('acode fork --spec', () => {
       '',
     ]);
     const json = JSON.parse((await runCli(['fork', id, '--spec', 'edited.yaml', '--dry-run', '--json'], ws)).stdout) as { steps: { step: string; reused: boolean }[] };
-    expect(json.steps.map((step) => [step.step, step.reused])).toEqual([['0', true], ['1', false], ['2', false]]);
+    expect(json.steps.map((step) => [step.step, step.reused])).toEqual([['1', true], ['2', false], ['3', false]]);
     expect(server.requests).toEqual([]);
     expect((await runCli(['sessions', 'list', '--json'], ws)).stdout).toBe(listed);
     // The fork itself: step 2 runs; this server's answer reads only the input, so step 3 is asked as before and reused.

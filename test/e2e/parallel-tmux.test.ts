@@ -51,8 +51,8 @@ describe('the run view of a parallel run in a real terminal', () => {
     const done = await terminal.waitFor((s) => /EXIT=\d+/.test(s), 20_000);
     expect(done).toContain('EXIT=0');
     expect(done).toMatch(/✓ branch (web|docs) · 2\/2 done\n/);
-    expect(done).toMatch(/✓ branch web · 2\/2 done\n +✓ 1 scraper [\d.]+s · \d+ in \/ \d+ out\n +✓ 2 scraper /);
-    expect(done).toMatch(/✓ branch docs · 2\/2 done\n +✓ 1 reader [\d.]+s/);
+    expect(done).toMatch(/✓ branch web · 2\/2 done\n +✓ web\/1 scraper [\d.]+s · \d+ in \/ \d+ out\n +✓ web\/2 scraper /);
+    expect(done).toMatch(/✓ branch docs · 2\/2 done\n +✓ docs\/1 reader [\d.]+s/);
     expect(done).toMatch(/✓ reduce aggregator [\d.]+s/);
     expect(done).toContain('5/5 done · 0 skipped (completed earlier) · 0 remaining · 0 running');
     expect(done).toContain('✓ completed');

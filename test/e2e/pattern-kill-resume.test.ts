@@ -88,7 +88,7 @@ describe('parallel branches under a crash and an approval', () => {
       const run = await startCli(['run', 'spec.yaml', '--json'], ws).done;
       expect(run.code, run.stderr).toBe(1);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'awaiting_approval', steps_executed: 4 });
-      expect(run.stderr).toContain('◆ a step 2 (approval): Approve branch a?');
+      expect(run.stderr).toContain('◆ a/2 (approval): Approve branch a?');
       expect(server.requests.map((r) => requestStep(r.user)).sort()).toEqual(['a/0', 'b/0', 'b/1', 'c/0']);
       // The other branches went on after the question was asked (they did not merely finish first).
       const log = sessionLog(ws);

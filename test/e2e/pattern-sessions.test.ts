@@ -52,8 +52,8 @@ async function crashedWorkflow() {
   const run = await runCli(['run', 'dag.yaml'], ws);
   expect(run.signal, run.stderr).toBe('SIGKILL');
   // Plain lines name each task.
-  expect(run.stderr).toMatch(/^started: 4 steps\n▶ task overview \(researcher\)\n✓ task overview \(researcher\) [\d.]+s · \d+ in \/ \d+ out\n/m);
-  expect(run.stderr).toContain('▶ task technical (researcher)\n');
+  expect(run.stderr).toMatch(/^started: 4 steps\n▶ overview \(researcher\)\n✓ overview \(researcher\) [\d.]+s · \d+ in \/ \d+ out\n/m);
+  expect(run.stderr).toContain('▶ technical (researcher)\n');
   const [id] = sessionIds(ws);
   return { ws, id: id! };
 }
@@ -95,7 +95,7 @@ describe('a workflow session on disk', () => {
     const unknown = await runCli(['sessions', 'show', id, '--step', '2'], ws);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--step 2: no such step in session');
-    expect(unknown.stderr).toContain('give a step id: overview, technical, applications, synthesis');
+    expect(unknown.stderr).toContain('give a step: overview, technical, applications, synthesis');
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id);
@@ -105,9 +105,9 @@ describe('a workflow session on disk', () => {
 
     const dry = await runCli(['resume', id, '--dry-run'], ws);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/skip \(done\): +task overview \(researcher\)\n/);
-    expect(dry.stdout).toMatch(/in progress: +task technical \(researcher\), attempt 1 → retry as attempt 2/);
-    expect(dry.stdout).toMatch(applications === 'pending' ? /remaining: +task applications \(researcher\), task synthesis \(researcher\)\n/ : /remaining: +task synthesis \(researcher\)\n/);
+    expect(dry.stdout).toMatch(/skip \(done\): +overview researcher\n/);
+    expect(dry.stdout).toMatch(/in progress: +technical researcher, attempt 1 → retry as attempt 2/);
+    expect(dry.stdout).toMatch(applications === 'pending' ? /remaining: +applications researcher, synthesis researcher\n/ : /remaining: +synthesis researcher\n/);
     const plan = JSON.parse((await runCli(['resume', id, '--dry-run', '--json'], ws)).stdout) as { in_progress: { step: string; title: string }[]; remaining: { step: string }[] };
     expect(plan.in_progress).toEqual(expect.arrayContaining([expect.objectContaining({ step: 'technical', title: 'task technical', agent: 'researcher', attempt: 1 })]));
     expect(plan.remaining.map((step) => step.step).at(-1)).toBe('synthesis');
@@ -135,7 +135,7 @@ describe('a workflow session on disk', () => {
     const { ws, id } = await crashedWorkflow();
     const fork = await runCli(['fork', id, '--from-step', 'analysis'], ws);
     expect(fork.code).toBe(2);
-    expect(fork.stderr).toBe(`acode: --from-step analysis: no such step in session ${id}; give a step id whose prerequisites completed: overview, technical, applications\n`);
+    expect(fork.stderr).toBe(`acode: --from-step analysis: no such step in session ${id}; give a step whose prerequisites completed: overview, technical, applications\n`);
     // Synthesis waits for tasks that never finished.
     const waiting = await runCli(['fork', id, '--from-step', 'synthesis'], ws);
     expect(waiting.code).toBe(2);
@@ -149,26 +149,26 @@ describe('a parallel session on disk', () => {
     const ws = workspace('par.yaml', parallel);
     const run = await runCli(['run', 'par.yaml', '--var', 'topic=async python'], ws);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain('◆ web_research step 2 (approval): Review the scraped web data quality and accuracy.');
-    expect(run.stderr).toMatch(/✓ docs_research step 1 \(docs_reader\) [\d.]+s/);
+    expect(run.stderr).toContain('◆ web_research/2 (approval): Review the scraped web data quality and accuracy.');
+    expect(run.stderr).toMatch(/✓ docs_research\/1 \(docs_reader\) [\d.]+s/);
     const [id] = sessionIds(ws);
 
     const show = await runCli(['sessions', 'show', id!], ws);
-    // By id, as --from-step takes them.
-    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/0 +web_scraper +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +web_scraper answered .*\n    ◆ web_research\/1 +approval +awaiting approval +attempt 1 +[\d.]+s\n    ○ web_research\/2 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/0 +docs_reader +done .*\n  ○ reduce +aggregator +pending\n/);
+    // By name, as --from-step takes them: a branch's steps from 1.
+    expect(show.stdout).toMatch(/steps\n  branch web_research\n    ✓ web_research\/1 +web_scraper +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +web_scraper answered .*\n    ◆ web_research\/2 +approval +awaiting approval +attempt 1 +[\d.]+s\n    ○ web_research\/3 +data_validator +pending\n  branch docs_research\n    ✓ docs_research\/1 +docs_reader +done .*\n  ○ reduce +aggregator +pending\n/);
 
     const source = await createSessionSource({ env: ws.env, cwd: ws.cwd } as unknown as CommandContext);
     const details = source.details(id!);
     expect(detailsLines(details)[0]!.map((segment) => segment.text).join('')).toBe('web_research ✓◆○  docs_research ✓  reduce ○  ');
 
     const dry = await runCli(['resume', id!, '--dry-run'], ws);
-    expect(dry.stdout).toMatch(/skip \(done\): +web_research step 1 \(web_scraper\), docs_research step 1 \(docs_reader\)\n/);
-    expect(dry.stdout).toMatch(/in progress: +web_research step 2 \(approval\), attempt 1 → ask for the approval again\n/);
-    expect(dry.stdout).toMatch(/remaining: +web_research step 3 \(data_validator\), reduce \(aggregator\)\n/);
+    expect(dry.stdout).toMatch(/skip \(done\): +web_research\/1 web_scraper, docs_research\/1 docs_reader\n/);
+    expect(dry.stdout).toMatch(/in progress: +web_research\/2 approval, attempt 1 → ask for the approval again\n/);
+    expect(dry.stdout).toMatch(/remaining: +web_research\/3 data_validator, reduce aggregator\n/);
 
     const fork = await runCli(['fork', id!, '--from-step', 'reduce'], ws);
     expect(fork.code).toBe(2);
-    expect(fork.stderr).toContain('give a step id whose prerequisites completed: web_research/0, web_research/1, docs_research/0');
+    expect(fork.stderr).toContain('give a step whose prerequisites completed: web_research/1, web_research/2, docs_research/1');
   });
 });
 
@@ -204,7 +204,7 @@ describe("what a deciding pattern read of an answer, as it runs", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^✓ router \(classifier\) [\d.]+s · \d+ in \/ \d+ out · chose technical \(not taken: faq\)$/m);
     // Steps the pattern read nothing of keep their line as it was.
-    expect(run.stderr).toMatch(/^✓ technical step 1 \(engineer\) [\d.]+s · \d+ in \/ \d+ out$/m);
+    expect(run.stderr).toMatch(/^✓ technical\/1 \(engineer\) [\d.]+s · \d+ in \/ \d+ out$/m);
  
     // The browser's details pane names the decision too.
     const [id] = sessionIds(ws);
@@ -217,7 +217,7 @@ describe("what a deciding pattern read of an answer, as it runs", () => {
     const ws = workspace('support.yaml', deciding.routing);
     expect((await runCli(['run', 'support.yaml'], ws)).code).toBe(0);
     const [id] = sessionIds(ws);
-    const fork = await runCli(['fork', id!, '--from-step', 'technical/0'], ws);
+    const fork = await runCli(['fork', id!, '--from-step', 'technical/1'], ws);
     expect(fork.code, fork.stderr).toBe(0);
     const forked = sessionIds(ws).find((other) => other !== id)!;
     const events = readFileSync(join(ws.home, 'sessions', forked, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; step?: string });

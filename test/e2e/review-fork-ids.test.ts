@@ -53,13 +53,14 @@ const specs = {
 const bad: Record<keyof typeof specs, string[]> = {
   chain: ['0', '5', '-1', '1.5', 'x', '0/0', ''],
   workflow: ['2', 'nope', 'reduce/0', '@artifacts', ''],
-  parallel: ['a/2', 'a/01', 'a/-1', 'c/0', 'a', '1', 'a/1e0', ''],
+  // A branch's steps count from 1, as every view names them: the stored id a/0 names none.
+  parallel: ['a/3', 'a/0', 'a/01', 'a/-1', 'c/1', 'a', '1', 'a/1e0', ''],
 };
 
 const good: Record<keyof typeof specs, [from: string, reused: number][]> = {
   chain: [['1', 0], ['3', 2]],
   workflow: [['1', 1], ['reduce', 2], ['side', 2]],
-  parallel: [['a/1', 2], ['b/0', 2], ['reduce', 3]],
+  parallel: [['a/2', 2], ['b/1', 2], ['reduce', 3]],
 };
 
 describe('review: fork --from-step', () => {

@@ -71,14 +71,14 @@ pattern:
     const result = await runCli(['run', 'spec.yaml'], ws);
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('failed: b step 2 (w)');
+    expect(result.stderr).toContain('failed: b/2 (w)');
     // The session has failed: nothing is left that a 20 s wait could be for.
     expect(elapsed).toBeLessThan(15_000);
     const events = await history(ws, onlySession(ws));
     const failedAt = events.findIndex((e) => e.type === 'session_failed');
     expect(failedAt).toBeGreaterThan(0);
     // No attempt starts once the run knows it has failed (the failure is the template error of b/1).
-    const a0Attempts = events.filter((e) => e.type === 'step_started' && e.step === 'a/0').map((e) => e.attempt);
+    const a0Attempts = events.filter((e) => e.type === 'step_started' && e.step === 'a/1').map((e) => e.attempt);
     expect(a0Attempts).toEqual([1]);
   }, 45_000);
 
@@ -153,7 +153,7 @@ pattern:
     const id = onlySession(ws);
     const events = await history(ws, id);
     const done = events.filter((e) => e.type === 'step_completed');
-    expect(done.map((e) => e.step)).toEqual(['work/0', 'work/1', 'work/2']);
+    expect(done.map((e) => e.step)).toEqual(['work/1', 'work/2', 'work/3']);
     const tokens = done.reduce((sum, e) => sum + e.usage!.input + e.usage!.output, 0);
 
     const [row] = await listed(ws);
@@ -227,7 +227,7 @@ pattern:
     expect(killed.signal).toBe('SIGKILL');
     const id = onlySession(ws);
     const done = (await history(ws, id)).filter((e) => e.type === 'step_completed').map((e) => e.step);
-    expect(done).toEqual(['work/0', 'work/1']);
+    expect(done).toEqual(['work/1', 'work/2']);
     const [row] = await listed(ws);
     expect(row).toMatchObject({ session_id: id, steps_done: 2 });
   });
@@ -341,7 +341,7 @@ pattern:
     expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
     const plan = JSON.parse((await runCli(['resume', '--dry-run', '--json'], ws)).stdout) as { in_progress: { step: string }[] };
     const listed = plan.in_progress[0]!.step;
-    expect(listed).toBe('b/0');
+    expect(listed).toBe('b/1');
     expect((await runCli(['resume', '--approve'], ws)).code).toBe(1);
     const answered = (await history(ws, onlySession(ws))).filter((e) => e.type === 'approval_answered').map((e) => e.step);
     expect(answered).toEqual([listed]);
@@ -377,14 +377,14 @@ ${branches}
     const before = await history(ws, id);
     expect(before.at(-1)!.type).toBe('session_paused');
     const inFlight = before.filter((e) => e.type === 'step_started').map((e) => e.step).sort();
-    expect(inFlight).toEqual(['a/0', 'b/0', 'c/0', 'd/0', 'e/0']);
+    expect(inFlight).toEqual(['a/1', 'b/1', 'c/1', 'd/1', 'e/1']);
 
     const resumed = await runCli(['resume', id, '--json'], ws);
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = (await history(ws, id)).slice(before.length);
     const again = after.filter((e) => e.type === 'step_started');
     expect(again.filter((e) => e.attempt === 2).map((e) => e.step).sort()).toEqual(inFlight);
-    expect(again.filter((e) => e.attempt === 1).map((e) => e.step)).toEqual(['f/0']);
+    expect(again.filter((e) => e.attempt === 1).map((e) => e.step)).toEqual(['f/1']);
     const ids = [...before, ...after].map((e) => e.event_id);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -104,8 +104,8 @@ describe('the run view of a parallel run', () => {
     start('docs_research/0', 'docs_reader');
     let frame = await ui.waitForFrame((f) => f.includes('2 running'));
     expect(frame).toContain('acode parallel-hitl-branch-demo · 5 steps in 2 branches, then reduce · session abcd1234abcd1234');
-    expect(frame).toMatch(new RegExp(`▸ branch web_research · 0/3 done · 1 running\\n +${spinner} 1 web_scraper \\S+s\\n +○ 2 approval\\n +○ 3 data_validator`));
-    expect(frame).toMatch(new RegExp(`▸ branch docs_research · 0/1 done · 1 running\\n +${spinner} 1 docs_reader`));
+    expect(frame).toMatch(new RegExp(`▸ branch web_research · 0/3 done · 1 running\\n +${spinner} web_research/1 web_scraper \\S+s\\n +○ web_research/2 approval\\n +○ web_research/3 data_validator`));
+    expect(frame).toMatch(new RegExp(`▸ branch docs_research · 0/1 done · 1 running\\n +${spinner} docs_research/1 docs_reader`));
     expect(frame).toMatch(/○ reduce aggregator/);
 
     complete('web_research/0', 'web_scraper');
@@ -113,17 +113,17 @@ describe('the run view of a parallel run', () => {
     apply({ type: 'approval_requested', step: 'web_research/1', attempt: 1, prompt: 'Review the scraped web data', context: '### Scraped Web Data', default_response: 'approved' });
     store.getState().askApproval({ step: 'web_research/1', prompt: 'Review the scraped web data', context: '### Scraped Web Data', defaultResponse: 'approved' });
     frame = await ui.waitForFrame((f) => f.includes('approval needed'));
-    expect(frame).toContain('approval needed · web_research step 2');
+    expect(frame).toContain('approval needed · step web_research/2');
     expect(frame).toMatch(/◷ branch web_research · 1\/3 done · 1 waiting/);
-    expect(frame).toMatch(/◷ 2 approval +awaiting approval/);
+    expect(frame).toMatch(/◷ web_research\/2 approval +awaiting approval/);
     // The other branch goes on while the question waits: Ctrl+C would pause it, not just leave the question.
-    expect(frame).toMatch(new RegExp(`${spinner} 1 docs_reader`));
+    expect(frame).toMatch(new RegExp(`${spinner} docs_research/1 docs_reader`));
     expect(store.getState().phase).toBe('running');
     expect(frame).not.toContain('keeps waiting for its answer');
 
     complete('docs_research/0', 'docs_reader');
     frame = await ui.waitForFrame((f) => f.includes('✓ branch docs_research'));
-    expect(frame).toMatch(/✓ branch docs_research · 1\/1 done\n +✓ 1 docs_reader 1\.5s/);
+    expect(frame).toMatch(/✓ branch docs_research · 1\/1 done\n +✓ docs_research\/1 docs_reader 1\.5s/);
     expect(frame.indexOf('branch docs_research')).toBeLessThan(frame.indexOf('branch web_research'));
     // Nothing runs any more: only the question is open.
     expect(frame).toContain('Ctrl+C pause (the session keeps waiting for its answer)');
@@ -137,8 +137,8 @@ describe('the run view of a parallel run', () => {
     start('web_research/1', 'approval');
     const frame = await ui.waitForFrame((f) => f.includes('1 running'));
     expect(frame).toContain('(resumed)');
-    expect(frame).toMatch(/✓ branch docs_research · 1\/1 done · 1 skipped\n +↷ 1 docs_reader completed earlier/);
-    expect(frame).toMatch(/▸ branch web_research · 1\/3 done · 1 skipped · 1 running\n +↷ 1 web_scraper completed earlier/);
+    expect(frame).toMatch(/✓ branch docs_research · 1\/1 done · 1 skipped\n +↷ docs_research\/1 docs_reader completed earlier/);
+    expect(frame).toMatch(/▸ branch web_research · 1\/3 done · 1 skipped · 1 running\n +↷ web_research\/1 web_scraper completed earlier/);
     expect(frame).toContain('2/5 done · 2 skipped (completed earlier) · 3 remaining · 1 running');
   });
 
@@ -147,7 +147,7 @@ describe('the run view of a parallel run', () => {
     started();
     for (const branch of ['academic_perspective', 'industry_perspective', 'regulatory_perspective']) start(`${branch}/0`, 'researcher');
     const running = await ui.waitForFrame((f) => f.includes('3 running'));
-    expect(running.match(new RegExp(`${spinner} 1 researcher`, 'g'))).toHaveLength(3);
+    expect(running.match(new RegExp(`${spinner} \\w+_perspective/1 researcher`, 'g'))).toHaveLength(3);
     for (const branch of ['industry_perspective', 'academic_perspective', 'regulatory_perspective']) complete(`${branch}/0`, 'researcher');
     start('reduce', 'synthesizer');
     complete('reduce', 'synthesizer');

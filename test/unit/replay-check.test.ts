@@ -89,9 +89,9 @@ describe('the continuation plan', () => {
   it('skips completed steps, retries the in-progress one and queues the rest', () => {
     const events = log(1, 2);
     const plan = planContinuation(patternFor(spec), recoverProgress(events, checkpointAt(events, 3)), checkpointAt(events, 3));
-    expect(plan.skip).toEqual([{ step: '0', title: 'step 1', agent: 'worker' }]);
+    expect(plan.skip).toEqual([{ step: '0', name: '1', title: 'step 1', agent: 'worker' }]);
     expect(plan.in_progress).toMatchObject([{ step: '1', attempt: 2, next_attempt: 3 }]);
-    expect(plan.remaining).toEqual([{ step: '2', title: 'step 3', agent: 'worker' }]);
+    expect(plan.remaining).toEqual([{ step: '2', name: '3', title: 'step 3', agent: 'worker' }]);
     expect(plan.last_checkpoint.event_id).toBe(3);
     expect(plan.log_events).toBe(5);
     expect(describePlan(plan)).toEqual([
@@ -106,6 +106,6 @@ describe('the continuation plan', () => {
     const events = log(2);
     const plan = planContinuation(patternFor(spec), recoverProgress(events, checkpointAt(events, events.length)), checkpointAt(events, events.length));
     expect(plan.in_progress).toEqual([]);
-    expect(plan.remaining).toEqual([{ step: '2', title: 'step 3', agent: 'worker' }]);
+    expect(plan.remaining).toEqual([{ step: '2', name: '3', title: 'step 3', agent: 'worker' }]);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { StepStatus, StepView } from '../../source/state/run-store.js';
-import { nameInLane } from '../../source/state/session-steps.js';
 import { lanesOf, liveLanes, type LiveEntry } from '../../source/ui/run/run-lanes.js';
 
 /** `branches` branches of `length` steps, the first `running` of them running their first step. */
@@ -16,13 +15,6 @@ function branches(count: number, length: number, running: number): StepView[] {
 const lines = (entries: LiveEntry[]) => entries.reduce((sum, e) => sum + (e.kind === 'more' ? 1 : 1 + e.rows.length + (e.morePending ? 1 : 0) + (e.moreActive.running + e.moreActive.waiting ? 1 : 0)), 0);
 
 describe('lanes of the run view', () => {
-  it('names a step by its number in a branch, by its id in a level, by its title on its own', () => {
-    const [step] = branches(1, 1, 0);
-    expect(nameInLane({ ...step!, id: 'web/1', group: 'web' })).toBe('2');
-    expect(nameInLane({ ...step!, id: 'overview', group: 'level 1' })).toBe('overview');
-    expect(nameInLane({ ...step!, id: 'reduce', title: 'reduce', group: null })).toBe('reduce');
-  });
-
   it('shows every lane in full when they fit', () => {
     const live = liveLanes(lanesOf(branches(3, 3, 3), 'parallel'), 30);
     expect(live.map((e) => (e.kind === 'lane' ? e.rows.length : -1))).toEqual([3, 3, 3]);

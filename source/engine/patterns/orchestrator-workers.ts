@@ -294,4 +294,5 @@ export const orchestratorWorkersKind: EngineKind<OrchestratorWorkersPattern> = {
     shapeWords: () => 'workers as the plan says',
   },
   numbered: false,
+  zeroBasedTail: true,
 };

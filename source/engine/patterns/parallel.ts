@@ -107,4 +107,5 @@ export const parallelKind: EngineKind<ParallelPattern> = {
     },
   },
   numbered: false,
+  zeroBasedTail: true,
 };

@@ -51,3 +51,8 @@ export function patternWords(type: string): PatternWords {
 export function isNumbered(type: string): boolean {
   return kindOf(type)?.numbered ?? false;
 }
+
+/** Its ids end in a 0-based `/n` a person reads 1-based (see EngineKind.zeroBasedTail). */
+export function hasZeroBasedTail(type: string): boolean {
+  return kindOf(type)?.zeroBasedTail ?? false;
+}

@@ -207,4 +207,5 @@ export const routingKind: EngineKind<RoutingPattern> = {
     },
   },
   numbered: false,
+  zeroBasedTail: true,
 };

@@ -2,7 +2,8 @@ import { formatAgo, formatCount } from '../../human-units.js';
 import { isNumbered, patternWords } from '../../engine/patterns/pattern-for.js';
 import { countByStatus, matchedChars, statusLabel, type BrowserRow, type BrowserScope, type MatchedChars } from '../../state/browser-rows.js';
 import type { SessionDetails, WholeList } from '../../state/browser-store.js';
-import { nameInLane, stepStateStyle, type SessionStep } from '../../state/session-steps.js';
+import { stepStateStyle, type SessionStep } from '../../state/session-steps.js';
+import { stepName } from '../../engine/step-names.js';
 import { browserBindings, hints } from '../keys/bindings.js';
 import { labelHue } from '../../session/status-words.js';
 import { sessionTitle } from '../../session/session-name.js';
@@ -261,7 +262,7 @@ function stepsLine(details: SessionDetails): Line {
     }
     if (line.length) line.push({ text: '  ' });
   } else {
-    for (const step of shown) line.push({ ...glyph(step), text: `${glyph(step).text} ${isNumbered(details.pattern) ? step.agent : nameInLane(step)}  ` });
+    for (const step of shown) line.push({ ...glyph(step), text: `${glyph(step).text} ${isNumbered(details.pattern) ? step.agent : stepName(details.pattern, step.id)}  ` });
   }
   if (details.steps.length > shown.length) line.push(dim(`… ${details.steps.length - shown.length} more`));
   return line;

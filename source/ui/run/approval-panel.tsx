@@ -13,7 +13,7 @@ import { draftParts, editDraft, emptyDraft, type ResponseDraft } from './respons
 
 /** An approval step waiting for this person: the prompt, what to decide on, and approve / edit / reject. */
 export function ApprovalPanel({ store }: { store: RunStore }) {
-  const asked = useStore(store, useShallow((s) => ({ approval: s.approval, approvalInput: s.approvalInput, steps: s.steps })));
+  const asked = useStore(store, useShallow((s) => ({ approval: s.approval, approvalInput: s.approvalInput, pattern: s.pattern })));
   const { approval } = asked;
   const text = useMemo(() => approvalPanelText(asked), [asked]);
   const [editing, showEditor] = useState(false);

@@ -1,4 +1,4 @@
-import { stepTitle } from '../../engine/step-id.js';
+import { stepName } from '../../engine/step-names.js';
 import { typedResponse, type RunState } from '../../state/run-store.js';
 import { approvalBindings as b, approvalEditBindings, hints, rejectBindings } from '../keys/bindings.js';
 import { terminalText } from '../../printable-text.js';
@@ -26,13 +26,12 @@ export const editKeys = hints(approvalEditBindings);
 export const approvalKeys = (defaultResponse: string) => `${b['approval.approve'].label} (records "${defaultResponse}") · ${b['approval.edit'].label} · ${b['approval.reject'].label}`;
 
 /** The panel's text while an approval is asked (null: none is). */
-export function approvalPanelText(s: Pick<RunState, 'approval' | 'approvalInput' | 'steps'>): ApprovalPanelText | null {
+export function approvalPanelText(s: Pick<RunState, 'approval' | 'approvalInput' | 'pattern'>): ApprovalPanelText | null {
   const { approval } = s;
   if (!approval) return null;
-  // The pattern's own name for the step (a workflow task "1" is not "step 2").
-  const title = s.steps.find((step) => step.id === approval.step)?.title ?? stepTitle(approval.step);
+  // The step's name as its row shows it ("step 2", "step web/2", "step review"; a workflow task "1" is not "step 2").
   return {
-    title: `approval needed · ${title}`,
+    title: `approval needed · step ${stepName(s.pattern, approval.step)}`,
     prompt: terminalText(approval.prompt),
     context: terminalText(approval.context),
     keys: [approvalKeys(terminalText(approval.defaultResponse)), rejectQuestion + hints(rejectBindings)],

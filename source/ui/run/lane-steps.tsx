@@ -5,7 +5,7 @@ import type { RunStore, StepView } from '../../state/run-store.js';
 import { useTerminalSize } from '../browser/use-terminal-size.js';
 import { stepColor, stepGlyph } from '../theme.js';
 import { Header } from './run-header.js';
-import { nameInLane } from '../../state/session-steps.js';
+import { stepName } from '../../engine/step-names.js';
 import { finishedLanes, lanesOf, liveLanes, type Lane } from './run-lanes.js';
 import { StepRow } from './step-row.js';
 import { approvalPanelRows, fewestLaneLines, laneStreamRows } from './live-rows.js';
@@ -41,12 +41,12 @@ function LaneHeader({ lane }: { lane: Lane }) {
 }
 
 /** A lane's rows below its header, names aligned; `live`: in the live area, each keeps to one row. */
-function LaneRows({ lane, rows, live = false }: { lane: Lane; rows: readonly StepView[]; live?: boolean }) {
-  const width = Math.max(0, ...lane.steps.map((step) => nameInLane(step).length));
+function LaneRows({ pattern, lane, rows, live = false }: { pattern: string; lane: Lane; rows: readonly StepView[]; live?: boolean }) {
+  const width = Math.max(0, ...lane.steps.map((step) => stepName(pattern, step.id).length));
   return (
     <>
       {rows.map((step) => (
-        <StepRow key={step.id} step={step} name={nameInLane(step)} nameWidth={width} indent={2} live={live} />
+        <StepRow key={step.id} step={step} name={stepName(pattern, step.id)} nameWidth={width} indent={2} live={live} />
       ))}
     </>
   );
@@ -61,13 +61,13 @@ function hiddenUnderWay({ running, waiting }: { running: number; waiting: number
 /** A lane of one step outside every group (a reduce) is just its row. */
 const single = (lane: Lane) => lane.steps.length === 1 && lane.steps[0]!.group === null;
 
-function FinishedLane({ lane }: { lane: Lane }) {
-  if (single(lane)) return <StepRow step={lane.steps[0]!} name={nameInLane(lane.steps[0]!)} />;
+function FinishedLane({ pattern, lane }: { pattern: string; lane: Lane }) {
+  if (single(lane)) return <StepRow step={lane.steps[0]!} name={stepName(pattern, lane.steps[0]!.id)} />;
   const rows = lane.steps.filter((step) => step.status !== 'skipped' || lane.counts.skipped <= skippedListed);
   return (
     <Box flexDirection="column">
       <LaneHeader lane={lane} />
-      <LaneRows lane={lane} rows={rows} />
+      <LaneRows pattern={pattern} lane={lane} rows={rows} />
     </Box>
   );
 }
@@ -97,7 +97,7 @@ export function LaneSteps({ store }: { store: RunStore }) {
   const [one, many] = patternWords(pattern).lane;
   return (
     <>
-      <Static items={items}>{(item) => (item.kind === 'header' ? <Header key={item.key} store={store} /> : <FinishedLane key={item.key} lane={item.lane} />)}</Static>
+      <Static items={items}>{(item) => (item.kind === 'header' ? <Header key={item.key} store={store} /> : <FinishedLane key={item.key} pattern={pattern} lane={item.lane} />)}</Static>
       <Box flexDirection="column">
         {live.map((entry) =>
           entry.kind === 'more' ? (
@@ -105,11 +105,11 @@ export function LaneSteps({ store }: { store: RunStore }) {
               … {entry.lanes} more {entry.lanes === 1 ? one : many} ({plural(entry.steps, 'step')}{entry.running ? `, ${entry.running} running` : ''})
             </Text>
           ) : single(entry.lane) ? (
-            <StepRow key={entry.lane.key} step={entry.lane.steps[0]!} name={nameInLane(entry.lane.steps[0]!)} />
+            <StepRow key={entry.lane.key} step={entry.lane.steps[0]!} name={stepName(pattern, entry.lane.steps[0]!.id)} />
           ) : (
             <Box key={entry.lane.key} flexDirection="column">
               <LaneHeader lane={entry.lane} />
-              <LaneRows lane={entry.lane} rows={entry.rows} live />
+              <LaneRows pattern={pattern} lane={entry.lane} rows={entry.rows} live />
               {entry.moreActive.running + entry.moreActive.waiting > 0 ? <Text dimColor wrap="truncate-end">    … {hiddenUnderWay(entry.moreActive, entry.rows.length > 0)}</Text> : null}
               {entry.morePending > 0 ? <Text dimColor wrap="truncate-end">    … {entry.morePending} more pending</Text> : null}
             </Box>

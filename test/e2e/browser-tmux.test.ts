@@ -201,3 +201,42 @@ describe('the session browser in a real terminal', () => {
     expect(await terminal.waitFor((s) => /EXIT=\d+/.test(s))).toContain('EXIT=0');
   });
 });
+
+/** A folder holding `spec` as spec.yaml, and a store of its own. */
+function workspace(spec: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+describe('the browser on workflow and parallel sessions', () => {
+  // Was: store/session-peek.ts peekSession reads `pattern.config.steps` only, so the details
+  // pane calls every workflow and parallel session damaged ("spec.json is not a valid spec").
+  it('shows a killed workflow session\'s details, not "damaged"', async () => {
+    const ws = workspace(`version: 0
+name: wf-browse
+runtime:
+  provider: scripted
+  model_id: m
+  scripted:
+    faults:
+      - { step: "second", kind: crash }
+agents:
+  w: { prompt: "worker" }
+pattern:
+  type: workflow
+  config:
+    tasks:
+      - { id: first, agent: w, input: "one" }
+      - { id: second, agent: w, input: "two {{ tasks.first.response }}", deps: [first] }
+`);
+    expect((await runCli(['run', 'spec.yaml'], ws)).signal).toBe('SIGKILL');
+    terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
+    terminal.run(`node ${cliPath}`);
+    // The details pane names the tasks (or says the session is damaged).
+    const screen = await terminal.waitFor((s) => /wf-browse/.test(s) && (s.includes('damaged') || /\bsecond\b/.test(s)));
+    expect(screen).not.toContain('damaged');
+    expect(screen).toMatch(/\bfirst\b/);
+  });
+});

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -301,4 +301,73 @@ describe('the demos in a clone', () => {
     expect(existsSync(join(clone, 'notes.md'))).toBe(true);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
   });
+});
+
+describe('acode completion offers each command its own flags', () => {
+  // FIXED: source/command-table.ts (commandFlags) + completion.ts: every command completed every long flag of the CLI, so Tab
+  // after 'acode sessions cleanup --' offered --step, --from-step and --name, flags cleanup refuses. The table now lists each
+  // command's flags; bash, zsh and fish offer a command only its own, and misplaced-flag refusals name the same table's commands.
+  it('bash completion offers a command only the flags it takes', async () => {
+    const ws = workspace();
+    const script = await runCli(['completion', 'bash'], ws);
+    writeFileSync(join(ws.cwd, 'acode.bash'), script.stdout);
+    const words = ['acode', 'sessions', 'cleanup', '--'];
+    const probe = `source acode.bash; COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _acode; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const completed = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-c', probe], { cwd: ws.cwd }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const offered = completed.split('\n').filter(Boolean);
+    expect(offered).toContain('--older-than');
+    for (const flag of offered) {
+      const tried = await runCli(['sessions', 'cleanup', '--dry-run', flag, ...(['--dry-run', '--help', '--version'].includes(flag) || flag.startsWith('--no-') ? [] : ['1'])], ws);
+      expect(tried.stderr, flag).not.toMatch(/is an option of acode/);
+    }
+  });
+
+});
+
+describe('acode init and schema --out on paths they cannot write', () => {
+  // FIXED: source/commands/user-file.ts: --out onto a directory (or into a missing one) is a usage error naming the path (it crashed
+  // with a Node stack trace, exit 1); the schema is written whole (temp file, then rename) or not at all.
+  it('acode schema --out onto a directory exits 2 with a clear error, no stack trace', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.cwd, 'schemas'));
+    const result = await runCli(['schema', '--out', 'schemas'], ws);
+    expect(result.stderr).not.toContain('at schemaCommand');
+    expect(result.stderr).toContain('schemas');
+    expect(result.code).toBe(2);
+  });
+
+  // FIXED: source/commands/init.ts + user-file.ts: a file in a folder that does not exist is a usage error naming the folder (it
+  // crashed with a Node stack trace, exit 1); the starter is linked into place, never through a dangling symlink without --force.
+  it('acode init into a missing folder exits 2 with a clear error, no stack trace', async () => {
+    const ws = workspace();
+    const result = await runCli(['init', 'nowhere/spec.yaml'], ws);
+    expect(result.stderr).not.toContain('at initCommand');
+    expect(result.stderr).toContain('nowhere');
+    expect(result.code).toBe(2);
+  });
+
+  // FIXED: source/commands/init.ts: the printed command named 'my spec.yaml' bare: two words to a shell.
+  it('acode init prints a run command that works as printed for a name with a space', async () => {
+    const ws = workspace();
+    const result = await runCli(['init', 'my spec.yaml'], ws);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`run it: acode run 'my spec.yaml' --var topic="durable agents"`);
+  });
+
+  // FIXED: source/commands/user-file.ts: a path through a file (afile/x.yaml) was refused, then removing the temporary file
+  // threw ENOTDIR from the finally block: a Node stack trace, exit 1, in place of the refusal.
+  it('acode init and schema --out through a file exit 2 naming it, no stack trace, nothing written', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.cwd, 'afile'), 'kept\n');
+    for (const args of [['init', 'afile/x.yaml'], ['schema', '--out', 'afile/s.json']]) {
+      const result = await runCli(args, ws);
+      expect(result.stderr, args.join(' ')).toContain('afile passes through a file');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.code).toBe(2);
+    }
+    expect(readFileSync(join(ws.cwd, 'afile'), 'utf8')).toBe('kept\n');
+  });
+
 });

@@ -1,11 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicError, anthropicServerPerTest } from '../helpers/anthropic-server.js';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { hashFolder } from '../helpers/folder-hash.js';
 import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
+import { requestServers } from '../helpers/request-servers.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
@@ -142,5 +144,95 @@ describe('the Anthropic model check', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`model:           test-model offered by ${baseUrl}`);
     for (const out of [missing.stdout, missing.stderr, resumed.stdout, resumed.stderr]) expect(out).not.toContain(key);
+  });
+});
+
+/** A folder holding `spec` as spec.yaml, and a store of its own. */
+function specWorkspace(spec: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } as Record<string, string> };
+}
+
+const listen = requestServers();
+
+describe('what the model check before a resume sends and prints', () => {
+  // FIXED: source/providers/model-list.ts: fetch followed redirects, and on a cross-origin redirect fetch drops only
+  // Authorization — the Anthropic check's x-api-key went to whatever host the redirect named. The check no longer follows
+  // redirects (redirect: 'manual'): a 3xx is reported as 'not checked … a redirect to X', and no key leaves.
+  it('the Anthropic model check never sends the API key to another origin a redirect names', async () => {
+    const key = 'sk-ant-test-secret-key-0123456789';
+    const seenElsewhere: IncomingHttpHeaders[] = [];
+    const elsewhere = await listen((req, res) => {
+      seenElsewhere.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'model', id: 'test-model', display_name: 'x', created_at: '2025-01-01T00:00:00Z' }));
+    });
+    const origin = await listen((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(307, { location: `${elsewhere.replace('127.0.0.1', 'localhost')}${req.url}` }).end();
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+    });
+    const ws = specWorkspace(chainSpec({ steps: 2, provider: 'anthropic', host: origin }));
+    ws.env.ANTHROPIC_API_KEY = key;
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    await runCli(['resume', record!.session_id, '--dry-run'], ws);
+    for (const headers of seenElsewhere) expect(headers['x-api-key']).toBeUndefined();
+    expect(seenElsewhere).toHaveLength(0);
+  });
+
+  // FIXED: source/session/model-check.ts: model ids a server lists were printed as sent; every server-provided string the
+  // model check prints (ids, error details, redirect targets) is now stripped of ESC sequences and C0/C1 controls.
+  it('model ids a server lists are printed without their control characters', async () => {
+    const { server, baseUrl } = openai.current();
+    const root = baseUrl.replace(/\/v1$/, '');
+    const ws = specWorkspace(chainSpec({ steps: 2, provider: 'ollama', host: root }));
+    let refused = false;
+    server.handler = () => (refused ? { kind: 'answer' } : ((refused = true), { kind: 'error', status: 401, body: { error: { message: 'bad key', code: 'invalid_api_key' } } }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    server.models = ['\u001b]0;pwned\u0007\u001b[2Jqwen2.5:latest'];
+    const refusedResume = await runCli(['resume', record!.session_id], ws);
+    expect(refusedResume.code).toBe(17);
+    expect(refusedResume.stderr).toContain('qwen2.5:latest');
+    expect(refusedResume.stderr).not.toContain('\u001b');
+    expect(refusedResume.stderr).not.toContain('\u0007');
+  });
+
+  // FIXED: source/commands/resume.ts (the plan's model line): a model list that echoes the API key was redacted in the exit-17
+  // error but not in `resume --dry-run`; modelLine (and the listed ids themselves) now go through the redactor.
+  it('resume --dry-run never prints the API key a server echoes in its model list', async () => {
+    const { server, baseUrl } = openai.current();
+    const key = 'sk-proj-abcdefghijklmnop0123456789';
+    const ws = specWorkspace(chainSpec({ steps: 2, provider: 'openai', host: baseUrl }));
+    ws.env.OPENAI_API_KEY = key;
+    let refused = false;
+    server.handler = () => (refused ? { kind: 'answer' } : ((refused = true), { kind: 'error', status: 401, body: { error: { message: 'bad key', code: 'invalid_api_key' } } }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    server.models = [`echo-${key.slice(3, 20)}`, 'gpt-4o'];
+    const refusedResume = await runCli(['resume', record!.session_id], ws);
+    expect(refusedResume.stderr).not.toContain(key.slice(3, 20)); // the error redacts it
+    const dry = await runCli(['resume', record!.session_id, '--dry-run'], ws);
+    expect(dry.code).toBe(17); // as the resume would: its refusal, redacted, on stderr
+    expect(dry.stdout).toContain('model:           test-model not offered');
+    expect(dry.stdout + dry.stderr).not.toContain(key.slice(3, 20));
+  });
+
+  // FIXED: source/session/model-check.ts (modelLine): '…' was added whenever five models were shown; it now shows only when the
+  // server lists more than the five shown.
+  it('a server offering exactly five models is not said to offer more', async () => {
+    const { server, baseUrl } = openai.current();
+    const root = baseUrl.replace(/\/v1$/, '');
+    const ws = specWorkspace(chainSpec({ steps: 2, provider: 'ollama', host: root }));
+    let refused = false;
+    server.handler = () => (refused ? { kind: 'answer' } : ((refused = true), { kind: 'error', status: 401, body: { error: { message: 'bad key', code: 'invalid_api_key' } } }));
+    expect((await runCli(['run', 'spec.yaml'], ws)).code).toBe(1);
+    const [record] = parseAllSessionFiles(ws.home);
+    server.models = ['a:latest', 'b:latest', 'c:latest', 'd:latest', 'e:latest'];
+    const result = await runCli(['resume', record!.session_id], ws);
+    expect(result.code).toBe(17);
+    expect(result.stderr).toContain('(it offers a:latest, b:latest, c:latest, d:latest, e:latest)');
   });
 });

@@ -60,3 +60,45 @@ describe('the run view of a parallel run in a real terminal', () => {
     expect(done.match(/branch web/g)).toHaveLength(1);
   });
 });
+
+/** A folder holding `spec` as spec.yaml, and a store of its own. */
+function workspace(spec: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } };
+}
+
+describe('the run view of a parallel session whose branches finish out of order', () => {
+  // Was: ui/run/run-view.tsx staticItems lists finished steps in shape order inside Ink's
+  // <Static>, which prints only items appended past the ones it printed; steps that finish out of
+  // shape order print another step's row again and never their own.
+  it('prints each finished step once, whatever order the branches finish in', async () => {
+    const ws = workspace(`version: 0
+name: lanes
+runtime:
+  provider: scripted
+  model_id: m
+  scripted:
+    latency_ms: 300
+agents:
+  alpha: { prompt: "first branch" }
+  beta: { prompt: "second branch" }
+pattern:
+  type: parallel
+  config:
+    branches:
+      - { id: a, steps: [ { agent: alpha, input: "a0" }, { agent: alpha, input: "a1" } ] }
+      - { id: b, steps: [ { agent: beta, input: "b0" } ] }
+`);
+    terminal = new TmuxTerminal(ws.cwd, { ACODE_HOME: ws.home, PATH: process.env.PATH ?? '' }, { columns: 120, rows: 30 });
+    terminal.run(`node ${cliPath} run spec.yaml; echo "EXIT=$?"`);
+    const screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('EXIT=0');
+    const finished = screen.split('\n').filter((line) => /^✓ +\d+ /.test(line.trim()));
+    // a/0 and b/0 finish together, a/1 last: three rows, each step once (alpha twice, beta once).
+    expect(finished).toHaveLength(3);
+    expect(finished.filter((line) => line.includes('alpha'))).toHaveLength(2);
+    expect(finished.filter((line) => line.includes('beta'))).toHaveLength(1);
+  });
+});

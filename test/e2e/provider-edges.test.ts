@@ -283,3 +283,19 @@ describe("a step whose own input overflows the model's context", () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('the key as the environment holds it', () => {
+  it('an API key whose value ends in a newline (a secret file put in the environment) is sent without it, as fetch sent it: the run completes', async () => {
+    const { server, baseUrl } = openai.current();
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'openai', host: baseUrl }));
+    // `kubectl create secret --from-file`, `KEY=$(cat file)` in some shells, a key file saved on
+    // Windows: the value ends in "\n" or "\r\n". fetch trimmed header values (the Fetch standard's
+    // normalize); node:http refuses the header (ERR_INVALID_CHAR) before anything is sent, and acode
+    // reports it as "cannot reach … check runtime.host and that the server is running", retryable.
+    const result = await runCli(['run', 'spec.yaml', '--no-auto-resume'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), OPENAI_API_KEY: 'sk-test-review-0123456789abcdef\n' } });
+    expect(result.stderr).not.toContain('ERR_INVALID_CHAR');
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test-review-0123456789abcdef');
+  });
+});

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareRows, visibleRows, type BrowserRow } from '../../source/state/browser-rows.js';
@@ -99,5 +99,35 @@ describe('the browser search', () => {
     });
     const rows = prepareRows([row('1111111111111111'), row('2222222222222222', 'quarterly-audit')]);
     expect(visibleRows(rows, { scope: 'all', cwd: '/w', filter: 'all', query: 'quarterly' }).map((r) => r.session_id)).toEqual(['2222222222222222']);
+  });
+});
+
+describe('name claims whose session never came to be or is gone', () => {
+  // FIXED: source/store/session-names.ts: a claim whose session never came to be was judged live by its pid alone, so a reused pid
+  // (or another host's claim) held the name forever and the error's advice ('acode sessions delete <name>') failed. A claim now
+  // records its creator's host and process start time and when it was made; without its session folder it stands only while
+  // that very process runs and for at most 60 s, and is otherwise taken over (under a guard, so no fresh claim is unlinked).
+  it('a name claim left by a dead creator whose pid now belongs to another process does not hold the name forever', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.home, 'names'), { recursive: true });
+    // The claim file as a creator killed between the claim and its folder leaves it; its pid is now this (unrelated) test process.
+    writeFileSync(join(ws.home, 'names', 'ghost'), `0123456789abcdef ${process.pid}\n`);
+    const deleted = await runCli(['sessions', 'delete', 'ghost', '--force'], ws);
+    expect(deleted.stderr).not.toContain("did you mean 'ghost'");
+    const run = await runCli(['run', 'spec.yaml', '--name', 'ghost'], ws);
+    expect(run.stderr).not.toContain('taken by session 0123456789abcdef');
+    expect(run.code).toBe(0);
+  });
+
+  // FIXED: source/store/session-names.ts (all): 'did you mean' offered every claim file, stale ones too, so a name whose session
+  // is gone was suggested as the fix for itself; it now offers only names whose session exists.
+  it('a name whose session is gone is not suggested for itself', async () => {
+    const ws = workspace();
+    expect((await runCli(['run', 'spec.yaml', '--name', 'gone'], ws)).code).toBe(0);
+    const [id] = readdirSync(join(ws.home, 'sessions')).filter((entry) => !entry.startsWith('.'));
+    rmSync(join(ws.home, 'sessions', id!), { recursive: true, force: true });
+    const shown = await runCli(['sessions', 'show', 'gone'], ws);
+    expect(shown.code).toBe(1); // ACODE-RESUME-005, as for an id that matches nothing
+    expect(shown.stderr).not.toContain("did you mean 'gone'");
   });
 });

@@ -287,3 +287,14 @@ function immutableFolders(): boolean {
     return false;
   }
 }
+
+describe('acode sessions cleanup --older-than with a negative age', () => {
+  // FIXED: source/argument-typos.ts: a negative age read as an unknown flag ('Unknown flag\n-5d', naming neither --older-than nor
+  // what an age is); a value starting with '-' after --older-than is now refused as not an age, with what an age looks like.
+  it('sessions cleanup --older-than -5d says what an age is', async () => {
+    const ws = workspace();
+    const result = await runCli(['sessions', 'cleanup', '--older-than', '-5d', '--dry-run'], ws);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--older-than');
+  });
+});

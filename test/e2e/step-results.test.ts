@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { openAiServerPerTest, type ChatRequest, type OpenAiTestServer, type Reply } from '../helpers/openai-server.js';
+import { requestServers } from '../helpers/request-servers.js';
+import { parseAllSessionFiles } from '../helpers/session-files.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const openai = openAiServerPerTest();
@@ -207,5 +209,64 @@ describe('every step\'s result', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/tokens \d+ in \/ \d+ out · resume saved [\d,]+ tokens, 1 of 3 steps$/m);
     expect(resumed.stderr).not.toContain('$');
+  });
+});
+
+/** A folder holding `spec` as spec.yaml, and a store of its own. */
+function specWorkspace(spec: string) {
+  const cwd = tempDir();
+  const home = join(cwd, 'home');
+  writeFileSync(join(cwd, 'spec.yaml'), spec);
+  return { cwd, home, env: { ACODE_HOME: home } as Record<string, string> };
+}
+
+const listen = requestServers();
+
+describe('what a step of several model calls cost', () => {
+  // Was a defect (fixed: sessions show and the step view price a step call by call, step-results.ts `calls`): a step was priced
+  // on the sum of its model calls' tokens, but price tiers apply per request (Claude Sonnet 4.5: $3/M input up to 200k tokens a request,
+  // $6/M above). Two calls of 150k input tokens each cost 2 × $0.45 = $0.90; sessions show prices the 300k sum at the long-context
+  // rate, $1.80 — twice what the run itself said ('this run ≈ $0.90', priced per call).
+  it('a step of two 150k-token calls is priced per call, as the run priced it', async () => {
+    const origin = await listen((req, res) => {
+      let raw = '';
+      req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+      req.on('end', () => {
+        // The model check at run start asks for the model list: this server has none, as some do not.
+        if (req.method !== 'POST') return void res.writeHead(404).end();
+        const body = JSON.parse(raw || '{}') as { model: string; messages: { role: string; content: unknown }[] };
+        const answered = body.messages.some((m) => Array.isArray(m.content) && (m.content as { type: string }[]).some((b) => b.type === 'tool_result'));
+        const content = answered ? [{ type: 'text', text: 'the notes say hello' }] : [{ type: 'tool_use', id: 'toolu_1', name: 'file_read', input: { path: 'notes.txt' } }];
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content, stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 150_000, output_tokens: 0 } }),
+        );
+      });
+    });
+    const spec = [
+      'version: 0',
+      'name: priced',
+      'runtime:',
+      '  provider: anthropic',
+      '  model_id: claude-sonnet-4-5',
+      `  host: ${origin}`,
+      'agents:',
+      '  worker: { prompt: "You read notes.", tools: [file_read] }',
+      'pattern:',
+      '  type: chain',
+      '  config:',
+      '    steps:',
+      '      - { agent: worker, input: "read notes.txt" }',
+      '',
+    ].join('\n');
+    const ws = specWorkspace(spec);
+    writeFileSync(join(ws.cwd, 'notes.txt'), 'hello\n');
+    ws.env.ANTHROPIC_API_KEY = 'sk-ant-test-key-0123456789';
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('this run ≈ $0.90');
+    const [record] = parseAllSessionFiles(ws.home);
+    const shown = JSON.parse((await runCli(['sessions', 'show', record!.session_id, '--json'], ws)).stdout) as { dollars: number; steps: { dollars: number }[] };
+    expect(shown.steps[0]!.dollars).toBeCloseTo(0.9, 6);
+    expect(shown.dollars).toBeCloseTo(0.9, 6);
   });
 });

@@ -119,3 +119,27 @@ describe('the run view in a real terminal', () => {
     expect(done).not.toContain('0123456789abcdef');
   });
 });
+
+/** A parallel run of `count` one-step branches, all allowed to run at once. */
+function parallelSpec(host: string, count: number): string {
+  const branches = Array.from({ length: count }, (_, i) => `      - { id: b${i}, steps: [ { agent: w, input: "Step ${i}: go" } ] }`);
+  return ['version: 0', 'name: wide', 'runtime:', '  provider: openai', '  model_id: m', `  host: ${host}`, `  max_parallel: ${count}`, 'agents:', '  w: { prompt: "worker" }', 'pattern:', '  type: parallel', '  config:', '    branches:', ...branches, ''].join('\n');
+}
+
+describe('many model calls streaming at once', () => {
+  it('a run with 11 branches streaming at once writes no Node warning to the terminal (each call adds an abort listener to the run’s one signal)', async () => {
+    // Every call waits before it answers, so all 11 are in flight together.
+    server.latencyMs = 200;
+    server.streamDelayMs = 5;
+    server.streamPieceChars = 4;
+    server.handler = () => ({ kind: 'answer', text: 'an answer in a few small pieces' });
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'spec.yaml'), parallelSpec(baseUrl, 11));
+    const result = await runCli(['run', 'spec.yaml', '--stream'], { cwd, env: { ACODE_HOME: join(cwd, 'home'), OPENAI_API_KEY: 'sk-test-review-0123456789abcdef' } });
+    expect(result.code, result.stderr).toBe(0);
+    // With fetch 12 calls on one signal printed nothing; node:http's request
+    // keeps a listener on the signal per call, and the 11th trips MaxListenersExceededWarning — on
+    // stderr, which in a terminal is written across the live run view.
+    expect(result.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});

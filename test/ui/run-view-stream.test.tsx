@@ -4,6 +4,7 @@ import type { StepNotice } from '../../source/engine/step-notice.js';
 import { secrets } from '../../source/secrets/redactor.js';
 import { createRunStore } from '../../source/state/run-store.js';
 import { lastRows, streamTailChars, StreamTails } from '../../source/state/step-streams.js';
+import { streamRows } from '../../source/ui/run/live-rows.js';
 import { RunView } from '../../source/ui/run/run-view.js';
 import { renderInk } from '../helpers/ink.js';
 
@@ -132,5 +133,30 @@ describe('the rows of streamed text', () => {
     const notice: StepNotice = { type: 'step_text', step: '0', attempt: 1, text: 'too early' };
     store.getState().streamed([notice]);
     expect(store.getState().streams).toEqual({});
+  });
+});
+
+describe('the stream tail on a narrow terminal', () => {
+  it(`never shows more than ${streamRows} rows of streamed text, however narrow the terminal (rows too wide for it are cut, not wrapped)`, async () => {
+    const steps = [{ id: '0', label: 'researcher', title: 'step 1', group: null }];
+    const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+    const store = createRunStore({ sessionId: 'abcd1234abcd1234', workflowName: 'demo', pattern: 'chain', steps, controls });
+    const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
+    const apply = (body: EngineEventBody) => store.getState().apply(ev(body));
+    apply({ type: 'session_started', workflow_name: 'demo', steps_total: 1, resumed: false, steps_skipped: 0, tokens: { input: 0, output: 0 } });
+    apply({ type: 'step_started', step: '0', agent: 'researcher', attempt: 1, idempotency_key: 'k0' });
+    store.getState().streamed([{ type: 'step_text', step: '0', attempt: 1, text: `${'b'.repeat(200)}Z` }]);
+    await ui.waitForFrame((f) => f.includes('Z'));
+    // A terminal 16 columns wide (a split pane): the tail's box has 8 columns inside its gutter, but
+    // lastRows is given max(10, columns - indent - 3) = 10, and the one Text of rows wraps each.
+    Object.defineProperty(ui.stdout, 'columns', { value: 16 });
+    ui.stdout.emit('resize');
+    // Ink redraws the tree it has at the new width first; the view's rows follow on its next render.
+    const tailOf = (f: string) => f.split('\n').filter((line) => line.includes('│'));
+    // Settled: every row inside the 16 columns and no more rows than the tail has (a frame the size
+    // of the old rows wrapped has both long-row-free lines and too many of them; one before the resize, long rows).
+    const settled = (f: string) => f.includes('Z') && tailOf(f).every((line) => line.length <= 16) && tailOf(f).length <= streamRows;
+    const frame = await ui.waitForFrame(settled);
+    expect(tailOf(frame).length).toBeLessThanOrEqual(streamRows);
   });
 });

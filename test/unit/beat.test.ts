@@ -124,3 +124,52 @@ describe('the beat', () => {
     expect(calls[1]! - calls[0]!).toBeGreaterThan(beatMs * 0.8);
   });
 });
+
+describe('the beat while listeners come, go and cancel one another', () => {
+  it('a listener waiting two beats fires once, on its second beat, while every-beat listeners come and go (the interval never stops under it)', async () => {
+    const seen: string[] = [];
+    let stopA = onEveryBeat(() => seen.push('a'));
+    atNextBeat(() => seen.push('second'), 2);
+    await expect.poll(() => seen.length, { timeout: beatMs * 3 }).toBeGreaterThanOrEqual(1);
+    // Every-beat listeners leave (the interval must not stop: a listener still waits) and others come.
+    stopA();
+    const stopB = onEveryBeat(() => seen.push('b'));
+    stopB();
+    stopA = onEveryBeat(() => seen.push('c'));
+    await expect.poll(() => seen.includes('second'), { timeout: beatMs * 4 }).toBe(true);
+    stopA();
+    await new Promise((resolve) => setTimeout(resolve, beatMs * 2.5));
+    expect(seen.filter((s) => s === 'second')).toHaveLength(1);
+    expect(seen.indexOf('second')).toBe(1); // after the one beat it waited through
+  });
+
+  it('a two-beat listener cancelled after its first beat never fires', async () => {
+    let called = false;
+    const stop = onEveryBeat(() => undefined);
+    const cancel = atNextBeat(() => (called = true), 2);
+    let beats = 0;
+    const count = onEveryBeat(() => {
+      if (++beats === 1) cancel();
+    });
+    await new Promise((resolve) => setTimeout(resolve, beatMs * 3.5));
+    stop();
+    count();
+    expect(beats).toBeGreaterThanOrEqual(2);
+    expect(called).toBe(false);
+  });
+
+  // Was: a listener whose cancel function was called by an earlier listener
+  // of the same beat still ran on that beat, against atNextBeat's "unless the returned function is
+  // called first" (and onEveryBeat's "until"). Nothing in acode cancelled from inside a beat.
+  it('a listener cancelled by an earlier listener of the same beat is not called', async () => {
+    const seen: string[] = [];
+    let cancelSecond: () => void = () => undefined;
+    atNextBeat(() => {
+      seen.push('first');
+      cancelSecond();
+    });
+    cancelSecond = atNextBeat(() => seen.push('second (cancelled)'));
+    await new Promise((resolve) => setTimeout(resolve, beatMs * 2.5));
+    expect(seen).toEqual(['first']);
+  });
+});

@@ -6,6 +6,7 @@ import { ProviderError, StepAbortedError } from '../../source/engine/stop-errors
 import { readEventStream } from '../../source/providers/event-stream.js';
 import { classifyNetworkFailure, localRetryDelayMs } from '../../source/providers/network-failure.js';
 import { openResponse, postJson, type JsonPost } from '../../source/providers/post-json.js';
+import { answeringServers } from '../helpers/answering-server.js';
 import { bundleForChild } from '../helpers/bundle-for-child.js';
 
 const servers: Server[] = [];
@@ -132,5 +133,69 @@ describe('a model call over node:http', () => {
     // The server keeps idle connections a minute; the child is gone long before.
     expect(performance.now() - started).toBeLessThan(3000);
     expect(server.closed).toHaveLength(1);
+  });
+});
+
+/** A real HTTP server on 127.0.0.1 answering every request with `handler`, at the base URL it returns (closed after each test). */
+const listenAnswering = answeringServers();
+
+describe('header values node:http cannot send', () => {
+  // A key pasted from a web page or chat often carries a zero-width space, a no-break space's
+  // cousin or an escape byte. node:http refuses any control character but tab and any character
+  // past U+00FF (ERR_INVALID_CHAR); post-json.ts names the header only for \0, \r and \n.
+  for (const [what, key] of [
+    ['a zero-width space', 'sk-abcdef0123456789\u200b'],
+    ['an escape byte', 'sk-abcdef0123\u001b456789'],
+    ['a vertical tab at its end', 'sk-abcdef0123456789\u000b'],
+  ] as const) {
+    it(`a key holding ${what} is refused before anything is sent, naming the header, not retried as a server that cannot be reached`, async () => {
+      let requests = 0;
+      const base = await listenAnswering((res) => {
+        requests++;
+        res.end('{}');
+      });
+      const error = await openResponse({ ...post(`${base}/v1/chat/completions`), headers: { authorization: `Bearer ${key}` } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(requests).toBe(0);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).message).toContain('authorization header');
+      expect((error as ProviderError).message).not.toMatch(/cannot reach|server running/);
+      expect((error as ProviderError).retryable).toBe(false);
+    });
+  }
+});
+
+describe('silence before the answer, and keys that cannot be sent', () => {
+  it('a server that accepts the call and never answers is dropped as retryable network trouble that says it was silent', async () => {
+    const base = await listenAnswering(() => undefined);
+    // As after silentAnswerMs (300 s), shortened so the test is quick.
+    const opened = openResponse({ ...post(`${base}/v1/chat/completions`), silentAfterMs: 200 });
+    const error = await opened.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).retryable).toBe(true);
+    expect((error as ProviderError).message).toContain('sent nothing for 5 minutes');
+  });
+
+  it('a key with a line break inside is refused before anything is sent, naming the header and never the key', async () => {
+    let requests = 0;
+    const base = await listenAnswering((res) => {
+      requests++;
+      res.end('{}');
+    });
+    const call = { ...post(`${base}/v1/chat/completions`), headers: { authorization: 'Bearer sk-abcdef0123456789\nsk-second-line-0123' } };
+    const error = await openResponse(call).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).retryable).toBe(false);
+    expect((error as ProviderError).message).toContain('authorization header');
+    expect((error as ProviderError).message).not.toContain('sk-');
+    expect(requests).toBe(0);
   });
 });

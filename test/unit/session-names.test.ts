@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processStart } from '../../source/store/process-liveness.js';
 import { SessionNames } from '../../source/store/session-names.js';
+import { smallTmpfs, tmpfsUnavailable } from '../helpers/small-tmpfs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function names() {
@@ -111,5 +112,26 @@ describe('session names', () => {
     store.release('mine', 'aaaaaaaaaaaaaaaa');
     expect(store.lookup('mine')).toBeUndefined();
     expect(store.all()).toEqual([]);
+  });
+});
+
+describe.skipIf(tmpfsUnavailable !== null)('a name claimed on a full disk (a real tmpfs)', () => {
+  it('a claim that cannot be written leaves no temp claim file behind in names/', () => {
+    const home = smallTmpfs('256k');
+    const names = new SessionNames(home, () => false);
+    mkdirSync(names.dir, { recursive: true });
+    // Fill the disk: the temp claim file can be created (an inode), but not written.
+    const filler = openSync(join(home, 'filler'), 'w');
+    try {
+      for (;;) writeSync(filler, Buffer.alloc(4096));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    } finally {
+      closeSync(filler);
+    }
+    expect(() => names.claim('nightly', 'aaaaaaaaaaaaaaaa')).toThrow();
+    rmSync(join(home, 'filler'));
+    // Nothing ever removes a `.nightly.<pid>.<uuid>.claim` left here: each failed run adds one.
+    expect(readdirSync(names.dir)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../source/engine/stop-errors.js';
@@ -148,5 +149,49 @@ describe('a stream that says no answer at all', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toContain('streamed no answer');
     expect((await provider.complete(request())).text).toBe('kept text');
+  });
+});
+
+const post = (url: string, signal = new AbortController().signal): JsonPost => ({ url, headers: {}, body: { stream: true }, signal, provider: 'openai', endpoint: url, unreachableHint: 'is the server running?' });
+const openAiChunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+const openAiEnd = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+describe('a stream that goes silent', () => {
+  it('a stream that stalls after its first words ends as retryable network trouble once its connection has been idle past its idle timeout, instead of waiting forever', async () => {
+    // The first words, then nothing, ever: a hung model server, a proxy that lost its upstream.
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(openAiChunk('first words'));
+    });
+    const call = post(`${base}/v1/chat/completions`);
+    const response = await openResponse(call);
+    const socket = response.body.socket!;
+    let outcome: unknown = 'still waiting';
+    readEventStream(response, call, () => undefined, { spoke: () => true }).then(
+      () => (outcome = 'answered'),
+      (error: unknown) => (outcome = error),
+    );
+    // A call is dropped once its connection has been silent for silentAnswerMs (300 s, as fetch's
+    // undici bodyTimeout); the socket's timeout is shortened here only so the test is quick.
+    socket.setTimeout(200);
+    await once(socket, 'timeout');
+    await expect.poll(() => outcome, { timeout: 1000 }).toBeInstanceOf(ProviderError);
+    expect((outcome as ProviderError).retryable).toBe(true);
+  });
+});
+
+describe('the bytes a stream opens with', () => {
+  it('a stream that opens with a UTF-8 byte order mark (which server-sent events allow) keeps its first event: the answer is whole', async () => {
+    // The BOM arrives as bytes EF BB BF. fetch's TextDecoder dropped it; the StringDecoder that replaced
+    // it hands U+FEFF to eventsource-parser, which only strips a BOM it sees as three separate
+    // characters, so the first line reads as a field named "\uFEFFdata" and its event is lost.
+    const base = await listen((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.end(`\uFEFF${openAiChunk('Hello')}${openAiChunk(', world')}${openAiEnd}`);
+    });
+    const provider = new OpenAiProvider({ baseUrl: `${base}/v1`, model: 'm' });
+    const result = await provider.complete({ agent: 'a', step: '0', attempt: 1, context: {}, messages: [{ role: 'user', content: 'hi' }], signal: new AbortController().signal });
+    // Before the fix the call succeeded with ", world": a wrong answer, journaled as the step's result.
+    expect(result.text).toBe('Hello, world');
   });
 });

@@ -36,3 +36,13 @@ describe('the run view\'s string width (source/ui/text-width.ts)', () => {
     expect(stringWidth('\u001b[31mred\u001b[39m', { countAnsiEscapeCodes: true })).toBe(stringWidthAsPublished('\u001b[31mred\u001b[39m', { countAnsiEscapeCodes: true }));
   });
 });
+
+describe('the build\'s string width on options string-width reads its own way', () => {
+  // string-width 8 takes `ambiguousIsNarrow = true` as a destructuring default: only undefined means
+  // narrow, so null or 0 measure ambiguous characters wide; text-width.ts treats only `false` so.
+  it('measures with ambiguousIsNarrow: null or 0 as string-width 8 does (ambiguous characters wide)', () => {
+    for (const ambiguousIsNarrow of [null, 0] as unknown as boolean[]) {
+      expect(stringWidth('○·', { ambiguousIsNarrow })).toBe(stringWidthAsPublished('○·', { ambiguousIsNarrow }));
+    }
+  });
+});

@@ -1,11 +1,12 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli } from '../helpers/cli.js';
 import { hashFolder } from '../helpers/folder-hash.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** Hostile review (issue #13): `fork --from-step` in every pattern; a bad id is a usage error that writes nothing. */
+/** `fork --from-step` in every pattern: a bad id is a usage error that writes nothing; a good one reuses what does not depend on it. */
 
 function workspace(spec: string) {
   const cwd = tempDir();
@@ -63,7 +64,7 @@ const good: Record<keyof typeof specs, [from: string, reused: number][]> = {
   parallel: [['a/2', 2], ['b/1', 2], ['reduce', 3]],
 };
 
-describe('review: fork --from-step', () => {
+describe('fork --from-step', () => {
   for (const pattern of Object.keys(specs) as (keyof typeof specs)[]) {
     it(`${pattern}: every bad step id exits 2 and leaves the store as it was; good ids reuse what does not depend on them`, async () => {
       const ws = workspace(specs[pattern]);
@@ -85,4 +86,17 @@ describe('review: fork --from-step', () => {
       }
     });
   }
+});
+
+describe('fork --from-step past the last step', () => {
+  // FIXED: source/engine/fork-plan.ts: the range offered ends at the session's last step when every step completed (it offered
+  // one past it: 'fork <2-step session> --from-step 3' was refused with "--from-step must be between 1 and 3").
+  it('fork --from-step past the last step names a range that holds only real steps', async () => {
+    const ws = workspace(chainSpec({ steps: 2, provider: 'scripted' }).replace(/outputs:[\s\S]*$/, ''));
+    expect((await runCli(['run', 'spec.yaml', '--name', 'done'], ws)).code).toBe(0);
+    const refused = await runCli(['fork', 'done', '--from-step', '3'], ws);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain('between 1 and 3');
+    expect(refused.stderr).toContain('between 1 and 2');
+  });
 });

@@ -5,8 +5,9 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * Hostile review of the step-graph scheduler (issue #13): workflow and parallel sessions driven
- * through the built CLI with the scripted provider, killed with real signals.
+ * The step-graph scheduler (workflow and parallel sessions) under failures, rate limits, approvals
+ * and stops, and how its sessions are listed and named: driven through the built CLI with the
+ * scripted provider, killed with real signals.
  */
 
 interface LoggedEvent {
@@ -44,7 +45,7 @@ async function listed(ws: Workspace): Promise<{ session_id: string; status: stri
   return JSON.parse(result.stdout);
 }
 
-describe('review: the step-graph scheduler under stops', () => {
+describe('the step-graph scheduler under stops', () => {
   it('a branch failing while another waits out a rate limit fails the session at once, without calling the model again', async () => {
     const ws = workspace(`version: 0
 name: rate-limit-then-fail
@@ -120,7 +121,7 @@ pattern:
   });
 });
 
-describe('review: listings of workflow and parallel sessions', () => {
+describe('listings of workflow and parallel sessions', () => {
   const approvalInOneBranch = `version: 0
 name: one-branch-asks
 runtime:
@@ -163,7 +164,7 @@ pattern:
     expect(shown.stdout).toMatch(/^progress {2}3\/5 steps done/m);
   });
 
-  // Found by the hostile review (fixed): commands/sessions.ts showSession prints record.checkpoint, the lazy snapshot, not rolled forward.
+  // Was: commands/sessions.ts showSession prints record.checkpoint, the lazy snapshot, not rolled forward.
   it('sessions show of a killed workflow session counts the steps its log holds, as sessions list does', async () => {
     const tasks = Array.from({ length: 6 }, (_, i) => `      - { id: t${i}, agent: w, input: "t${i}"${i ? `, deps: [t${i - 1}]` : ''} }`).join('\n');
     const ws = workspace(`version: 0
@@ -193,7 +194,7 @@ ${tasks}
   });
 });
 
-describe('review: listings of a parallel session killed while one branch awaits approval', () => {
+describe('listings of a parallel session killed while one branch awaits approval', () => {
   // Was stale: the index row of a session awaiting approval was never re-read (only created/running
   // rows were), and a row was re-read only when session.json changed — which the lazy snapshot may
   // not do before a kill. Now awaiting rows are re-read too, when session.json or the log changed.
@@ -233,8 +234,8 @@ pattern:
   });
 });
 
-describe('review: how steps are named', () => {
-  // Found by the hostile review (fixed): continuation-plan.ts plannedName (and step-id.ts stepTitle) read any id that looks like a
+describe('how steps are named', () => {
+  // Was: continuation-plan.ts plannedName (and step-id.ts stepTitle) read any id that looks like a
   // number as a chain index, whatever the pattern.
   it('the resume plan of a workflow whose task ids look like numbers names those tasks, not chain steps', async () => {
     const ws = workspace(`version: 0
@@ -313,7 +314,7 @@ pattern:
   });
 });
 
-describe('review: two questions open at once', () => {
+describe('two questions open at once', () => {
   // The plan lists open questions in the order they were asked (b's first here); a preset answer
   // (--approve) goes to that one, not to whichever approval the scheduler reaches first on resume.
   it('resume --approve answers the question the plan lists first', async () => {
@@ -348,7 +349,7 @@ pattern:
   });
 });
 
-describe('review: cancel with steps in flight', () => {
+describe('cancel with steps in flight', () => {
   it('SIGINT with five branches in flight pauses; the resume runs exactly those five again, and nothing finished', async () => {
     const branches = 'abcdef'.split('').map((b) => `      - { id: ${b}, steps: [ { agent: w, input: "${b}0" } ] }`).join('\n');
     const ws = workspace(`version: 0

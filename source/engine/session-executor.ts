@@ -119,7 +119,7 @@ export class SessionExecutor {
     let full: Promise<void>[] | undefined;
     for (const listener of this.noticeListeners) {
       const backlog = listener(notice);
-      if (backlog) (full ??= []).push(backlog);
+      if (backlog instanceof Promise) (full ??= []).push(backlog);
     }
     if (!full) return undefined;
     return full.length === 1 ? full[0] : Promise.all(full).then(() => undefined);

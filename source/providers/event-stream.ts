@@ -275,7 +275,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       // Events after a finish reason (servers that put one on every chunk, or on a reasoning chunk
       // before the answer) keep the answer open: the grace runs from the last of them.
       if (sink.ending?.()) return awaitEnd(finishGraceMs, true, fresh);
-      if (full) return holdUntil(full);
+      // Only a promise holds: a watcher typed to return nothing may still return what its last call did.
+      if (full instanceof Promise) return holdUntil(full);
       if (watch.spoke()) restAfterRead();
     };
     /**

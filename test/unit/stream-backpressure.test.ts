@@ -32,10 +32,11 @@ describe('a stream whose watcher cannot take more', () => {
   it('reads nothing more off its connection until the watcher drains, however long past the silence limit, then reads on', async () => {
     const server = await endless();
     const stop = new AbortController();
-    // The connection's and the events' silence limits (300 s) shortened: a hold outlasts both.
-    const call: JsonPost = { url: server.url, headers: {}, body: { stream: true }, signal: stop.signal, provider: 'openai', endpoint: server.url, unreachableHint: '', silentAfterMs: 200 };
+    const call: JsonPost = { url: server.url, headers: {}, body: { stream: true }, signal: stop.signal, provider: 'openai', endpoint: server.url, unreachableHint: '' };
     const response = await openResponse(call);
     const socket = response.body.socket!;
+    // The connection's and the events' silence limits (300 s) shortened once the answer is open: a hold outlasts both.
+    socket.setTimeout(200);
     let drain: () => void = () => undefined;
     let holds = 0;
     let events = 0;
@@ -47,7 +48,7 @@ describe('a stream whose watcher cannot take more', () => {
       },
     };
     let outcome: unknown = 'reading';
-    readEventStream(response, call, () => void events++, watch).then(
+    readEventStream(response, { ...call, silentAfterMs: 200 }, () => void events++, watch).then(
       () => (outcome = 'ended'),
       (error: unknown) => (outcome = error),
     );

@@ -64,4 +64,23 @@ describe('a stream whose watcher cannot take more', () => {
     stop.abort();
     await expect.poll(() => outcome, { timeout: 5000 }).toBeInstanceOf(StepAbortedError);
   });
+
+  it('a stop while held ends the call at once as stopped, without waiting for a drain that never comes', async () => {
+    const server = await endless();
+    const stop = new AbortController();
+    const call: JsonPost = { url: server.url, headers: {}, body: { stream: true }, signal: stop.signal, provider: 'openai', endpoint: server.url, unreachableHint: '' };
+    const response = await openResponse(call);
+    let holds = 0;
+    // A reader that never takes anything more.
+    const watch = { spoke: () => true, flush: () => (holds++ > 0 ? undefined : new Promise<void>(() => undefined)) };
+    let outcome: unknown = 'reading';
+    readEventStream(response, call, () => undefined, watch).then(
+      () => (outcome = 'ended'),
+      (error: unknown) => (outcome = error),
+    );
+    await expect.poll(() => holds, { timeout: 5000 }).toBe(1);
+    stop.abort();
+    await expect.poll(() => outcome, { timeout: 1000 }).toBeInstanceOf(StepAbortedError);
+    expect(response.body.socket?.destroyed ?? true).toBe(true);
+  });
 });

@@ -44,15 +44,26 @@ function openAiSpec(baseUrl: string): string {
   return head.replace('runtime: { provider: scripted }', `runtime: { provider: openai, model_id: m, host: "${baseUrl}" }`) + '        input: "go"\n';
 }
 
+/**
+ * Where the child's stdout goes: nowhere (`ignore`), a pipe read as fast as it comes (`pipe`), or a
+ * pipe nobody reads for its first `lateMs` (then read as fast as it comes).
+ */
+type Stdout = 'ignore' | 'pipe' | { lateMs: number };
+
 /** Runs the CLI in `dir` with `args`; the child writes its peak RSS to a file as it exits. */
-async function measure(dir: string, args: string[], env: Record<string, string> = {}): Promise<Omit<HostileFigure, 'name' | 'limit'>> {
+async function measure(dir: string, args: string[], env: Record<string, string> = {}, stdout: Stdout = 'ignore'): Promise<Omit<HostileFigure, 'name' | 'limit'>> {
   const probe = join(dir, 'rss-probe.mjs');
   const out = join(dir, 'rss.txt');
   writeFileSync(probe, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', probe, cli, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ACODE_HOME: join(dir, 'home'), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', probe, cli, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ACODE_HOME: join(dir, 'home'), ...env }, stdio: ['ignore', stdout === 'ignore' ? 'ignore' : 'pipe', 'pipe'] });
+  // Paused until read: the pipe fills (64 KiB), then the child's writes wait.
+  if (child.stdout) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout?.resume(), typeof stdout === 'object' ? stdout.lateMs : 0);
+  }
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const ms = performance.now() - started;
   let rssKb = 0;
@@ -62,7 +73,7 @@ async function measure(dir: string, args: string[], env: Record<string, string> 
     // A child killed by the heap writes nothing: shown as 0 MB beside its exit code.
   }
   const lines = stderr.trim().split('\n');
-  const said = lines.find((line) => /limit|past|more than|deep|longer than/.test(line)) ?? lines.at(-1) ?? '';
+  const said = lines.find((line) => /limit|past|more than|deep|longer than|over \d+ MiB/.test(line)) ?? lines.at(-1) ?? '';
   return { ms, rssMb: rssKb / 1024, exitCode, said: said.slice(0, 140) };
 }
 
@@ -118,7 +129,19 @@ export async function hostileFigures(): Promise<HostileFigure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'acode-bench-hostile-'));
   try {
     writeFileSync(join(dir, 'spec.yaml'), openAiSpec(server.baseUrl));
-    figures.push({ name: 'stream: endless 64 KiB pieces, no breaks, --stream', limit: 'answer 64 MiB', ...(await measure(dir, ['run', 'spec.yaml', '--stream', '--no-auto-resume'], { OPENAI_API_KEY: 'sk-bench-not-a-key-0123456789' })) });
+    // The same endless answer in every output mode: plain lines, --json, and --stream into nowhere, into
+    // a reader that keeps up, and into one that reads nothing for 5 s (acode then stops reading the server).
+    const streams: { mode: string; flags: string[]; stdout: Stdout }[] = [
+      { mode: 'plain lines', flags: [], stdout: 'ignore' },
+      { mode: '--json into a pipe', flags: ['--json'], stdout: 'pipe' },
+      { mode: '--stream to /dev/null', flags: ['--stream'], stdout: 'ignore' },
+      { mode: '--stream into a pipe', flags: ['--stream'], stdout: 'pipe' },
+      { mode: '--stream, pipe read 5 s late', flags: ['--stream'], stdout: { lateMs: 5000 } },
+    ];
+    for (const { mode, flags, stdout } of streams) {
+      const name = `stream: endless answer, ${mode}`;
+      figures.push({ name, limit: 'answer 64 MiB', ...(await measure(dir, ['run', 'spec.yaml', '--no-auto-resume', ...flags], { OPENAI_API_KEY: 'sk-bench-not-a-key-0123456789' }, stdout)) });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await server.close();

@@ -19,6 +19,7 @@ import type { RemoteClaim } from '../store/remote/remote-claim.js';
 import { syncLine } from '../state/sync-line.js';
 import { plural } from '../human-units.js';
 import { terminalText } from '../printable-text.js';
+import { backlog } from '../output-streams.js';
 
 export interface PresentOptions {
   json: boolean;
@@ -101,7 +102,13 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
     const agents = new Map<string, string>();
     const header = (step: string, attempt: number) => terminalText(`── ${name(step)}${attempt > 1 ? ` (attempt ${attempt})` : ''} ──`);
     const printer = options.stream && !options.json ? new StreamPrinter((text) => ctx.stdout.write(text), header) : undefined;
-    if (printer) executor.onNotice((notice) => printer.notice(notice));
+    // Into a pipe its reader has not emptied, the answer is read no further off the model's connection
+    // until it drains (output-streams.ts backlog): what waits for a slow reader waits in the server.
+    if (printer)
+      executor.onNotice((notice) => {
+        printer.notice(notice);
+        return backlog(ctx.stdout);
+      });
     executor.subscribe((event) => {
       printer?.event(event);
       if (event.type === 'step_skipped') tally.saving = savingWith(tally.saving!, event.agent, event.usage, price);

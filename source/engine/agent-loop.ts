@@ -8,7 +8,7 @@ import type { EngineEventBody } from './events.js';
 import type { Journal } from './journal.js';
 import type { ChatMessage, CompletionDelta, CompletionResult, Provider, ToolCall } from './provider.js';
 import type { RecordedToolOutcome } from './session-progress.js';
-import type { StepNotice } from './step-notice.js';
+import type { Notify } from './step-notice.js';
 import { ProviderError, StepAbortedError } from './stop-errors.js';
 import { agentToolNames, agentTools, allowedHosts, extraRoots } from './tools/agent-tools.js';
 import { runTool } from './tools/tool-runner.js';
@@ -49,8 +49,8 @@ export interface AgentLoopDeps {
   recorded?(callId: string): RecordedToolOutcome | undefined;
   /** Its flush makes what the journal holds durable before each model call (Journal.flush). */
   journal?: Pick<Journal, 'flush'>;
-  /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell). */
-  notify?(notice: StepNotice): void;
+  /** Told of the answer as it streams in (absent: nobody watches, so the provider is not asked to tell); a promise: see NoticeListener. */
+  notify?: Notify;
   /** Before each model call of the loop (a summary's too): throws to stop the step there (a budget reached). */
   beforeCall?(): void;
   /** The spec's HTTP executors by id, ready to send. */

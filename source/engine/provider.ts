@@ -38,8 +38,10 @@ export interface CompletionRequest {
   /**
    * Told of the answer as it arrives (a streaming provider). Only for watching: what is told may be
    * cut short by a failure and asked again, and the result that `complete` resolves to is the answer.
+   * A promise: the one watching cannot take more yet (its output is full); a streaming provider
+   * reads no more of the answer off its connection until it settles.
    */
-  onDelta?: (delta: CompletionDelta) => void;
+  onDelta?: (delta: CompletionDelta) => void | Promise<void>;
 }
 
 /**

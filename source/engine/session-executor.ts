@@ -24,7 +24,7 @@ import { artifactsStep, type StepId } from './step-id.js';
 import type { Variables } from './template-context.js';
 import { maxParallel } from '../spec/max-parallel.js';
 import { redactEvent } from '../secrets/event-redaction.js';
-import type { NoticeListener, StepNotice } from './step-notice.js';
+import type { NoticeListener, Notify, StepNotice } from './step-notice.js';
 import type { AgentCliPort } from './agent-cli.js';
 import type { StepHost } from './step-runner.js';
 import { runStepWork } from './step-runners.js';
@@ -115,8 +115,14 @@ export class SessionExecutor {
     return () => this.noticeListeners.delete(listener);
   }
 
-  private readonly notify = (notice: StepNotice): void => {
-    for (const listener of this.noticeListeners) listener(notice);
+  private readonly notify: Notify = (notice: StepNotice) => {
+    let full: Promise<void>[] | undefined;
+    for (const listener of this.noticeListeners) {
+      const backlog = listener(notice);
+      if (backlog instanceof Promise) (full ??= []).push(backlog);
+    }
+    if (!full) return undefined;
+    return full.length === 1 ? full[0] : Promise.all(full).then(() => undefined);
   };
 
   /** Asks the run to stop: running steps are abandoned and the session is paused (user_exit); one where only approvals were waiting stays awaiting_approval. */

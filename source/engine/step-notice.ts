@@ -10,4 +10,12 @@ export type StepNotice =
   | { type: 'step_text'; step: StepId; attempt: number; text: string }
   | { type: 'step_tool_call'; step: StepId; attempt: number; name: string };
 
-export type NoticeListener = (notice: StepNotice) => void;
+/**
+ * Returns a promise when it cannot take more yet (`--stream` into a pipe its reader has not emptied):
+ * the step's answer is then read no further off its connection until it settles, so what waits for a
+ * slow reader is bounded. It must settle (a reader that left settles it at once).
+ */
+export type NoticeListener = (notice: StepNotice) => void | Promise<void>;
+
+/** Told of a notice: a promise while some listener cannot take more yet (see NoticeListener). */
+export type Notify = (notice: StepNotice) => Promise<void> | undefined;

@@ -4,7 +4,7 @@ import type { Stop, StepTries } from './resume-strategy.js';
 import type { SessionRunOptions } from './session-executor.js';
 import type { SessionProgress } from './session-progress.js';
 import type { StepId } from './step-id.js';
-import type { StepNotice } from './step-notice.js';
+import type { Notify } from './step-notice.js';
 import type { StopRun } from './stop-run.js';
 
 /**
@@ -29,8 +29,8 @@ export interface StepHost {
   checkBudget(): void;
   /** False once another process took the session over. */
   stillOwned(): boolean;
-  /** Transient notices (streamed text, tool calls) for whoever watches; undefined when nobody does. */
-  notify: ((notice: StepNotice) => void) | undefined;
+  /** Transient notices (streamed text, tool calls) for whoever watches; undefined when nobody does. A promise: see NoticeListener. */
+  notify: Notify | undefined;
   /**
    * What a stopped attempt leads to under the session's policy: returns after the wait when the step
    * is to be retried in the same conversation; returns 'new_session' when it must start a fresh one

@@ -154,6 +154,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const tap = tapBody(body, taken);
     /** Set while the socket rests: cancels the beat that would read it again. */
     let resting: (() => void) | undefined;
+    /** Set while what the stream said waits for its reader (`--stream` into a full pipe): the socket reads no more until it drains. */
+    let held = false;
     /** Set once the answer ended (or its last event came): takes it as whole if the body does not end first, by `endBy`. */
     let endTimer: NodeJS.Timeout | undefined;
     let endBy = Infinity;
@@ -168,6 +170,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     let eventless: NodeJS.Timeout | undefined;
     const watchSilence = (ms: number) => {
       eventless = setTimeout(() => {
+        // Held for a slow reader of what was said: the server is not the one silent.
+        if (held) return watchSilence(silence);
         const quiet = performance.now() - heardAt;
         if (quiet >= silence) settle(broke(keepAliveOnlyCode, 'only keep-alive comments'));
         else watchSilence(silence - quiet);
@@ -190,8 +194,28 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       if (!handle || handle.readStop() !== 0) return;
       resting = atNextBeat(() => {
         resting = undefined;
-        readHandle(socket)?.readStart();
+        if (!held) readHandle(socket)?.readStart();
       }, readRestBeats);
+    };
+    /**
+     * What was handed on waits for a reader that has not taken it (its output is full): the socket
+     * reads no more — the server's bytes wait in the kernel and then in the server, not in this
+     * process — until `drained` settles. Neither the connection's nor the events' silence timer runs
+     * meanwhile: the reader is slow, not the server. Where reading cannot be stopped, it goes on.
+     */
+    const holdUntil = (drained: Promise<void>) => {
+      const handle = readHandle(socket);
+      if (!handle || (!resting && handle.readStop() !== 0)) return;
+      held = true;
+      socket?.setTimeout(0);
+      void drained.then(() => {
+        if (!held) return;
+        held = false;
+        heardAt = performance.now();
+        socket?.setTimeout(silence);
+        readFrom = socket?.bytesRead ?? 0;
+        if (!resting) readHandle(socket)?.readStart();
+      });
     };
     const broke = (code: string | undefined, fallback: string) => {
       const cause = networkCauseText(code, fallback);
@@ -203,9 +227,10 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       settled = true;
       clearTimeout(endTimer);
       clearTimeout(eventless);
-      if (resting) {
-        resting();
+      if (resting || held) {
+        resting?.();
         resting = undefined;
+        held = false;
         // The answer ended in the read before the rest: the connection goes back to the pool reading,
         // or the next answer on it would never be read.
         readHandle(socket)?.readStart();
@@ -238,7 +263,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       return !refused;
     };
     const read = () => {
-      watch.flush?.();
+      const full = watch.flush?.();
       if (settled) return;
       const fresh = events !== heard;
       if (fresh) {
@@ -250,6 +275,8 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
       // Events after a finish reason (servers that put one on every chunk, or on a reasoning chunk
       // before the answer) keep the answer open: the grace runs from the last of them.
       if (sink.ending?.()) return awaitEnd(finishGraceMs, true, fresh);
+      // Only a promise holds: a watcher typed to return nothing may still return what its last call did.
+      if (full instanceof Promise) return holdUntil(full);
       if (watch.spoke()) restAfterRead();
     };
     /**
@@ -307,7 +334,7 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
     const onEnd = () => {
       try {
         parser.feed(decoder.end());
-        if (!refused) watch.flush?.();
+        if (!refused) void watch.flush?.();
         settle(refused);
       } catch (error) {
         settle(error);
@@ -323,10 +350,14 @@ export function readEventStream(response: ModelResponse, post: Pick<JsonPost, 'u
   });
 }
 
-/** What readEventStream tells the one watching a stream: a chunk's events were handed on (`flush`); and asks: has the answer begun to show (`spoke`)? */
+/**
+ * What readEventStream tells the one watching a stream: a chunk's events were handed on (`flush`:
+ * a promise while the watcher cannot take more, see CompletionRequest.onDelta); and asks: has the
+ * answer begun to show (`spoke`)?
+ */
 export interface ReadWatch {
   spoke(): boolean;
-  flush?(): void;
+  flush?(): void | Promise<void>;
 }
 
 const unwatched: ReadWatch = { spoke: () => false };
@@ -338,14 +369,14 @@ const unwatched: ReadWatch = { spoke: () => false };
  * once, after the text before it. Reading rests between chunks once the answer shows (`spoke`),
  * never before its first words.
  */
-export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void) | undefined): ReadWatch & { onDelta: typeof onDelta; flush(): void } {
+export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void | Promise<void>) | undefined): ReadWatch & { onDelta: ((delta: CompletionDelta) => void) | undefined; flush(): void | Promise<void> } {
   let spoke = false;
   let text = '';
   const flush = () => {
     if (!text) return;
     const said = text;
     text = '';
-    onDelta?.({ kind: 'text', text: said });
+    return onDelta?.({ kind: 'text', text: said });
   };
   const passOn =
     onDelta &&
@@ -355,8 +386,8 @@ export function watchedDeltas(onDelta: ((delta: CompletionDelta) => void) | unde
         text += delta.text;
         return;
       }
-      flush();
-      onDelta(delta);
+      void flush();
+      void onDelta(delta);
     });
   return { onDelta: passOn, spoke: () => spoke, flush };
 }

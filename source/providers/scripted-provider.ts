@@ -82,7 +82,7 @@ export class ScriptedProvider implements Provider {
     const pieces = Math.min(words.length, 24);
     const per = Math.ceil(words.length / pieces);
     for (let i = 0; i < words.length; i += per) {
-      request.onDelta?.({ kind: 'text', text: words.slice(i, i + per).join('') });
+      void request.onDelta?.({ kind: 'text', text: words.slice(i, i + per).join('') });
       await abortableSleep(this.settings.latency_ms / 2 / pieces, request.signal);
     }
   }

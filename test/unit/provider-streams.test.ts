@@ -22,7 +22,7 @@ function request(deltas: CompletionDelta[], overrides: Partial<CompletionRequest
     messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'Step 0: hello' }],
     context: {},
     signal: new AbortController().signal,
-    onDelta: (delta) => deltas.push(delta),
+    onDelta: (delta) => void deltas.push(delta),
     ...overrides,
   };
 }
@@ -180,7 +180,7 @@ describe('a step whose stream is cut', () => {
     server.handler = (req) => (req.step === 1 && ++calls === 1 ? { kind: 'cut', text: answerFor(1, req.user), after: 2 } : { kind: 'answer' });
     const { executor, journal } = executorFor(chainSpec({ steps: 2, provider: 'openai', host: baseUrl }), { cwd });
     const notices: StepNotice[] = [];
-    executor.onNotice((notice) => notices.push(notice));
+    executor.onNotice((notice) => void notices.push(notice));
     const summary = await executor.run();
     expect(summary.status).toBe('completed');
     const completed = journal.events.filter((e) => e.type === 'step_completed' && e.step === '1');

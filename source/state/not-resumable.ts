@@ -1,4 +1,7 @@
 import type { BrowserRow } from './browser-rows.js';
+import type { StopReason } from '../engine/events.js';
+import type { SessionStepsView } from './step-view-store.js';
+import { stopReasonText } from './stop-reason-text.js';
 
 /**
  * Why a session listed in the browser cannot be resumed, in its own words: it completed, failed,
@@ -23,4 +26,19 @@ export function whyNotResumable(row: Pick<BrowserRow, 'session_id' | 'status' | 
     case 'paused':
       return `session ${id} cannot be resumed now: another process is running it`;
   }
+}
+
+/**
+ * What the step view's title says of a session that has ended, in its own words: "completed —
+ * nothing to resume; f forks it from the selected step to run again", "cancelled at step 2
+ * (approval rejected) — …". Undefined while it can still be resumed (or runs).
+ */
+export function endedNote(view: Pick<SessionStepsView, 'status' | 'stopReason' | 'steps'>): string | undefined {
+  const fork = 'f forks it from the selected step';
+  // The step it stopped at: the first that did not finish.
+  const at = view.steps.find((viewed) => viewed.step.status !== 'done')?.ref;
+  const because = view.stopReason ? ` (${stopReasonText(view.stopReason as StopReason)})` : '';
+  if (view.status === 'completed') return `completed — nothing to resume; ${fork} to run again`;
+  if (view.status === 'failed' || view.status === 'cancelled') return `${view.status}${at ? ` at step ${at}` : ''}${because} — a resume cannot continue it; ${fork}`;
+  return undefined;
 }

@@ -79,7 +79,7 @@ describe('the step view of the session browser, in a real terminal', () => {
     terminal.press('PageDown');
     screen = await terminal.waitFor((s) => /▲ \d+ more/.test(s) && s.includes('answer line 20'));
     expect(screen).not.toMatch(/answer line 1$/m);
-    expect(screen).toContain('↑↓ move · r resume · Esc back'); // in a response Enter opens nothing more
+    expect(screen).toContain('↑↓ move · r resume · f fork here · Esc back'); // in a response Enter opens nothing more
     terminal.press('G');
     // The end at once: the tool call under the response.
     screen = await terminal.waitFor((s) => s.includes('answer line 60') && s.includes('tool calls (1)') && s.includes('→ file_read notes.txt  ok'));
@@ -87,13 +87,13 @@ describe('the step view of the session browser, in a real terminal', () => {
     await terminal.waitFor((s) => s.includes('answer line 1') && !/▲ \d+ more/.test(s));
 
     terminal.press('Escape');
-    await terminal.waitFor((s) => s.includes('3 steps') && /❯ ✓ 2 +worker/.test(s) && s.includes('↑↓ move · Enter response · r resume · Esc back'));
+    await terminal.waitFor((s) => s.includes('3 steps') && /❯ ✓ 2 +worker/.test(s) && s.includes('↑↓ move · Enter response · r resume · f fork here · Esc back'));
     terminal.press('G');
     await terminal.waitFor((s) => /❯ ✓ 3 +worker/.test(s));
     terminal.press('g');
     await terminal.waitFor((s) => /❯ ✓ 1 +worker/.test(s));
     terminal.press('Escape');
-    await terminal.waitFor((s) => /❯ [0-9a-f]{8} step-view +completed +3\/3/.test(s) && s.includes('Enter steps'));
+    await terminal.waitFor((s) => /❯ [0-9a-f]{8} step-view +completed +3\/3/.test(s) && s.includes('Enter resume · → steps'));
     terminal.press('q');
     screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(screen).toContain('EXIT=0');

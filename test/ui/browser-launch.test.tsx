@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../../source/commands/command-context.js';
@@ -175,5 +176,53 @@ describe('rows of one workflow told apart', () => {
     const { ui } = await open(1);
     const frame = await ui.waitForFrame((f) => f.includes('1 shown'));
     expect(frame).not.toContain('· topic=');
+  });
+});
+
+describe('the s key and the team scope', () => {
+  it('cycles this directory → all local → this directory without a team store, saying once why the team scope is skipped', async () => {
+    const { ui, store } = await open(6);
+    expect(ui.frame()).toContain('scope this directory');
+    ui.stdin.write('s');
+    await ui.waitForFrame((f) => f.includes('scope all directories'));
+    ui.stdin.write('s');
+    const skipped = await ui.waitForFrame((f) => f.includes('scope this directory'));
+    expect(flat(skipped)).toContain('no team scope: set ACODE_REMOTE_URL to a team store (postgres://…) to list its sessions');
+    ui.stdin.write('s');
+    await ui.waitForFrame((f) => f.includes('scope all directories'));
+    ui.stdin.write('s');
+    const again = await ui.waitForFrame((f) => f.includes('scope this directory'));
+    expect(again).not.toContain('no team scope'); // said once
+    expect(store.getState().team.state).toBe('idle'); // nothing was read
+  });
+
+  it('says the store cannot be reached in the team scope, and the local scopes keep working', async () => {
+    const fixture = generatedStore(6);
+    // A port nothing listens on: the connection is refused.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    fixture.ctx.env.ACODE_REMOTE_URL = `postgres://acode:Sekrit-pass-123456@127.0.0.1:${closed}/team`;
+    const source = await createSessionSource(fixture.ctx);
+    const store = createBrowserStore(source, fixture.cwd);
+    const ui = renderInk(<BrowserApp store={store} now={now} />);
+    const rows = await source.poll();
+    if (rows) store.getState().replaceRows(rows);
+    ui.stdin.write('s');
+    await ui.waitForFrame((f) => f.includes('scope all directories'));
+    ui.stdin.write('s');
+    const down = await ui.waitForFrame((f) => f.includes('scope team store') && f.includes('team store: cannot reach'));
+    expect(flat(down)).toMatch(/team store: cannot reach the team store: .*connection refused.* — the local scopes \(s\) work as ever; Ctrl\+R tries again/);
+    expect(down).not.toContain('Sekrit-pass');
+    expect(down).toContain('no sessions match');
+    ui.stdin.write('s');
+    const back = await ui.waitForFrame((f) => f.includes('scope this directory'));
+    expect(back).not.toContain('team store: cannot reach');
+    expect(store.getState().visible.length).toBe(6);
+    ui.stdin.write('j');
+    await ui.waitForFrame(() => store.getState().selected === 1);
   });
 });

@@ -115,10 +115,10 @@ function teamReader(home: string, ctx: CommandContext): { unavailable: () => str
   return { unavailable: () => look().unavailable, read };
 }
 
-/** A team-store row as the browser lists it: no folder, variables or response (the store's row has none); where it last ran. */
+/** A team-store row as the browser lists it: no folder or response (the store's row has none); where it last ran. */
 function teamRow(row: RemoteSessionRow): BrowserRow {
-  const { host, events, ...summary } = row;
-  return { ...summary, cwd: '', variables: {}, stop_reason: null, last_response: '', damaged: null, interrupted: false, resumable: false, team: { host, events, here: false } };
+  const { host, events, variables, ...summary } = row;
+  return { ...summary, cwd: '', variables: variables as BrowserRow['variables'], stop_reason: null, last_response: '', damaged: null, interrupted: false, resumable: false, team: { host, events, here: false } };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

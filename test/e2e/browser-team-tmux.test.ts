@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -35,6 +35,21 @@ pattern:
       - { agent: worker, input: "three" }
 `;
 
+/** The built chunk holding the PostgreSQL driver (`pg`, bundled): the one with its SCRAM authentication. */
+function pgChunk(): string {
+  const dir = join(dirname(cliPath), 'chunks');
+  const name = readdirSync(dir).find((file) => file.endsWith('.js') && readFileSync(join(dir, file), 'utf8').includes('SCRAM-SHA-256'));
+  expect(name).toBeDefined();
+  return name!;
+}
+
+/** A module hook that writes each module Node loads to `log`: `node --import <returned file>` reports what a run loaded. */
+function loadLogger(root: string): string {
+  writeFileSync(join(root, 'load-log.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.ACODE_TEST_LOAD_LOG, url + '\\n'); return next(url, context); }\n");
+  writeFileSync(join(root, 'register.mjs'), "import { register } from 'node:module';\nregister(new URL('./load-log.mjs', import.meta.url));\n");
+  return join(root, 'register.mjs');
+}
+
 describe.skipIf(skipReason !== undefined)(skipReason ? `the browser's team scope — skipped: ${skipReason}` : "the browser's team scope (PostgreSQL, tmux)", () => {
   beforeAll(async () => {
     cluster = await startPostgres();
@@ -44,7 +59,7 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `the browser's team scope
     await cluster?.remove();
   });
 
-  it("lists the store's sessions with their host, keeps another machine's read-only, and resumes one here with Enter (pulled), then opens on it", async () => {
+  it("loads pg only once the team scope is shown, lists the store's sessions with their host, keeps another machine's read-only, and resumes one here with Enter (pulled), then opens on it", async () => {
     const root = tempDir();
     const url = cluster.url('team');
     // Machine A: one session completed, one killed in step 2; both pushed to the store.
@@ -62,9 +77,16 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `the browser's team scope
     const bCwd = join(root, 'b');
     const bHome = join(root, 'home-b');
     mkdirSync(bCwd, { recursive: true });
-    terminal = new TmuxTerminal(bCwd, { ACODE_HOME: bHome, ACODE_REMOTE_URL: url }, { columns: 130, rows: 32 });
-    terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+    const loads = join(root, 'loaded.txt');
+    writeFileSync(loads, '');
+    terminal = new TmuxTerminal(bCwd, { ACODE_HOME: bHome, ACODE_REMOTE_URL: url, ACODE_TEST_LOAD_LOG: loads }, { columns: 130, rows: 32 });
+    terminal.run(`node --import ${loadLogger(root)} ${cliPath}; echo "EXIT=$?"`);
     await terminal.waitFor((s) => s.includes('0 sessions') && s.includes('scope all directories'));
+    // The browser with a team store configured, its sync line read (after 300 ms): `pg` not loaded.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const driver = pgChunk();
+    expect(readFileSync(loads, 'utf8')).toContain('/dist/cli.js');
+    expect(readFileSync(loads, 'utf8')).not.toContain(driver);
     terminal.press('s');
     const host = hostname();
     const team = (s: string) => s.includes('scope team store') && s.includes("other machines' sessions are read-only: Enter resumes one here");
@@ -72,6 +94,7 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `the browser's team scope
     expect(screen).toMatch(new RegExp(`[0-9a-f]{8} team-browse · topic=alpha +completed +3/3 .* ${host}`));
     expect(screen).toMatch(new RegExp(`[0-9a-f]{8} team-browse · topic=beta +running +1/3 .* ${host}`));
     expect(screen).not.toContain(cluster.password);
+    expect(readFileSync(loads, 'utf8')).toContain(driver); // loaded once the team scope was shown
 
     // Select the killed one: the details pane says it is read-only here; d does nothing to it.
     const killedRow = screen.split('\n').findIndex((line) => line.includes('topic=beta'));

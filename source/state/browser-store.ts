@@ -115,7 +115,7 @@ export interface BrowserState {
   team: TeamRows;
   /** The selected session's steps, opened by Enter (its own store: the view over the list). */
   stepView: StepViewStore;
-  /** Enter: opens the selected session's steps. */
+  /** → (and Enter on a session that cannot be resumed): opens the selected session's steps. */
   openSteps(): void;
   /** Why `id` cannot be resumed because another live process runs it; null when none does. */
   runningElsewhere(id: string): string | null;

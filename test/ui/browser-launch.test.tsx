@@ -64,6 +64,19 @@ async function realStore() {
   return { store, ui };
 }
 
+/**
+ * Waits up to 20 s for a frame: the first plan loads the resume (or fork) machinery, which takes
+ * longer than the helper's 2 s under a busy test run.
+ */
+async function slowFrame(ui: { frame(): string }, predicate: (frame: string) => boolean): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  while (!predicate(ui.frame())) {
+    if (Date.now() > deadline) throw new Error(`frame never matched; last frame:\n${ui.frame()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return ui.frame();
+}
+
 /** Selects the first visible row with `status` (j presses, as a person would). */
 async function selectStatus(store: Awaited<ReturnType<typeof open>>['store'], ui: Awaited<ReturnType<typeof open>>['ui'], status: string, resumable?: boolean) {
   const index = store.getState().visible.findIndex((row) => row.status === status && (resumable === undefined || row.resumable === resumable));
@@ -95,7 +108,7 @@ describe('one key per meaning in the browser', () => {
     expect(row.variables.topic).toBe('beta'); // the killed one
     await selectStatus(store, ui, row.status, true);
     ui.stdin.write(keys.enter);
-    const frame = await ui.waitForFrame((f) => f.includes('Enter start'));
+    const frame = await slowFrame(ui, (f) => f.includes('Enter start'));
     expect(frame).toContain(`Resume session ${row.session_id}?`);
     expect(frame).toMatch(/in progress: +2 worker, attempt 1 → retry as attempt 2/);
     expect(store.getState().stepView.getState().session).toBeNull(); // no step view on the way
@@ -144,7 +157,7 @@ describe('f on a step forks the session from it', () => {
     ui.stdin.write('j');
     await ui.waitForFrame(() => store.getState().stepView.getState().selected === 1);
     ui.stdin.write('f');
-    const plan = await ui.waitForFrame((f) => f.includes('Enter start'));
+    const plan = await slowFrame(ui, (f) => f.includes('Enter start'));
     expect(plan).toContain(`Fork session ${row.session_id} from step 2?`);
     expect(plan).toContain('a new session, reusing 1 of 3 steps; this one stays as it is');
     expect(plan).toMatch(/↷ step 1 +worker +reused: completed/);
@@ -154,7 +167,7 @@ describe('f on a step forks the session from it', () => {
     await ui.waitForFrame((f) => !f.includes('Enter start') && f.includes('Esc back'));
     expect(store.getState().stepView.getState().selected).toBe(1);
     ui.stdin.write('f');
-    await ui.waitForFrame((f) => f.includes('Enter start'));
+    await slowFrame(ui, (f) => f.includes('Enter start'));
     ui.stdin.write(keys.enter);
     await ui.waitForFrame(() => store.getState().launch !== null);
     expect(store.getState().launch).toEqual({ action: 'fork', id: row.session_id, step: '2' });

@@ -10,7 +10,7 @@ import { stopReasonText } from './stop-reason-text.js';
 export function whyNotResumable(row: Pick<BrowserRow, 'session_id' | 'status' | 'stop_reason' | 'damaged' | 'resumable'>): string | undefined {
   if (row.resumable) return undefined;
   const id = row.session_id.slice(0, 8);
-  const because = row.stop_reason ? ` (${row.stop_reason})` : '';
+  const because = row.stop_reason ? ` (${stopReasonText(row.stop_reason as StopReason)})` : '';
   const fork = `'acode fork ${id}' starts a new session from its completed steps`;
   if (row.damaged !== null) return `session ${id} cannot be resumed: its files are damaged (${row.damaged}); 'acode sessions show ${id}' says what to do`;
   switch (row.status) {

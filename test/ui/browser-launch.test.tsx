@@ -239,3 +239,14 @@ describe('the s key and the team scope', () => {
     await ui.waitForFrame(() => store.getState().selected === 1);
   });
 });
+
+describe('r on a failed session in the list', () => {
+  it('says why in words, not as a stop-reason code', async () => {
+    const { ui, store } = await open();
+    const row = await selectStatus(store, ui, 'failed');
+    ui.stdin.write('r');
+    const said = flat(await ui.waitForFrame((f) => f.includes('a resume cannot continue')));
+    expect(said).toContain(`session ${row.session_id.slice(0, 8)} failed (provider failed): a resume cannot continue a failed session`);
+    expect(said).not.toContain('(provider_error)');
+  });
+});

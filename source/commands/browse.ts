@@ -15,17 +15,20 @@ const firstLookMs = 30;
 /** Search targets prepared per turn of the event loop (~5 ms). */
 const warmSlice = 400;
 
-/** `acode` in a terminal: the full-screen session browser. Enter resumes the chosen session; when that run ends, the browser opens again on it. */
+/** `acode` in a terminal: the full-screen session browser. Enter resumes the chosen session (f on a step forks it); when that run ends, the browser opens again on it. */
 export async function browseCommand(ctx: CommandContext): Promise<ExitCode> {
   // React and Ink load while the first frame is read and painted without them.
   const ink = importInk(() => import('../ui/browser/browser-screen.js'));
   ink.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   let start: BrowserStart | undefined;
   for (;;) {
-    const { resumeId, filter, scope, query } = await browse(ctx, ink, start);
-    if (!resumeId) return ExitCode.ok;
-    const { resumeFromBrowser } = await import('./resume-from-browser.js');
-    start = { id: resumeId, filter, scope, query, message: await resumeFromBrowser(ctx, resumeId) };
+    const { launch, filter, scope, query } = await browse(ctx, ink, start);
+    if (!launch) return ExitCode.ok;
+    const { resumeFromBrowser, forkFromBrowser } = await import('./resume-from-browser.js');
+    // A session resumed from the team scope is in this home now: the browser opens on it among all local ones.
+    const view = { filter, scope: scope === 'team' ? ('all' as const) : scope, query };
+    if (launch.action === 'fork') start = { ...view, ...(await forkFromBrowser(ctx, launch.id, launch.step)) };
+    else start = { ...view, id: launch.id, message: await resumeFromBrowser(ctx, launch.id) };
   }
 }
 

@@ -22,6 +22,8 @@ import { firstRowsFromHead } from './head-rows.js';
 import { callsDollars, pricerFor } from '../state/step-cost.js';
 import { stepName } from '../engine/step-names.js';
 import type { SessionStepsView } from '../state/step-view-store.js';
+import { remoteTarget, type RemoteTarget } from '../store/remote/remote-url.js';
+import type { RemoteSessionRow } from '../store/remote/remote-sessions.js';
 
 /** Interrupted sessions watched for a resume started elsewhere, at most (see track). */
 const watchedInterrupted = 64;
@@ -66,11 +68,57 @@ async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable
     workflow: typeof spec.name === 'string' ? spec.name : '',
     pattern: pattern.type,
     resumable,
+    status: (fromLog ? replayed.progress : cp).status,
+    stopReason: (fromLog ? replayed.progress : cp).stop_reason,
     steps: steps.map((step) => {
       const result = fromLog ? replayed.results.get(step.id) : undefined;
       return { step, ref: stepName(pattern.type, step.id), result, dollars: result?.reported_usd ?? (result && price ? callsDollars(price, step.agent, result.calls) : undefined) };
     }),
   };
+}
+
+/** Rows the team scope lists, at most: its newest, a page of the store's listing at a time. */
+const teamRowsShown = 1000;
+
+/**
+ * The team scope's reader: why there is none (no store configured, or its URL cannot be used), or
+ * how to read the store's newest sessions — the paged listing `acode sessions list --remote` uses.
+ * `pg` and the store's code load on the first read, when the team scope is first shown.
+ */
+function teamReader(home: string, ctx: CommandContext): { unavailable: () => string | null; read: () => Promise<BrowserRow[]> } {
+  let found: { target?: RemoteTarget; unavailable: string | null } | undefined;
+  // Looked at on the first s, not before the first frame.
+  const look = () => {
+    if (found) return found;
+    try {
+      const target = remoteTarget(home, ctx.cwd, ctx.env);
+      found = target ? { target, unavailable: null } : { unavailable: 'set ACODE_REMOTE_URL to a team store (postgres://…) to list its sessions' };
+    } catch (error) {
+      found = { unavailable: (error as Error).message };
+    }
+    return found;
+  };
+  const read = async (): Promise<BrowserRow[]> => {
+    const { target, unavailable } = look();
+    if (!target) throw new Error(unavailable ?? 'no team store');
+    const [{ connectRemote }, { remoteSessionPages }, { requireCurrentSchema }] = await Promise.all([import('../store/remote/remote-client.js'), import('../store/remote/remote-sessions.js'), import('../store/remote/schema-migrate.js')]);
+    const db = await connectRemote(target);
+    try {
+      await requireCurrentSchema(db, target.shown);
+      const rows: BrowserRow[] = [];
+      for await (const page of remoteSessionPages(db, { limit: teamRowsShown })) rows.push(...page.map(teamRow));
+      return rows;
+    } finally {
+      await db.close();
+    }
+  };
+  return { unavailable: () => look().unavailable, read };
+}
+
+/** A team-store row as the browser lists it: no folder or response (the store's row has none); where it last ran. */
+function teamRow(row: RemoteSessionRow): BrowserRow {
+  const { host, events, variables, ...summary } = row;
+  return { ...summary, cwd: '', variables: variables as BrowserRow['variables'], stop_reason: null, last_response: '', damaged: null, interrupted: false, resumable: false, team: { host, events, here: false } };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -163,10 +211,15 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     };
   }
 
+  const team = teamReader(home, ctx);
   return {
     home,
     initial,
     list,
+    get teamUnavailable() {
+      return team.unavailable();
+    },
+    team: team.read,
     async poll() {
       const look = firstLook;
       firstLook = null;
@@ -207,6 +260,18 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       const candidate = await prepareResume(await repo(), { id, cwd: ctx.cwd, env: ctx.env });
       const views = viewChanges(changesToAsk(candidate), candidate.session.record.cwd);
       return [...describePlan(candidate.plan), ...(views.length ? [`changed files: ${views.length} (you will be asked)`, ...changeLines(views)] : [])];
+    },
+    // A fork's preview, as `acode fork <id> --from-step S --dry-run` prints it; the fork code loads on the first f.
+    async forkPlan(id, step) {
+      const [{ previewForkSession }, { terminalText }] = await Promise.all([import('../session/fork.js'), import('../printable-text.js')]);
+      const { steps } = await previewForkSession(await repo(), { id, fromStep: step, cwd: ctx.cwd, env: ctx.env, vars: {} });
+      const reused = steps.filter((s) => s.reused).length;
+      const width = Math.max(0, ...steps.map((s) => terminalText(s.title).length));
+      const agentWidth = Math.max(0, ...steps.map((s) => terminalText(s.agent).length));
+      return [
+        `a new session, reusing ${reused} of ${steps.length} steps; this one stays as it is`,
+        ...steps.map((s) => `${s.reused ? '↷' : '▶'} ${terminalText(s.title).padEnd(width)}  ${terminalText(s.agent).padEnd(agentWidth)}  ${s.reused ? 'reused' : 'runs'}: ${terminalText(s.why)}`),
+      ];
     },
     async remove(id) {
       // Deleted under the session's lock: a resume that starts while the question was asked keeps it.

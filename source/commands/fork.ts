@@ -26,6 +26,11 @@ export interface ForkFlags {
  */
 export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFlags): Promise<ExitCode> {
   if (flags.dryRun) return previewFork(ctx, id, flags);
+  return (await forkAndRun(ctx, id, flags)).code;
+}
+
+/** The fork made and run (the command's, and the browser's f): its exit code and the new session's id. */
+export async function forkAndRun(ctx: CommandContext, id: string, flags: ForkFlags): Promise<{ code: ExitCode; sessionId: string }> {
   const prepared = await forkSession(openRepository(ctx), { id, specPath: flags.spec, fromStep: flags.fromStep, name: flags.name === undefined ? undefined : checkSessionName(flags.name), cwd: ctx.cwd, env: ctx.env, vars: parseVars(flags.vars ?? []) });
   const announce = () => {
     const { from, reused, edited } = prepared.intro;
@@ -33,7 +38,7 @@ export async function forkCommand(ctx: CommandContext, id: string, flags: ForkFl
       ? `acode: forked session ${from} → ${prepared.sessionId}, reusing ${reused} step${reused === 1 ? '' : 's'}\n`
       : `acode: forked session ${from} → ${prepared.sessionId} with ${edited}: ${reused} completed step${reused === 1 ? '' : 's'} may be reused, each where its input is unchanged\n`);
   };
-  return runSession(ctx, prepared, { json: flags.json, announce });
+  return { code: await runSession(ctx, prepared, { json: flags.json, announce }), sessionId: prepared.sessionId };
 }
 
 /** `acode fork <id> [--spec <file>] --dry-run`: one line a step, reused or run and why; nothing created. */

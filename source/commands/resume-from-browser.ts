@@ -20,3 +20,22 @@ export async function resumeFromBrowser(ctx: CommandContext, id: string): Promis
     return `the resume of ${short} stopped (exit ${error.exitCode}): ${message}`;
   }
 }
+
+/**
+ * Forks the session the browser picked from one of its steps (`f`), as `acode fork <id> --from-step
+ * <step>` does, in the run view on the main screen: the new session's id (to open the browser on)
+ * and how it ended, or — refused before a session was made — why.
+ */
+export async function forkFromBrowser(ctx: CommandContext, id: string, step: string): Promise<{ id: string; message: string }> {
+  const [{ forkAndRun }, { redact }] = await Promise.all([import('./fork.js'), import('../secrets/redactor.js')]);
+  const short = id.slice(0, 8);
+  try {
+    const { code, sessionId } = await forkAndRun(ctx, id, { fromStep: step, json: false });
+    return { id: sessionId, message: `the fork of ${short} from step ${step} is session ${sessionId.slice(0, 8)}; it ended (exit ${code}); its run view stays on the main screen, shown when you quit (q)` };
+  } catch (error) {
+    if (!isAcodeError(error)) throw error;
+    const message = redact(`${error.code ? `${error.code}: ` : ''}${error.message}`);
+    ctx.stderr.write(`acode: ${message}\n`);
+    return { id, message: `the fork of ${short} from step ${step} stopped (exit ${error.exitCode}): ${message}` };
+  }
+}

@@ -9,6 +9,16 @@ export interface BrowserRow extends SessionSummary {
   /** Running, but its process is gone (dead or stale lock). */
   interrupted: boolean;
   resumable: boolean;
+  /** Set on a row of the team scope: as the team store holds it. */
+  team?: TeamFacts;
+}
+
+/** A team-store row: the host it last ran on, its events in the store, whether this home has it too. */
+export interface TeamFacts {
+  host: string;
+  events: number;
+  /** This home holds the session: it acts as any local one. Otherwise it is read-only here until resumed here (pulled). */
+  here: boolean;
 }
 
 /**
@@ -25,7 +35,10 @@ export function ranIn(stored: string, cwd: string): boolean {
 
 export const browserFilters = ['all', 'resumable', 'running', 'paused', 'completed', 'failed'] as const;
 export type BrowserFilter = (typeof browserFilters)[number];
-export type BrowserScope = 'here' | 'all';
+/** The scopes of this home's own sessions: this directory's, or all of them. */
+export type LocalScope = 'here' | 'all';
+/** The `s` key's cycle: this directory → all local → the team store's (only with one configured). */
+export type BrowserScope = LocalScope | 'team';
 
 /** Everything `/` searches, field by field: id, name, workflow, variables, working directory and last response. */
 function searchFields(row: BrowserRow): Record<SearchField, string> {
@@ -132,7 +145,8 @@ function wordStarts(text: string, query: string): boolean {
  * best first. Without a query, newest first as loaded.
  */
 export function visibleRows(set: RowSet, view: { scope: BrowserScope; cwd: string; filter: BrowserFilter; query: string }): BrowserRow[] {
-  const keep = (row: BrowserRow) => (view.scope === 'all' || ranIn(row.cwd, view.cwd) || row.damaged !== null) && passes(row, view.filter);
+  // The team scope's rows are a set of their own (the store's sessions): all of it is in scope.
+  const keep = (row: BrowserRow) => (view.scope !== 'here' || ranIn(row.cwd, view.cwd) || row.damaged !== null) && passes(row, view.filter);
   const query = view.query.trim();
   if (!query) return set.rows.filter(keep);
   const lower = query.toLowerCase();

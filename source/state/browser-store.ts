@@ -1,8 +1,9 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SessionStep } from './session-steps.js';
 import { runningElsewhereMessage, type RunningOwner } from './running-elsewhere.js';
+import { whyNotResumable } from './not-resumable.js';
 import { createStepViewStore, type SessionStepsView, type StepViewStore } from './step-view-store.js';
-import { browserFilters, prepareRows, ranIn, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type RowSet } from './browser-rows.js';
+import { browserFilters, prepareRows, ranIn, visibleRows, type BrowserFilter, type BrowserRow, type BrowserScope, type LocalScope, type RowSet, type TeamFacts } from './browser-rows.js';
 
 
 /** What the details pane shows of the selected session (loaded on selection, one session at a time). */
@@ -16,6 +17,8 @@ export interface SessionDetails {
   error: string | null;
   lock: string | null;
   damaged: string | null;
+  /** A team-store row: where it last ran, and whether this home has it (its details are the store's row, no local file is read). */
+  team?: TeamFacts & { status: string };
 }
 
 /**
@@ -32,12 +35,12 @@ export interface FirstRows {
 export interface WholeList {
   sessions: number;
   counts: Record<string, number>;
-  shown: Record<BrowserScope, number>;
+  shown: Record<LocalScope, number>;
 }
 
 /** Rows of the current view not loaded yet: known only for an unfiltered view of a partly loaded list. */
 export function unloadedRows(state: Pick<BrowserState, 'whole' | 'filter' | 'query' | 'scope' | 'visible'>): number {
-  if (!state.whole || state.filter !== 'all' || state.query.trim()) return 0;
+  if (!state.whole || state.filter !== 'all' || state.query.trim() || state.scope === 'team') return 0;
   return Math.max(0, state.whole.shown[state.scope] - state.visible.length);
 }
 
@@ -56,15 +59,36 @@ export interface SessionSource {
   steps(id: string, resumable: boolean): Promise<SessionStepsView>;
   /** The continuation plan as lines, or rejects with the reason a resume would be refused. */
   plan(id: string): Promise<string[]>;
+  /** What a fork of `id` from step `step` (as a person names it, engine/step-names.ts stepName) would reuse and run, as lines; rejects with why it cannot fork. */
+  forkPlan(id: string, step: string): Promise<string[]>;
   remove(id: string): Promise<void>;
   unlock(id: string): Promise<void>;
+  /** Why the team scope is not offered (no team store configured, or its URL cannot be used); null when it is. */
+  readonly teamUnavailable: string | null;
+  /** The team store's sessions, newest first (its first pages); rejects with why the store cannot be read. Loads `pg` on its first call, never before. */
+  team(): Promise<BrowserRow[]>;
+}
+
+/** The team scope's rows: read once, when the scope is first shown (and again after a failure, or on Ctrl+R). */
+export interface TeamRows {
+  state: 'idle' | 'loading' | 'ready' | 'unreachable';
+  set: RowSet | null;
+  /** Why the store could not be read (state `unreachable`). */
+  problem: string | null;
 }
 
 export type Overlay =
   | { kind: 'help' }
   | { kind: 'confirm'; action: 'delete' | 'unlock'; id: string }
-  | { kind: 'plan'; id: string; lines: string[] }
+  /** What Enter would start: a resume (`resume`), a fork from a step (`fork`). */
+  | { kind: 'plan'; action: 'resume'; id: string; lines: string[] }
+  | { kind: 'plan'; action: 'fork'; id: string; step: string; lines: string[] }
+  /** A team-store session of another machine: resumed here, it is pulled first. */
+  | { kind: 'plan'; action: 'pull'; id: string; host: string; lines: string[] }
   | null;
+
+/** What the person chose to run when the browser closed: the command layer runs it, then opens the browser again. */
+export type BrowserLaunch = { action: 'resume'; id: string } | { action: 'fork'; id: string; step: string };
 
 export interface BrowserState {
   home: string;
@@ -87,21 +111,30 @@ export interface BrowserState {
   message: string | null;
   /** The home's push to the team store while it is degraded (`sync: DEGRADED — …`); null when all is there, or without a store. */
   sync: string | null;
+  /** The team scope's rows, loaded when it is first shown. */
+  team: TeamRows;
   /** The selected session's steps, opened by Enter (its own store: the view over the list). */
   stepView: StepViewStore;
-  /** Enter: opens the selected session's steps. */
+  /** → (and Enter on a session that cannot be resumed): opens the selected session's steps. */
   openSteps(): void;
   /** Why `id` cannot be resumed because another live process runs it; null when none does. */
   runningElsewhere(id: string): string | null;
-  /** Set when the person chose to resume: the command layer takes over. */
-  resumeId: string | null;
+  /** Set when the person chose to resume or fork: the command layer takes over. */
+  launch: BrowserLaunch | null;
+  /** Enter on the list: a resumable session's plan, any other's steps. */
+  enter(): void;
+  /** r on the list: the selected session's plan, or why it cannot be resumed. */
+  resumeSelected(): void;
+  /** f on a step: what a fork of `id` from `step` would do, Enter to start it. */
+  previewFork(id: string, step: string): void;
   quit: boolean;
   move(delta: number): void;
   page(direction: 1 | -1): void;
   jump(edge: 'first' | 'last'): void;
   /** The next filter (1) or the previous one (-1), round. */
   cycleFilter(direction: 1 | -1): void;
-  toggleScope(): void;
+  /** s: this directory → all local → the team store's (skipped, said once, without one). */
+  cycleScope(): void;
   startSearch(): void;
   typeSearch(text: string): void;
   endSearch(keep: boolean): void;
@@ -137,6 +170,27 @@ export interface BrowserStart {
 
 const clamp = (value: number, min: number, max: number) => Math.max(min, Math.min(max, value));
 
+const endedStatuses = new Set(['completed', 'failed', 'cancelled']);
+
+/** A team-store row this home does not have: read-only here until it is resumed here. */
+const elsewhereRow = (row: BrowserRow | undefined): row is BrowserRow & { team: TeamFacts } => Boolean(row?.team && !row.team.here);
+
+/** Why a key that changes a session does nothing to a team-store row of another machine. */
+export function readOnlyMessage(row: BrowserRow & { team: TeamFacts }): string {
+  return `session ${row.session_id.slice(0, 8)} is the team store's (it last ran on host ${row.team.host}): read-only here — Enter resumes it here, which pulls it into this home; then d, u and f act on it`;
+}
+
+/** The team scope's rows: each this home also has is its local row (it acts as any local one), with where it last ran. */
+function teamRowsOver(local: readonly BrowserRow[], team: readonly BrowserRow[]): BrowserRow[] {
+  const mine = new Map(local.map((row) => [row.session_id, row]));
+  return team.map((row) => {
+    const here = mine.get(row.session_id);
+    const facts = row.team ?? { host: '', events: 0, here: false };
+    if (here) return { ...here, team: { ...facts, here: true } };
+    return { ...row, interrupted: false, resumable: !endedStatuses.has(row.status), team: { ...facts, here: false } };
+  });
+}
+
 /** The view a reopened browser starts with: the one it had, loosened until the session is in it. */
 function reopened(set: RowSet, cwd: string, start: BrowserStart): Pick<BrowserState, 'filter' | 'scope' | 'query' | 'message'> {
   const tries = [
@@ -155,7 +209,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
     /** Recomputes the visible rows and keeps the selection on the same session when it is still there. */
     const view = (patch: Partial<BrowserState>, keepId = true) => {
       const next = { ...get(), ...patch };
-      const visible = visibleRows(next.set, next);
+      const visible = visibleRows(next.scope === 'team' ? (next.team.set ?? prepareRows([])) : next.set, next);
       const index = keepId && next.selectedId ? visible.findIndex((row) => row.session_id === next.selectedId) : -1;
       const selected = index >= 0 ? index : clamp(next.selected, 0, Math.max(0, visible.length - 1));
       set({ ...patch, visible, ...select(visible, selected, next.top, next.pageSize) });
@@ -166,12 +220,15 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       const window = clamp(top, Math.max(0, index - pageSize + 1), index);
       let details: SessionDetails | null = null;
       if (row && row.session_id === get().selectedId && get().details) details = get().details;
-      else if (row) details = loadDetails(row.session_id);
+      else if (row) details = loadDetails(row.session_id, row);
       return { selected: index, selectedId: row?.session_id ?? null, top: Math.max(0, window), details };
     };
-    const loadDetails = (id: string): SessionDetails | null => {
+    const loadDetails = (id: string, row?: BrowserRow): SessionDetails | null => {
+      // A row of another machine has no local files: the store's row is all there is to show.
+      if (elsewhereRow(row)) return { id, pattern: row.pattern_type, steps: [], lastResponse: '', stopReason: row.stop_reason, error: null, lock: null, damaged: null, team: { ...row.team, status: row.status } };
       try {
-        return source.details(id);
+        const details = source.details(id);
+        return row?.team ? { ...details, team: { ...row.team, status: row.status } } : details;
       } catch (error) {
         return { id, pattern: '', steps: [], lastResponse: '', stopReason: null, error: null, lock: null, damaged: (error as Error).message };
       }
@@ -198,8 +255,38 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
     /** The selected session may have changed on disk: read its details again. */
     const reloadDetails = () => {
       const id = get().selectedId;
-      set({ details: id ? loadDetails(id) : null });
+      set({ details: id ? loadDetails(id, get().visible[get().selected]) : null });
     };
+    /** Reads the team store's sessions (the team scope shown): the scope says it is reading, then lists them, or says why it cannot. */
+    const loadTeam = () => {
+      set({ team: { ...get().team, state: 'loading', problem: null } });
+      source.team().then(
+        (rows) => {
+          set({ team: { state: 'ready', set: prepareRows(teamRowsOver(get().set.rows, rows)), problem: null } });
+          if (get().scope === 'team') view({});
+        },
+        (error: unknown) => {
+          set({ team: { state: 'unreachable', set: null, problem: (error as Error).message } });
+          if (get().scope === 'team') view({});
+        },
+      );
+    };
+    /** Enter (or r) on a team-store row of another machine: resume it here, which pulls it — or why not. */
+    const previewPull = (row: BrowserRow & { team: TeamFacts }) => {
+      const id = row.session_id;
+      if (endedStatuses.has(row.status)) return set({ message: `session ${id.slice(0, 8)} ${row.status === 'cancelled' ? 'was cancelled' : row.status} on host ${row.team.host}: nothing to resume; it is read-only here (acode fork works on it once resumed or pulled here)` });
+      set({
+        overlay: {
+          kind: 'plan',
+          action: 'pull',
+          id,
+          host: row.team.host,
+          lines: [`it last ran on host ${row.team.host} (${row.team.events} events in the team store); this home does not have it`, `Enter resumes it here as 'acode resume ${id.slice(0, 8)}' does: it is pulled from the team store and continues in its folder if this machine has it, else in ${get().cwd}`],
+        },
+      });
+    };
+    /** The team store's line is said once: the first time s skips the team scope. */
+    let teamSkipSaid = false;
 
     /** The last move was to the end of the list (G): it stays there when more rows load. */
     let endWanted = false;
@@ -213,17 +300,19 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       set: initial,
       pageSize: 20,
       scope,
+      team: { state: 'idle', set: null, problem: null },
       filter: 'all',
       query: '',
       searching: false,
       overlay: null,
       message: null,
       sync: null,
-      resumeId: null,
+      launch: null,
       stepView: createStepViewStore((id, resumable) => source.steps(id, resumable)),
       openSteps() {
         const row = get().visible[get().selected];
         if (!row) return;
+        if (elsewhereRow(row)) return set({ message: readOnlyMessage(row) });
         const steps = get().stepView.getState();
         void steps.open(row.session_id, row.resumable).then((problem) => {
           if (problem) return set({ message: problem });
@@ -235,6 +324,33 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       runningElsewhere(id) {
         const owner = source.runningIn(id);
         return owner ? runningElsewhereMessage(id, owner) : null;
+      },
+      enter() {
+        const row = get().visible[get().selected];
+        if (!row) return;
+        if (elsewhereRow(row)) return previewPull(row);
+        if (row.resumable && !source.runningIn(row.session_id)) get().previewResume();
+        else get().openSteps();
+      },
+      resumeSelected() {
+        const row = get().visible[get().selected];
+        if (!row) return;
+        if (elsewhereRow(row)) return previewPull(row);
+        const elsewhere = get().runningElsewhere(row.session_id);
+        if (elsewhere) return set({ message: elsewhere });
+        if (!row.resumable) return set({ message: whyNotResumable(row) ?? `session ${row.session_id.slice(0, 8)} cannot be resumed now` });
+        get().previewResume();
+      },
+      previewFork(id, step) {
+        const steps = get().stepView.getState();
+        steps.say(`planning a fork of ${id.slice(0, 8)} from step ${step}…`);
+        source.forkPlan(id, step).then(
+          (lines) => {
+            steps.say(null);
+            set({ overlay: { kind: 'plan', action: 'fork', id, step, lines } });
+          },
+          (error: unknown) => steps.say((error as Error).message),
+        );
       },
       quit: false,
       move(delta) {
@@ -248,14 +364,28 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
         endWanted = edge === 'last';
       },
       cycleFilter: (direction) => view({ filter: browserFilters[(browserFilters.indexOf(get().filter) + direction + browserFilters.length) % browserFilters.length]!, top: 0 }),
-      toggleScope: () => view({ scope: get().scope === 'here' ? 'all' : 'here', top: 0 }),
+      cycleScope() {
+        const scope = get().scope;
+        if (scope === 'here') return view({ scope: 'all', top: 0 });
+        if (scope === 'team' || source.teamUnavailable === null) {
+          view({ scope: scope === 'team' ? 'here' : 'team', top: 0 });
+          if (get().scope === 'team' && (get().team.state === 'idle' || get().team.state === 'unreachable')) loadTeam();
+          return;
+        }
+        const said = teamSkipSaid;
+        teamSkipSaid = true;
+        view({ scope: 'here', top: 0, ...(said ? {} : { message: `no team scope: ${source.teamUnavailable}` }) });
+      },
       startSearch: () => set({ searching: true }),
       typeSearch(text) {
         searchedEarly = get().whole !== null;
         view({ query: text, selected: 0, top: 0 }, false);
       },
       endSearch: (keep) => (keep ? set({ searching: false }) : view({ searching: false, query: '' })),
-      refresh: () => void reload(null),
+      refresh() {
+        if (get().scope === 'team') loadTeam();
+        void reload(null);
+      },
       replaceRows(rows) {
         const partial = get().whole !== null;
         view({ set: prepareRows(rows), whole: null });
@@ -267,6 +397,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       ask(action) {
         const row = get().visible[get().selected];
         if (!row) return;
+        if (elsewhereRow(row)) return set({ message: readOnlyMessage(row) });
         if (action === 'unlock' && !get().details?.lock) {
           set({ message: `session ${row.session_id.slice(0, 8)} is not locked` });
           return;
@@ -276,7 +407,8 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
       confirm() {
         const overlay = get().overlay;
         if (overlay?.kind === 'plan') {
-          set({ overlay: null, resumeId: overlay.id });
+          // A pull is a resume: `acode resume <id>` pulls a session this home lacks from the team store.
+          set({ overlay: null, launch: overlay.action === 'fork' ? { action: 'fork', id: overlay.id, step: overlay.step } : { action: 'resume', id: overlay.id } });
           return;
         }
         if (overlay?.kind !== 'confirm') return;
@@ -294,7 +426,7 @@ export function createBrowserStore(source: SessionSource, cwd: string, start?: B
         if (owner) return set({ message: runningElsewhereMessage(row.session_id, owner) });
         set({ message: `planning the resume of ${row.session_id.slice(0, 8)}…` });
         source.plan(row.session_id).then(
-          (lines) => set({ overlay: { kind: 'plan', id: row.session_id, lines }, message: null }),
+          (lines) => set({ overlay: { kind: 'plan', action: 'resume', id: row.session_id, lines }, message: null }),
           (error: unknown) => set({ message: (error as Error).message }),
         );
       },

@@ -20,6 +20,9 @@ export interface SessionStepsView {
   pattern: string;
   /** Whether a resume could continue it now (`r`). */
   resumable: boolean;
+  /** Its status as its log tells it, and why it stopped: what the title says of a session that has ended. */
+  status?: string;
+  stopReason?: string | null;
   steps: ViewedStep[];
 }
 

@@ -38,7 +38,7 @@ async function storeWithACrashedSession() {
 }
 
 describe('the session browser in a real terminal', () => {
-  it('opens full-screen, finds a session by search, resumes it from its steps (Enter, r), comes back on it when the run ends, and gives the terminal back', async () => {
+  it('opens full-screen, finds a session by search, looks at its steps (→), resumes it with Enter (straight to its plan), comes back on it when the run ends, and gives the terminal back', async () => {
     const { cwd, home } = await storeWithACrashedSession();
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' }, { columns: 130, rows: 32 });
     terminal.run(`echo MARKER-BEFORE; node ${cliPath}; echo "EXIT=$?"`);
@@ -51,9 +51,11 @@ describe('the session browser in a real terminal', () => {
     terminal.run('tmux-browse'); // types the query, Enter keeps it
     await terminal.waitFor((s) => /\/tmux-browse/.test(s) && s.includes('1 shown') && /❯ [0-9a-f]{8} tmux-browse +interrupted +1\/3/.test(s));
 
-    terminal.press('Enter'); // its steps
+    terminal.press('Right'); // its steps
     await terminal.waitFor((s) => s.includes('resumable: r resumes it') && /✗ 2 +worker +interrupted +attempt 1/.test(s));
-    terminal.press('r');
+    terminal.press('Escape');
+    await terminal.waitFor((s) => s.includes('1 shown') && !s.includes('resumable: r resumes it'));
+    terminal.press('Enter'); // a resumable session: straight to its plan
     screen = await terminal.waitFor((s) => s.includes('Enter start') && /Resume session [0-9a-f]{16}\?/.test(s) && /in progress: +2 worker, attempt 1 → retry as attempt 2/.test(s));
     const id = /Resume session ([0-9a-f]{16})\?/.exec(screen)![1]!;
     terminal.press('Enter');

@@ -79,7 +79,7 @@ describe('the step view of the session browser, in a real terminal', () => {
     terminal.press('PageDown');
     screen = await terminal.waitFor((s) => /▲ \d+ more/.test(s) && s.includes('answer line 20'));
     expect(screen).not.toMatch(/answer line 1$/m);
-    expect(screen).toContain('↑↓ move · r resume · Esc back'); // in a response Enter opens nothing more
+    expect(screen).toContain('↑↓ move · r resume · f fork here · Esc back'); // in a response Enter opens nothing more
     terminal.press('G');
     // The end at once: the tool call under the response.
     screen = await terminal.waitFor((s) => s.includes('answer line 60') && s.includes('tool calls (1)') && s.includes('→ file_read notes.txt  ok'));
@@ -87,15 +87,46 @@ describe('the step view of the session browser, in a real terminal', () => {
     await terminal.waitFor((s) => s.includes('answer line 1') && !/▲ \d+ more/.test(s));
 
     terminal.press('Escape');
-    await terminal.waitFor((s) => s.includes('3 steps') && /❯ ✓ 2 +worker/.test(s) && s.includes('↑↓ move · Enter response · r resume · Esc back'));
+    await terminal.waitFor((s) => s.includes('3 steps') && /❯ ✓ 2 +worker/.test(s) && s.includes('↑↓ move · Enter response · r resume · f fork here · Esc back'));
     terminal.press('G');
     await terminal.waitFor((s) => /❯ ✓ 3 +worker/.test(s));
     terminal.press('g');
     await terminal.waitFor((s) => /❯ ✓ 1 +worker/.test(s));
     terminal.press('Escape');
-    await terminal.waitFor((s) => /❯ [0-9a-f]{8} step-view +completed +3\/3/.test(s) && s.includes('Enter steps'));
+    await terminal.waitFor((s) => /❯ [0-9a-f]{8} step-view +completed +3\/3/.test(s) && s.includes('Enter resume · → steps'));
     terminal.press('q');
     screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(screen).toContain('EXIT=0');
   });
+});
+
+describe('f in the step view, in a real terminal', () => {
+  it('forks a finished session from the selected step: the fork\'s plan, Enter runs it in the run view (step 1 reused, not asked again), and the browser opens on the new session', async () => {
+    const { cwd, env } = await completedSession();
+    server.requests.length = 0;
+    terminal = new TmuxTerminal(cwd, { ...env, PATH: process.env.PATH ?? '' }, { columns: 120, rows: 30 });
+    terminal.run(`node ${cliPath}; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => /❯ [0-9a-f]{8} step-view +completed +3\/3/.test(s));
+    terminal.press('Enter'); // a completed session: its steps, saying why it cannot be resumed
+    await terminal.waitFor((s) => s.includes('completed — nothing to resume; f forks it from the selected step to run again') && /❯ ✓ 1 +worker/.test(s));
+    terminal.press('j');
+    await terminal.waitFor((s) => /❯ ✓ 2 +worker/.test(s));
+    terminal.press('f');
+    let screen = await terminal.waitFor((s) => /Fork session [0-9a-f]{16} from step 2\?/.test(s) && s.includes('Enter start'));
+    expect(screen).toContain('a new session, reusing 1 of 3 steps; this one stays as it is');
+    expect(screen).toMatch(/↷ step 1 +worker +reused/);
+    expect(screen).toMatch(/▶ step 3 +worker +runs/);
+    const from = /Fork session ([0-9a-f]{16})/.exec(screen)![1]!;
+    terminal.press('Enter');
+    screen = await terminal.waitFor((s) => new RegExp(`the fork of ${from.slice(0, 8)} from step 2 is session [0-9a-f]{8}; it ended \\(exit 0\\)`).test(s.replace(/\s+/g, ' ')), 20_000);
+    const forked = new RegExp(`from step 2 is session ([0-9a-f]{8})`).exec(screen.replace(/\s+/g, ' '))![1]!;
+    expect(screen).toMatch(new RegExp(`❯ ${forked} step-view +completed +3/3`));
+    // The fork asked the model for steps 2 and 3 only.
+    expect(server.requests.filter((r) => r.step === 0)).toHaveLength(0);
+    expect(server.requests.some((r) => r.step === 2)).toBe(true);
+    terminal.press('q');
+    screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain(`acode: forked session ${from} → ${forked}`);
+  }, 60_000);
 });

@@ -161,7 +161,7 @@ describe('a session another live process runs', () => {
     ui.stdin.write('r');
     await ui.waitForFrame((f) => f.includes('running in pid 4242'));
     expect(store.getState().overlay).toBeNull(); // no plan
-    expect(store.getState().resumeId).toBeNull();
+    expect(store.getState().launch).toBeNull();
   });
 });
 
@@ -207,7 +207,8 @@ describe('the table in a narrow terminal', () => {
     const rows = rowsOf(text);
     expect(rows.length).toBeGreaterThan(5);
     for (const row of rows) {
-      expect(row).toMatch(/^[ ❯] [0-9a-f]{8} [a-z-]+ +(completed|failed|paused|interrupted|cancelled|running) /);
+      // Rows of one workflow are told apart by their variables where there is room (the directory shows).
+      expect(row).toMatch(columns < 84 ? /^[ ❯] [0-9a-f]{8} [a-z-]+ +(completed|failed|paused|interrupted|cancelled|running) / : /^[ ❯] [0-9a-f]{8} [a-z-]+( · [a-z]+=[^…]+?)? +(completed|failed|paused|interrupted|cancelled|running) /);
       expect(row).toMatch(lastCell);
       if (columns < 84) expect(row).not.toContain('…');
     }

@@ -33,7 +33,7 @@ describe('the session browser', () => {
     // Newest first: the last generated session is selected.
     expect(selectedLine(frame)).toContain(ids.at(-1)!.slice(0, 8));
     expect(frame).toMatch(/last response Findings 13 on/);
-    expect(frame).toContain('↑↓ move · Enter steps · / search · Tab filter');
+    expect(frame).toContain('↑↓ move · Enter resume · → steps · r resume · / search · Tab filter');
   });
 
   it("ticks the updated ages while it sits idle: a session updated 5s ago reads a second older a second later", async () => {

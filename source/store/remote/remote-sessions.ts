@@ -15,6 +15,8 @@ export interface RemoteSessionRow {
   tokens: TokenUsage;
   host: string;
   events: number;
+  /** The variables it ran with, as its stored record holds them (redacted like everything acode keeps). */
+  variables: Record<string, unknown>;
 }
 
 interface Row {
@@ -33,6 +35,7 @@ interface Row {
   tokens_output: string;
   host: string;
   events: string;
+  variables: Record<string, unknown> | null;
 }
 
 /** Rows a page of the listing reads: one round trip each, whatever the number of sessions in the store. */
@@ -50,7 +53,7 @@ export async function* remoteSessionPages(db: RemoteConnection, options: { statu
   while (left > 0) {
     const size = Math.min(remotePageSize, left);
     const rows = await db.query<Row>(
-      `SELECT s.id, s.name, s.workflow, s.status, s.pattern_type, s.created_at, s.updated_at, s.updated_at::text AS updated_key, s.steps_done, s.steps_total, s.tokens_input, s.tokens_output, s.host,
+      `SELECT s.id, s.name, s.workflow, s.status, s.pattern_type, s.created_at, s.updated_at, s.updated_at::text AS updated_key, s.steps_done, s.steps_total, s.tokens_input, s.tokens_output, s.host, s.record->'variables' AS variables,
          (SELECT count(*) FROM acode_events e WHERE e.session_id = s.id) AS events
        FROM (SELECT * FROM acode_sessions s
              WHERE ($1::text IS NULL OR s.status = $1) AND ($2::timestamptz IS NULL OR (s.updated_at, s.id) < ($2::timestamptz, $3::text))
@@ -81,5 +84,6 @@ function toSessionRow(row: Row): RemoteSessionRow {
     tokens: { input: Number(row.tokens_input), output: Number(row.tokens_output) },
     host: row.host,
     events: Number(row.events),
+    variables: row.variables ?? {},
   };
 }

@@ -29,7 +29,9 @@ function TopLines({ store, width }: { store: BrowserStore; width: number }) {
   const message = useStore(store, (s) => s.message);
   const sync = useStore(store, (s) => s.sync);
   const pageSize = useStore(store, (s) => s.pageSize);
-  return <Lines lines={topLines({ query, searching, message, sync }, width, pageSize)} />;
+  const scope = useStore(store, (s) => s.scope);
+  const team = useStore(store, (s) => s.team);
+  return <Lines lines={topLines({ query, searching, message, sync, scope, team }, width, pageSize)} />;
 }
 
 /** The latest update among the first rows listed (those a person sees), in ms; 0 when none. */
@@ -48,16 +50,16 @@ export function BrowserApp({ store, now: fixedNow }: { store: BrowserStore; now?
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
   const quit = useStore(store, (s) => s.quit);
-  const resumeId = useStore(store, (s) => s.resumeId);
+  const launch = useStore(store, (s) => s.launch);
   const overlay = useStore(store, (s) => s.overlay);
   // The newest of the rows near the top (where new and running sessions are): whether ages read in seconds.
   const newestUpdate = useStore(store, (s) => newestOf(s.visible));
   const now = useClock(fixedNow, newestUpdate);
-  const topCount = useStore(store, (s) => topLines({ query: s.query, searching: s.searching, message: s.message, sync: s.sync }, columns, s.pageSize).length);
+  const topCount = useStore(store, (s) => topLines(s, columns, s.pageSize).length);
   useEffect(() => store.getState().setPageSize(tableRowsFor(rows)), [store, rows]);
   useEffect(() => {
-    if (quit || resumeId) exit();
-  }, [quit, resumeId, exit]);
+    if (quit || launch) exit();
+  }, [quit, launch, exit]);
 
   useInput((input, key) => handleTyped(store, input, key));
   const stepView = useStore(store, (s) => s.stepView);

@@ -38,11 +38,13 @@ function handleKey(store: BrowserStore, input: string, key: KeyEvent): void {
   else if (matches(b['browser.pageDown'], input, key)) s.page(1);
   else if (matches(b['browser.first'], input, key)) s.jump('first');
   else if (matches(b['browser.last'], input, key)) s.jump('last');
-  else if (matches(b['browser.open'], input, key)) s.openSteps();
+  else if (matches(b['browser.open'], input, key)) s.enter();
+  else if (matches(b['browser.steps'], input, key)) s.openSteps();
+  else if (matches(b['browser.resume'], input, key)) s.resumeSelected();
   else if (matches(b['browser.search'], input, key)) s.startSearch();
   else if (matches(b['browser.filter'], input, key)) s.cycleFilter(1);
   else if (matches(b['browser.filterBack'], input, key)) s.cycleFilter(-1);
-  else if (matches(b['browser.scope'], input, key)) s.toggleScope();
+  else if (matches(b['browser.scope'], input, key)) s.cycleScope();
   else if (matches(b['browser.delete'], input, key)) s.ask('delete');
   else if (matches(b['browser.unlock'], input, key)) s.ask('unlock');
   else if (matches(b['browser.refresh'], input, key)) s.refresh();
@@ -69,6 +71,6 @@ export function handleTyped(store: BrowserStore, input: string, key: KeyEvent): 
     const before = store.getState();
     handleKey(store, char, charKey);
     const after = store.getState();
-    if ((after.overlay && after.overlay !== before.overlay) || after.quit || after.resumeId) return;
+    if ((after.overlay && after.overlay !== before.overlay) || after.quit || after.launch) return;
   }
 }

@@ -1,14 +1,14 @@
 import { formatAgo, formatCount } from '../../human-units.js';
 import { isNumbered, patternWords } from '../../engine/patterns/pattern-for.js';
 import { countByStatus, matchedChars, statusLabel, type BrowserRow, type BrowserScope, type MatchedChars } from '../../state/browser-rows.js';
-import type { SessionDetails, WholeList } from '../../state/browser-store.js';
+import type { SessionDetails, TeamRows, WholeList } from '../../state/browser-store.js';
 import { stepStateStyle, type SessionStep } from '../../state/session-steps.js';
 import { stepName } from '../../engine/step-names.js';
 import { browserBindings, hints } from '../keys/bindings.js';
 import { labelHue } from '../../session/status-words.js';
 import { sessionTitle } from '../../session/session-name.js';
 import { searchMatch } from '../theme.js';
-import { columnsFor, markerWidth, type ColumnKey } from './table-columns.js';
+import { columnsFor, markerWidth, workflowWidth, type ColumnKey } from './table-columns.js';
 import { wrapText } from './wrap-text.js';
 import { printable } from '../../printable-text.js';
 import stringWidth from '../text-width.js';
@@ -109,13 +109,22 @@ export interface HeaderView {
   shown: number;
 }
 
+const scopeWords: Record<BrowserScope, string> = { here: 'this directory', all: 'all directories', team: 'team store' };
+
 /** acode, ACODE_HOME, sessions per status; then the filter, the scope and how many rows they show. */
 export function headerLines(view: HeaderView): [Line, Line] {
   const counts = view.whole?.counts ?? countByStatus(view.rows);
   const figures = Object.entries(counts).map(([status, n]) => ` · ${n} ${status}`).join('');
   return [
     [{ text: 'acode', bold: true, color: 'cyan' }, { text: ' ' }, dim(view.home), { text: ` · ${view.whole?.sessions ?? view.rows.length} sessions${figures}` }],
-    [dim('filter '), { text: view.filter, color: 'yellow' }, dim(' · scope '), { text: view.scope === 'here' ? 'this directory' : 'all directories', color: 'yellow' }, dim(` · ${view.shown} shown`)],
+    [
+      dim('filter '),
+      { text: view.filter, color: 'yellow' },
+      dim(' · scope '),
+      { text: scopeWords[view.scope], color: 'yellow' },
+      dim(` · ${view.shown} shown`),
+      ...(view.scope === 'team' ? [dim(" · other machines' sessions are read-only: Enter resumes one here")] : []),
+    ],
   ];
 }
 
@@ -125,6 +134,17 @@ export interface TopView {
   message: string | null;
   /** The home's sync line while degraded (state/sync-line.ts). */
   sync?: string | null;
+  scope?: BrowserScope;
+  /** The team scope's read: while it reads, or why the store cannot be read. */
+  team?: Pick<TeamRows, 'state' | 'problem'>;
+}
+
+/** The team scope's state line: reading the store, or the store unreachable (the local scopes work on); null otherwise. */
+function teamLine(view: TopView): Line | null {
+  if (view.scope !== 'team' || !view.team) return null;
+  if (view.team.state === 'loading') return [dim('reading the team store…')];
+  if (view.team.state === 'unreachable') return [{ text: `team store: ${view.team.problem ?? 'unreachable'} — the local scopes (s) work as ever; Ctrl+R tries again`, color: 'red' }];
+  return null;
 }
 
 /**
@@ -136,6 +156,8 @@ export function topLines(view: TopView, width: number, pageSize: number): Line[]
   const lines: Line[] = [];
   if (view.searching || view.query) lines.push([{ text: '/', color: 'cyan' }, { text: view.query }, view.searching ? { text: ' ', inverse: true } : dim('  (/ to edit, Esc clears)')]);
   if (view.sync) lines.push([{ text: view.sync, color: 'red' }]);
+  const team = teamLine(view);
+  if (team) lines.push(...wrapText(team.map((segment) => segment.text).join(''), width, 3).map((text): Line => [{ ...team[0]!, text }]));
   if (view.message) lines.push(...wrapText(view.message, width, Math.max(1, pageSize - lines.length)).map((text): Line => [{ text, color: 'yellow' }]));
   return lines.length ? lines : [[{ text: ' ' }]];
 }
@@ -181,18 +203,29 @@ function cellSegments(cell: Cell, width: number, gap: number, selected: boolean)
   return segments;
 }
 
-/** One row's cells, by column. */
-function rowCells(row: BrowserRow, query: string, now: number): Record<ColumnKey, Cell> {
+/** A session's variables as the search reads them: `topic=AI agents lang=en`. */
+const variablesText = (row: BrowserRow) => Object.entries(row.variables).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+
+/**
+ * One row's cells, by column. `tellApart`: another row on screen has the same title, so the
+ * workflow cell adds the session's variables (`research · topic=AI agents`); a team-store row's
+ * last column is the host it last ran on.
+ */
+function rowCells(row: BrowserRow, query: string, now: number, tellApart = false): Record<ColumnKey, Cell> {
   const matched = matchedChars(row, query);
   const status = statusLabel(row);
+  const title = sessionTitle(row);
+  const vars = tellApart ? variablesText(row) : '';
+  const titleMatched = titleMatches(row, matched);
+  const varsMatched = vars && matched?.variables ? [...matched.variables].map((i) => i + title.length + ' · '.length) : [];
   return {
     id: { text: row.session_id.slice(0, 8), matched: matched?.id },
-    workflow: { text: sessionTitle(row), matched: titleMatches(row, matched) },
+    workflow: { text: vars ? `${title} · ${vars}` : title, matched: varsMatched.length ? new Set([...(titleMatched ?? []), ...varsMatched]) : titleMatched },
     status: { text: status, color: labelHue(status) },
     steps: { text: `${row.steps_done}/${row.steps_total}` },
     tokens: { text: formatCount(row.tokens.input + row.tokens.output) },
     updated: { text: formatAgo(Date.parse(row.updated_at), now) },
-    directory: { text: row.cwd, matched: matched?.directory },
+    directory: row.team ? { text: row.team.host } : { text: row.cwd, matched: matched?.directory },
   };
 }
 
@@ -220,18 +253,26 @@ function merged(line: Line): Line {
  * narrow widths in a fixed order (table-columns.ts); a search's matched characters are highlighted.
  */
 export function tableLines(view: TableView, width: number, now: number): Line[] {
-  const columns = columnsFor(width);
   const shown = Math.max(1, view.pageSize - view.taken);
   // The rows given to a message: the window still holds the selection.
   const top = Math.max(0, Math.min(view.top, view.selected), view.selected - shown + 1);
   const rows = view.visible.slice(top, top + shown);
   const below = view.visible.length + view.unloaded - top - shown;
-  const head = ' '.repeat(markerWidth) + columns.map((c) => fit(c.title, c.width) + ' '.repeat(c.gap)).join('');
+  // Titles shared by rows on screen: those rows are told apart by their variables (the column widens for them).
+  const titles = new Map<string, number>();
+  for (const row of rows) titles.set(sessionTitle(row), (titles.get(sessionTitle(row)) ?? 0) + 1);
+  // Only where the table has room to spare (its directory column shows): a narrow one keeps its cells uncut.
+  const roomy = columnsFor(width).some((column) => column.key === 'directory');
+  const tellApart = (row: BrowserRow) => roomy && titles.get(sessionTitle(row))! > 1 && Object.keys(row.variables).length > 0;
+  const wants = Math.max(0, ...rows.filter(tellApart).map((row) => stringWidth(`${sessionTitle(row)} · ${variablesText(row)}`) + 1 - workflowWidth));
+  const columns = columnsFor(width, wants);
+  const team = rows.some((row) => row.team);
+  const head = ' '.repeat(markerWidth) + columns.map((c) => fit(team && c.key === 'directory' ? 'HOST' : c.title, c.width) + ' '.repeat(c.gap)).join('');
   const lines: Line[] = [[dim(head.trimEnd())], [dim(top > 0 ? `  ▲ ${top} more` : ' ')]];
   if (rows.length === 0) lines.push([dim('  no sessions match')]);
   rows.forEach((row, i) => {
     const selected = top + i === view.selected;
-    const cells = rowCells(row, view.query, now);
+    const cells = rowCells(row, view.query, now, tellApart(row));
     // The selected row is drawn inverse, its status uncoloured.
     const line: Line = [selected ? { text: '❯ ', inverse: true } : { text: '  ' }];
     for (const column of columns) line.push(...cellSegments(cells[column.key], column.width, column.gap, selected));
@@ -272,6 +313,12 @@ function stepsLine(details: SessionDetails): Line {
 export function detailsLines(details: SessionDetails | null): Line[] {
   if (!details) return [[dim('no session selected')]];
   if (details.damaged) return [[{ text: `damaged: ${details.damaged}`, color: 'red' }]];
+  if (details.team && !details.team.here) {
+    return [
+      [dim('team store '), { text: `${details.team.status} · last ran on host ${details.team.host} · ${details.team.events} events in the store` }],
+      [{ text: 'read-only here: Enter resumes it here (pulls it into this home, as acode resume does); d, u and f act on it only then', color: 'yellow' }],
+    ];
+  }
   const steps = stepsLine(details);
   const stopped = details.stopReason ? `${details.stopReason}${details.error ? `: ${details.error}` : ''}` : '—';
   // What the pattern decided from the answers (routes, scores, plans, the graph's path; an agent CLI's conversation): the latest few.

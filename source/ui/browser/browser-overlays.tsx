@@ -5,7 +5,7 @@ import { browserBindings, screenBindings } from '../keys/bindings.js';
 import { wrapText } from './wrap-text.js';
 
 function describeKeys(keys: readonly string[]): string {
-  return keys.map((k) => (k === 'return' ? 'Enter' : k === 'escape' ? 'Esc' : k === 'pageup' ? 'PgUp' : k === 'pagedown' ? 'PgDn' : k === 'tab' ? 'Tab' : k === 'shift+tab' ? 'Shift+Tab' : k.replace(/^ctrl\+(.)$/, (_, c: string) => `Ctrl+${c.toUpperCase()}`).replace(/^up$/, '↑').replace(/^down$/, '↓'))).join(' ');
+  return keys.map((k) => (k === 'return' ? 'Enter' : k === 'escape' ? 'Esc' : k === 'pageup' ? 'PgUp' : k === 'pagedown' ? 'PgDn' : k === 'tab' ? 'Tab' : k === 'shift+tab' ? 'Shift+Tab' : k.replace(/^ctrl\+(.)$/, (_, c: string) => `Ctrl+${c.toUpperCase()}`).replace(/^up$/, '↑').replace(/^down$/, '↓').replace(/^right$/, '→').replace(/^left$/, '←'))).join(' ');
 }
 
 /** Columns of the help's key column, and what its border and padding take of a line and of the rows. */
@@ -80,10 +80,11 @@ export function BrowserOverlay({ store, columns, room }: { store: BrowserStore; 
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="green" paddingX={1}>
       <Text bold>
-        Resume session <Text color="magenta">{overlay.id}</Text>?
+        {overlay.action === 'fork' ? 'Fork' : 'Resume'} session <Text color="magenta">{overlay.id}</Text>
+        {overlay.action === 'fork' ? ` from step ${overlay.step}` : overlay.action === 'pull' ? ' here' : ''}?
       </Text>
-      {overlay.lines.map((line) => (
-        <Text key={line} wrap="truncate-end">
+      {overlay.lines.map((line, i) => (
+        <Text key={i} wrap="truncate-end">
           {line}
         </Text>
       ))}

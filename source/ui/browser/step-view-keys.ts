@@ -7,7 +7,8 @@ type KeyEvent = Pick<Key, 'ctrl'> & Partial<Key>;
 
 /**
  * A key while the step view is open: in a response it scrolls, in the list it moves; Esc goes back
- * one level; r resumes through the browser's own plan → confirm → resume path.
+ * one level; r resumes through the browser's own plan → confirm → resume path; f forks from the
+ * selected step through the same path (the plan of the fork, then Enter).
  */
 export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEvent): void {
   const view = store.getState().stepView.getState();
@@ -25,6 +26,11 @@ export function handleStepViewKey(store: BrowserStore, input: string, key: KeyEv
   if (matches(k['steps.first'], input, key)) return view.detail ? view.scroll(-Infinity) : view.move(-Infinity);
   if (matches(k['steps.last'], input, key)) return view.detail ? view.scroll(Infinity) : view.move(Infinity);
   if (matches(k['steps.open'], input, key) && !view.detail) return view.openStep();
+  if (matches(k['steps.fork'], input, key)) {
+    const viewed = session.steps[view.selected];
+    if (!viewed) return view.say(`session ${session.id.slice(0, 8)} has no steps to fork from`);
+    return store.getState().previewFork(session.id, viewed.ref);
+  }
   if (matches(k['steps.resume'], input, key)) {
     const elsewhere = store.getState().runningElsewhere(session.id);
     if (elsewhere) return view.say(elsewhere);

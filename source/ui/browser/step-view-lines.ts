@@ -1,6 +1,7 @@
 import { stepStateStyle } from '../../state/session-steps.js';
 import { stepFacts } from '../../state/step-detail-lines.js';
-import type { StepViewState } from '../../state/step-view-store.js';
+import type { SessionStepsView, StepViewState } from '../../state/step-view-store.js';
+import { endedNote } from '../../state/not-resumable.js';
 import { hints, stepViewBindings } from '../keys/bindings.js';
 import type { Line, Segment } from './browser-lines.js';
 import { wrapText } from './wrap-text.js';
@@ -11,12 +12,18 @@ const dim = (text: string): Segment => ({ text, dim: true });
 /** Lines the step view draws besides its rows: title, position or message, ▲/▼ markers, footer. */
 export const stepViewChrome = 5;
 
+/** What the title says of a session that cannot be resumed: why, in its own words, when it has ended. */
+function endedLine(session: SessionStepsView): string {
+  const note = endedNote(session);
+  return note ? ` · ${note}` : '';
+}
+
 /** The session, then where the view stands (or the last message). */
 function titleLines(view: Pick<StepViewState, 'session' | 'loading' | 'message' | 'selected' | 'detail'>, width: number): Line[] {
   const { session } = view;
   if (!session) return [[{ text: 'acode', bold: true, color: 'cyan' }, dim(` · reading the steps of ${view.loading?.slice(0, 8) ?? ''}…`)], [{ text: view.message ?? ' ', color: 'yellow' }]];
   const title: Line = [{ text: 'acode', bold: true, color: 'cyan' }, dim(' · session '), { text: session.id, color: 'magenta' }, dim(` · ${session.workflow} (${session.pattern})`)];
-  const where = view.detail ? `step ${session.steps[view.selected]?.ref ?? ''}: its response and tool calls` : `${plural(session.steps.length, 'step')}${session.resumable ? ' · resumable: r resumes it' : ''}`;
+  const where = view.detail ? `step ${session.steps[view.selected]?.ref ?? ''}: its response and tool calls` : `${plural(session.steps.length, 'step')}${session.resumable ? ' · resumable: r resumes it, f forks it from the selected step' : endedLine(session)}`;
   // A message wraps (up to 3 lines): the list gives up the rows it takes.
   return [title, ...(view.message ? wrapText(view.message, width, 3).map((text): Line => [{ text, color: 'yellow' }]) : [[dim(where)]])];
 }

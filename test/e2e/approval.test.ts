@@ -83,7 +83,7 @@ describe('an approval step', () => {
     const second = await awaitingSession(edited);
     expect((await runCli(['resume', second.id, '--response', 'focus on costs'], edited)).code).toBe(0);
     const history = JSON.parse((await runCli(['sessions', 'history', second.id, '--json'], edited)).stdout) as { type: string; step?: string; response?: string }[];
-    expect(history.find((e) => e.type === 'step_completed' && e.step === '2')?.response).toBe('analysed with review: focus on costs');
+    expect(history.find((e) => e.type === 'step_completed' && e.step === '3')?.response).toBe('analysed with review: focus on costs');
   });
 
   it('is rejected by --reject: the session is cancelled and cannot be resumed', async () => {

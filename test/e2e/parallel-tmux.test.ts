@@ -41,7 +41,7 @@ describe('the run view of a parallel run in a real terminal', () => {
     writeFileSync(join(cwd, 'spec.yaml'), spec);
     terminal = new TmuxTerminal(cwd, { ACODE_HOME: join(cwd, 'home'), PATH: process.env.PATH ?? '' }, { columns: 100, rows: 24 });
     terminal.run(`node ${cliPath} run spec.yaml; echo "EXIT=$?"`);
-    const both = new RegExp(`▸ branch web · 0/2 done · 1 running\\n +${spinner} 1 scraper [\\d.]+s\\n +○ 2 scraper\\n▸ branch docs · 0/2 done · 1 running\\n +${spinner} 1 reader [\\d.]+s\\n +○ 2 reader\\n○ reduce aggregator`);
+    const both = new RegExp(`▸ branch web · 0/2 done · 1 running\\n +${spinner} web/1 scraper [\\d.]+s\\n +○ web/2 scraper\\n▸ branch docs · 0/2 done · 1 running\\n +${spinner} docs/1 reader [\\d.]+s\\n +○ docs/2 reader\\n○ reduce aggregator`);
     const running = await terminal.waitFor((s) => both.test(s) && s.includes('· 2 running ·'));
     expect(running).toContain('acode side-by-side · 5 steps in 2 branches, then reduce · session');
     // The spinners turn: a later screen shows them in another frame.
@@ -95,7 +95,7 @@ pattern:
     terminal.run(`node ${cliPath} run spec.yaml; echo "EXIT=$?"`);
     const screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
     expect(screen).toContain('EXIT=0');
-    const finished = screen.split('\n').filter((line) => /^✓ +\d+ /.test(line.trim()));
+    const finished = screen.split('\n').filter((line) => /^✓ +[ab]\/\d+ /.test(line.trim()));
     // a/0 and b/0 finish together, a/1 last: three rows, each step once (alpha twice, beta once).
     expect(finished).toHaveLength(3);
     expect(finished.filter((line) => line.includes('alpha'))).toHaveLength(2);

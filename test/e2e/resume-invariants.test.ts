@@ -146,7 +146,7 @@ describe('the session lock', () => {
     // The replay check passes: no attempt of the first process was interleaved with the second's.
     expect((await runCli(['resume', record!.session_id, '--dry-run'], ws)).stderr).toContain('ACODE-RESUME-002');
     const events = JSON.parse((await runCli(['sessions', 'history', record!.session_id, '--json'], ws)).stdout) as { type: string; step?: number }[];
-    expect(events.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(['0', '1', '2']);
+    expect(events.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(['1', '2', '3']);
   });
 
   it('unlocks a held lock only with --force when there is no terminal', async () => {
@@ -204,7 +204,7 @@ describe('states, fork and the continuation plan', () => {
     expect(dry.stdout).toMatch(/in progress: +3 worker, attempt 1 → retry as attempt 2/);
     expect(dry.stdout).toMatch(/remaining: +4 worker/);
     const json = JSON.parse((await runCli(['resume', id, '--dry-run', '--json'], ws)).stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ session_id: id, status: 'running', skip: [{ step: '0' }, { step: '1' }], in_progress: [{ step: '2', attempt: 1, next_attempt: 2 }], remaining: [{ step: '3' }] });
+    expect(json).toMatchObject({ session_id: id, status: 'running', skip: [{ step: '1' }, { step: '2' }], in_progress: [{ step: '3', attempt: 1, next_attempt: 2 }], remaining: [{ step: '4' }] });
     expect(hashFolder(ws.home)).toEqual(before);
   });
 

@@ -72,7 +72,7 @@ pattern:
     const result = await runCli(['run', 'spec.yaml'], ws);
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('failed: b/2 (w)');
+    expect(result.stderr).toContain('failed: b step 2 (w)');
     // The session has failed: nothing is left that a 20 s wait could be for.
     expect(elapsed).toBeLessThan(15_000);
     const events = await history(ws, onlySession(ws));
@@ -306,11 +306,11 @@ pattern:
     const events = await history(ws, onlySession(ws));
     const answered = events.filter((e) => e.type === 'approval_answered').map((e) => e.step);
     expect(answered).toHaveLength(1);
-    const title = answered[0] === 'first/1' ? 'first step 2' : 'second step 1';
+    const title = answered[0] === 'first/2' ? 'first/2' : 'second/1';
     const answerLine = resumed.stderr.split('\n').find((l) => /^ {2}✓ .*approved$/.test(l));
     expect(answerLine).toContain(title);
     const toolLine = run.stderr.split('\n').find((l) => l.startsWith('  → ') && l.includes('file_write'));
-    expect(toolLine).toContain('third step 1');
+    expect(toolLine).toContain('third/1 (writer)');
   });
 });
 

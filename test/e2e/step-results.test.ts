@@ -108,7 +108,7 @@ describe('every step\'s result', () => {
     expect(shown.stdout).toContain('response\n  Summary of step 1\n  second line\n');
     expect(shown.stdout).toContain('tool calls (1)\n  → file_read notes.txt  ok\n      line one\n      line two');
     const json = await runCli(['sessions', 'show', id, '--step', '2', '--json'], ws);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: '1', status: 'done', response: 'Summary of step 1\nsecond line', tool_calls: [{ name: 'file_read', ok: true, args: { path: 'notes.txt' } }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: '2', status: 'done', response: 'Summary of step 1\nsecond line', tool_calls: [{ name: 'file_read', ok: true, args: { path: 'notes.txt' } }] });
   });
 
   it('shows both sides of a step: the prompt as rendered and sent, then the response; redacted like everything', async () => {
@@ -131,7 +131,7 @@ describe('every step\'s result', () => {
     const json = JSON.parse((await runCli(['sessions', 'show', id, '--step', '2', '--json'], { ...ws, env })).stdout) as { prompt: unknown };
     expect(json.prompt).toEqual({ system: 'You read notes.', input: 'Step 1: about [REDACTED], after: Noted.' });
     const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], { ...ws, env })).stdout) as { type: string; step?: string; prompt?: unknown }[];
-    expect(history.find((event) => event.type === 'step_started' && event.step === '1')?.prompt).toEqual(json.prompt);
+    expect(history.find((event) => event.type === 'step_started' && event.step === '2')?.prompt).toEqual(json.prompt);
     expect(JSON.stringify(history)).not.toContain(secret);
   });
 

@@ -56,6 +56,19 @@ describe('the run view', () => {
     expect(frame).toMatch(/✓ +2 analyst 1\.5s · 1\.2k in \/ 3\.4k out *$/m);
   });
 
+  it("says a fork is a fork of its source, not a resume", async () => {
+    const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+    const steps = ['researcher', 'writer'].map((label, i) => ({ id: String(i), label, title: `step ${i + 1}`, group: null }));
+    const store = createRunStore({ sessionId: 'ffff1234abcd1234', workflowName: 'demo', steps, controls, now: () => 0, forkOf: '5f5637338d37b7e9' });
+    const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
+    store.getState().apply(ev(started(1, 2)));
+    store.getState().apply(ev({ type: 'step_skipped', step: '0', agent: 'researcher' }));
+    const frame = await ui.waitForFrame((f) => f.includes('1 skipped'));
+    expect(frame).toContain('session ffff1234abcd1234');
+    expect(frame).toContain('(fork of 5f5637338d37b7e9)');
+    expect(frame).not.toContain('(resumed)');
+  });
+
   it('marks steps completed before the crash as skipped and counts them', async () => {
     const { ui, apply, skip } = setup();
     apply({ ...started(2), tokens: { input: 500, output: 700 } });

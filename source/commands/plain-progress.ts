@@ -53,7 +53,9 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'step_completed': {
       const usage = spent?.(event.step) ?? event.usage;
       const read = detail?.(event.step);
-      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out${event.cut ? ` · ${cutText}` : ''}${read ? ` · ${read}` : ''}`;
+      // An approval asked a person, not a model: no tokens to count.
+      const tokens = event.agent === 'approval' && usage.input + usage.output === 0 ? '' : ` · ${usage.input} in / ${usage.output} out`;
+      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s${tokens}${event.cut ? ` · ${cutText}` : ''}${read ? ` · ${read}` : ''}`;
     }
     case 'step_retry_scheduled':
       return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;

@@ -60,7 +60,9 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   const title = step.title === `step ${ref}` ? '' : ` (${step.title})`;
   const header = [`step      ${ref}${title} · ${step.agent}`, `status    ${style.word}`];
   if (result && result.attempt > 0) {
-    header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
+    // No tokens for a step that spent none — an approval asks a person, not a model — as its row says none.
+    const spent = result.tokens.input + result.tokens.output > 0 ? [`tokens    ${spendText(result.tokens, dollars)}`] : [];
+    header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, ...spent);
   }
   if (result?.cut) header.push(`note      ${cutText}`);
   const tools = result?.tools ?? [];

@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { stepNamer } from '../engine/pattern.js';
-import { modelCall } from '../engine/events.js';
+import { modelCall, type EngineEventBody } from '../engine/events.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import type { SessionExecutor, RunSummary } from '../engine/session-executor.js';
 import { redact } from '../secrets/redactor.js';
@@ -31,6 +31,8 @@ export interface PresentOptions {
   stream?: boolean;
   /** The team store's connection and lease a resume took: the run's push holds them on. */
   remote?: RemoteClaim;
+  /** Preamble events the command has said itself (the changed-file prompt's answer): not said again above the run view. */
+  saidAlready?: readonly EngineEventBody['type'][];
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -112,7 +114,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       const { intro } = prepared;
       const line = event.type === 'session_started' && intro.kind === 'fork' ? forkStartLine(intro.from, intro.edited, event.steps_skipped, total) : plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
       // The line quotes a model or a tool (an approval's context, a failed tool's answer): no terminal controls of theirs.
-      if (line) ctx.stderr.write(`${terminalText(redact(line))}\n`);
+      if (line && !options.saidAlready?.includes(event.type)) ctx.stderr.write(`${terminalText(redact(line))}\n`);
     });
     return {
       close: async () => {
@@ -124,6 +126,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
   try {
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.
     for (const event of prepared.preamble) {
+      if (options.saidAlready?.includes(event.type)) continue;
       const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`acode: ${terminalText(redact(line))}\n`);
     }

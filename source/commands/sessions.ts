@@ -136,7 +136,9 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const spec = await session.spec();
   const pattern = patternFor(spec);
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
-  const replayed = replaySteps(events, record.checkpoint.steps_total);
+  // A step under way counts its time up to now; one its process was killed in, up to that process's last heartbeat.
+  const aliveUntil = lock.kind === 'held' ? Date.now() : lock.kind === 'stale' ? Date.parse(lock.owner.heartbeat_at) : undefined;
+  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil);
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;

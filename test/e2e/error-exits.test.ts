@@ -22,7 +22,7 @@ describe('errors', () => {
   it('exit with one code for one error code: no session matching an id prefix or a name is ACODE-RESUME-005, exit 1', async () => {
     const ws = workspace();
     for (const id of ['3ead', 'zzzzz']) {
-      for (const args of [['sessions', 'show', id], ['resume', id], ['fork', id]]) {
+      for (const args of [['sessions', 'show', id], ['sessions', 'history', id], ['sessions', 'delete', id, '--force'], ['sessions', 'unlock', id], ['resume', id], ['fork', id]]) {
         const result = await runCli(args, ws);
         expect(result.stderr).toContain(`acode: ACODE-RESUME-005: no session matches '${id}'`);
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);

@@ -56,6 +56,15 @@ describe('the run view', () => {
     expect(frame).toMatch(/✓ +2 analyst 1\.5s · 1\.2k in \/ 3\.4k out *$/m);
   });
 
+  it('shows an approval step\'s time and no token counts: a person answered it', async () => {
+    const { ui, apply } = setup(['researcher', 'approval', 'writer']);
+    apply(started());
+    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'step_completed', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1', response: 'approved', usage: { input: 0, output: 0 }, duration_ms: 2500 });
+    const frame = await ui.waitForFrame((f) => f.includes('1/3 done'));
+    expect(frame).toMatch(/✓ +2 approval 2\.5s *$/m);
+  });
+
   it("says a fork is a fork of its source, not a resume", async () => {
     const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
     const steps = ['researcher', 'writer'].map((label, i) => ({ id: String(i), label, title: `step ${i + 1}`, group: null }));

@@ -72,6 +72,31 @@ describe('--json of the commands that change or check things', () => {
   });
 });
 
+describe('resume --json', () => {
+  it('carries the session name, workflow, the session\'s tokens and its dollars (null without a price)', async () => {
+    const ws = workspace(`version: 0
+name: gate
+runtime:
+  provider: scripted
+agents:
+  researcher: { prompt: "You research." }
+pattern:
+  type: chain
+  config:
+    steps:
+      - { agent: researcher, input: "Research it" }
+      - { type: hitl, prompt: "Approve?", default: approved }
+`);
+    const run = await runCli(['run', 'spec.yaml', '--json', '--name', 'gated'], ws);
+    expect(run.code, run.stderr).toBe(1);
+    const paused = JSON.parse(run.stdout) as { tokens: { input: number; output: number } };
+    expect(paused).toMatchObject({ status: 'awaiting_approval', name: 'gated', workflow_name: 'gate', dollars: null });
+    const resumed = await runCli(['resume', 'gated', '--approve', '--json'], ws);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', name: 'gated', workflow_name: 'gate', dollars: null, tokens: paused.tokens, steps_skipped: 1 });
+  });
+});
+
 describe('sessions list', () => {
   it('shows the folder each session ran in, ~ for the home, and --here keeps those that ran in this one', async () => {
     const home = tempDir();

@@ -25,23 +25,23 @@ const help = `
     $ acode fork <id> [--spec <file>] [--from-step S] [--dry-run] [--name <name>] [--var k=v]… [--json]
                                          new session reusing <id>'s completed steps not depending on S,
                                          or (--spec) those whose input the edited spec leaves unchanged
-    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--here] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]   every step; --step: one step's response and tool calls
     $ acode sessions history <id> [--json]   the event log in replay order
-    $ acode sessions delete <id> [--force]
+    $ acode sessions delete <id> [--force] [--json]
     $ acode sessions unlock <id> [--force]   remove a session's lock
-    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]   delete old sessions
-    $ acode validate <spec.yaml>
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes] [--json]   delete old sessions
+    $ acode validate <spec.yaml> [--json]
     $ acode status [<id>] [--json]       whether the sessions reached the team store (PostgreSQL)
     $ acode sync                         push pending events to the team store now
     $ acode remote init                  create or migrate the team store's schema
-    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]   write a starter spec (workflow.yaml)
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force] [--json]   write a starter spec (workflow.yaml)
     $ acode schema [--out <file>]        the specs' JSON Schema, for editor completion
     $ acode completion bash|zsh|fish     shell completion: source <(acode completion bash)
     $ acode <command> --help             that command's usage (also -h); acode -v prints the version
 
   Options
-${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'cwd', 'spec', 'fromStep', 'step', 'status', 'resumable', 'limit')}
+${flagLines('var', 'set', 'name', 'out', 'force', 'saveSession', 'offline', 'approve', 'response', 'reject', 'autoResume', 'stream', 'json', 'dryRun', 'yes', 'onChange', 'strategy', 'cwd', 'spec', 'fromStep', 'step', 'status', 'resumable', 'here', 'limit')}
 
   Sessions live in $ACODE_HOME (default \${XDG_DATA_HOME:-~/.local/share}/acode). With ACODE_REMOTE_URL set
   (postgres://…), runs copy them to a PostgreSQL team store as they go (acode sync: now), and
@@ -214,21 +214,21 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     case 'validate': {
       const { validateCommand } = await import('./commands/validate.js');
       atMostOne('validate', args, 'spec file');
-      return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'));
+      return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'), { json: flags.json });
     }
     case 'sessions': {
       const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
       if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
       if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
-      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json, remote: flags.remote });
+      if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json, remote: flags.remote, here: flags.here });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
-      if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force });
+      if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force, json: flags.json });
       if (sub === 'history') return sessions.sessionHistory(context, requireArg(id, 'the session id: acode sessions history <id>'), { json: flags.json });
       if (sub === 'cleanup') {
         if (id !== undefined) usage(`acode sessions cleanup takes no session id; choose sessions with --older-than and --status`);
         const { cleanupSessions } = await import('./commands/sessions-cleanup.js');
-        return cleanupSessions(context, { olderThan: flags.olderThan, status: flags.status, dryRun: flags.dryRun, yes: flags.yes });
+        return cleanupSessions(context, { olderThan: flags.olderThan, status: flags.status, dryRun: flags.dryRun, yes: flags.yes, json: flags.json });
       }
       if (sub === 'unlock') return sessions.unlockSession(context, requireArg(id, 'the session id: acode sessions unlock <id>'), { force: flags.force });
       return unknownSessionsCommand(sub);
@@ -254,7 +254,7 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
     case 'init': {
       if (args.length > 1) usage(`acode init takes one file name, got ${args.length}: ${args.join(' ')}`);
       const { initCommand } = await import('./commands/init.js');
-      return initCommand(context, args[0], { provider: flags.provider, force: flags.force });
+      return initCommand(context, args[0], { provider: flags.provider, force: flags.force, json: flags.json });
     }
     case 'completion': {
       const { completionCommand } = await import('./commands/completion.js');

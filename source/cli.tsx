@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from './commands/command-context.js';
-import { isAcodeError, ExitCode } from './errors/acode-error.js';
+import { errorCodeFor, isAcodeError, ExitCode, type ErrorCode } from './errors/acode-error.js';
 import { suspendJob } from './job-control.js';
 import { drained, endQuietlyOnClosedPipe } from './output-streams.js';
 import { redact } from './secrets/redactor.js';
@@ -113,10 +113,13 @@ function jsonRequested(argv: readonly string[]): boolean {
   return false;
 }
 
-/** An expected failure on stderr: `acode: CODE: message`, or with --json one object a script can parse. */
-function reportFailure(code: string | undefined, exit: ExitCode, message: string): void {
+/**
+ * An expected failure on stderr: `acode: CODE: message` (a code given where it is raised), or with
+ * --json one object a script can parse, always with a code (its exit code's when none was given).
+ */
+function reportFailure(code: ErrorCode | undefined, exit: ExitCode, message: string): void {
   if (jsonRequested(process.argv.slice(2))) {
-    process.stderr.write(`${JSON.stringify({ error: { code: code ?? null, exit, message: redact(message) } })}\n`);
+    process.stderr.write(`${JSON.stringify({ error: { code: code ?? errorCodeFor(exit), exit, message: redact(message) } })}\n`);
   } else {
     process.stderr.write(redact(`acode: ${code ? `${code}: ` : ''}${message}\n`));
   }

@@ -44,6 +44,8 @@ const flagHelp = {
   status: `    --status S           ${sessionStatuses.join(' | ')}`,
   resumable: `    --resumable          only sessions that can be resumed now`,
   limit: `    --limit N            sessions list: only the N newest (of those the other options keep)`,
+  here: `    --here               sessions list: only sessions that ran in the current folder (the browser's
+                         "this directory")`,
   json: `    --json               print one JSON object (or array) on stdout`,
   cwd: `    --cwd <dir>          resume: the folder a session pulled from the team store runs in here (default:
                          the folder it ran in, when this machine has it, else the current one)`,
@@ -73,7 +75,9 @@ const usages = {
   Options
 ${flagLines('var', 'name', 'out', 'force', 'saveSession', 'offline', 'autoResume', 'approve', 'response', 'reject', 'stream')}
     --resume <id>        resume session <id> instead (see 'acode resume --help')
-    --json               print one JSON object on stdout
+    --json               print one JSON object on stdout once the run ends: {session_id, name,
+                         workflow_name, status, steps_total, steps_executed, steps_skipped, tokens,
+                         dollars (null without a price), artifacts}; errors as {"error": {code, exit, message}} on stderr
 
   Examples
     $ acode run examples/chain-3-step-resume-demo.yaml --var topic="AI agents"
@@ -138,21 +142,27 @@ ${idNote}
   Check a workflow spec without running it; each problem names file:line:column.
 
   Usage
-    $ acode validate <spec.yaml>
+    $ acode validate <spec.yaml> [--json]
+
+  Options
+    --json               print {file, valid, pattern, provider, problems: [{file, line, column, message,
+                         severity}]} on stdout (exit 2 still when a problem is an error)
 
   Examples
     $ acode validate examples/chain-3-step-resume-demo.yaml
+    $ acode validate spec.yaml --json | jq '.problems[] | select(.severity == "error")'
 `,
   init: `
   Write a starter workflow spec: a two-step chain (research, then a report) to run or edit. It
   refuses to replace a file unless --force.
 
   Usage
-    $ acode init [<file>] [--provider scripted|openai|ollama] [--force]
+    $ acode init [<file>] [--provider scripted|openai|ollama] [--force] [--json]
 
   Options
     --provider P         scripted (default: offline, no key needed), openai (OPENAI_API_KEY), ollama
     --force              replace <file> if it exists
+    --json               print {file, path, provider} of the file written on stdout
 
   <file> defaults to workflow.yaml.
 
@@ -233,24 +243,25 @@ ${idNote}
   Manage the sessions stored in $ACODE_HOME.
 
   Usage
-    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--here] [--limit N] [--json]
     $ acode sessions show <id> [--step S] [--json]
     $ acode sessions history <id> [--json]
-    $ acode sessions delete <id> [--force]
+    $ acode sessions delete <id> [--force] [--json]
     $ acode sessions unlock <id> [--force]
-    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes] [--json]
 
   'acode sessions <command> --help' describes one of them.
 `,
   'sessions list': `
-  List the stored sessions, newest first.
+  List the stored sessions, newest first, each with the folder it ran in (~ for your home).
 
   Usage
-    $ acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]
+    $ acode sessions list [--status S] [--resumable | --remote] [--here] [--limit N] [--json]
 
   Options
 ${flagHelp.status}
     --resumable          only sessions that can be resumed now
+${flagHelp.here}
 ${flagHelp.limit}
     --remote             the sessions the team store holds (ACODE_REMOTE_URL), from every machine, with
                          the host each last ran on and how many of its events are there; read and
@@ -260,6 +271,7 @@ ${flagHelp.limit}
   Examples
     $ acode sessions list --resumable
     $ acode sessions list --limit 5
+    $ acode sessions list --here --resumable
     $ acode sessions list --status failed --json | jq '.[].session_id'
 `,
   'sessions show': `
@@ -299,10 +311,11 @@ ${idNote}
   Delete a session and its event log. Asks first on a terminal; refuses while a live process runs it.
 
   Usage
-    $ acode sessions delete <id> [--force]
+    $ acode sessions delete <id> [--force] [--json]
 
   Options
     --force              delete without asking, even while the session is locked
+    --json               print {session_id, deleted} on stdout (deleted: the id, or null when kept)
 
 ${idNote}
 
@@ -331,13 +344,16 @@ ${idNote}
   (older_than: 30d, status: [completed, failed, cancelled]); nothing is deleted unless you run this.
 
   Usage
-    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes]
+    $ acode sessions cleanup [--older-than 30d] [--status S,S…] [--dry-run] [--yes] [--json]
 
   Options
     --older-than A       last updated more than A ago: 90m, 12h, 30d, 2w (default retention.older_than)
     --status S,S…        only these statuses (default retention.status: completed, failed, cancelled)
     --dry-run            list what would be deleted; delete nothing
     --yes                delete without asking (needed without a terminal)
+    --json               print {dry_run, sessions: [{session_id, name, workflow_name, status,
+                         updated_at}], kept: [{session_id, why}]} on stdout: the sessions deleted
+                         (with --dry-run: those it would delete)
 
   Examples
     $ acode sessions cleanup --dry-run

@@ -30,3 +30,11 @@ export function formatBytes(bytes: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** A folder as a person reads it: under `home`, `~/src/app` (home itself `~`); elsewhere as it is. */
+export function homeRelative(path: string, home: string | undefined): string {
+  if (!home || home === '/') return path;
+  const base = home.endsWith('/') ? home.slice(0, -1) : home;
+  if (path === base) return '~';
+  return path.startsWith(`${base}/`) ? `~${path.slice(base.length)}` : path;
+}

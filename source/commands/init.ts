@@ -19,8 +19,11 @@ function packagedSchema(): string | undefined {
   return undefined;
 }
 
-/** `acode init [file] [--provider scripted|openai|ollama] [--force]`: writes a starter spec; never over a file without --force. */
-export function initCommand(ctx: CommandContext, file: string | undefined, flags: { provider?: string; force: boolean }): ExitCode {
+/**
+ * `acode init [file] [--provider scripted|openai|ollama] [--force] [--json]`: writes a starter spec;
+ * never over a file without --force. --json: `{file, path, provider}` of the file written, on stdout.
+ */
+export function initCommand(ctx: CommandContext, file: string | undefined, flags: { provider?: string; force: boolean; json?: boolean }): ExitCode {
   const provider = flags.provider ?? 'scripted';
   if (!(initProviders as readonly string[]).includes(provider)) {
     throw new AcodeError(`--provider '${provider}': acode init writes a starter for ${initProviders.join(', ')}`, ExitCode.usage);
@@ -32,6 +35,7 @@ export function initCommand(ctx: CommandContext, file: string | undefined, flags
   const schema = packagedSchema();
   writeUserFile(path, target, starterSpec(provider as StarterProvider, schema && relative(dirname(path), schema)), { replace: flags.force });
   const setup = provider === 'openai' ? '; set OPENAI_API_KEY first' : provider === 'ollama' ? '; start Ollama with llama3.2 pulled first' : ' (offline)';
+  if (flags.json) ctx.stdout.write(`${JSON.stringify({ file: target, path, provider })}\n`);
   ctx.stderr.write(`wrote ${target}: a 2-step chain on the ${provider} provider\nrun it: acode run ${shellWord(target)} --var topic="durable agents"${setup}\n`);
   return ExitCode.ok;
 }

@@ -26,6 +26,15 @@ function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>
 }
 
 /**
+ * A fork's first line, where a resume's says "resuming": what the fork does — "fork of 3f2a…: 2 steps
+ * reused, 1 to run", or with --spec "fork of 3f2a… running edited.yaml: 3 steps, each reused where its input is unchanged".
+ */
+export function forkStartLine(from: string, edited: string | undefined, stepsSkipped: number, stepsTotal: number): string {
+  if (edited !== undefined) return `fork of ${from} running ${edited}: ${plural(stepsTotal, 'step')}, each reused where its input is unchanged`;
+  return `fork of ${from}: ${plural(stepsSkipped, 'step')} reused, ${stepsTotal - stepsSkipped} to run`;
+}
+
+/**
  * One line per engine event, for pipes and CI: no cursor movement, no colour unless asked.
  * `spent`: a step's tokens over all its model calls (the run's progress), for its ✓ line; `detail`: what
  * the pattern read of a finished step's answer ("chose technical (not taken: faq)", "score 72 of 85").
@@ -44,7 +53,9 @@ export function plainLine(event: EngineEventBody, stepsTotal: number, step: (id:
     case 'step_completed': {
       const usage = spent?.(event.step) ?? event.usage;
       const read = detail?.(event.step);
-      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s · ${usage.input} in / ${usage.output} out${event.cut ? ` · ${cutText}` : ''}${read ? ` · ${read}` : ''}`;
+      // An approval asked a person, not a model: no tokens to count.
+      const tokens = event.agent === 'approval' && usage.input + usage.output === 0 ? '' : ` · ${usage.input} in / ${usage.output} out`;
+      return `✓ ${step(event.step)} ${(event.duration_ms / 1000).toFixed(1)}s${tokens}${event.cut ? ` · ${cutText}` : ''}${read ? ` · ${read}` : ''}`;
     }
     case 'step_retry_scheduled':
       return `◷ ${step(event.step)}: ${stopReasonText(event.reason)} (${event.message}); retrying in ${Math.ceil(event.delay_ms / 1000)} s`;

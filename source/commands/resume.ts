@@ -276,8 +276,15 @@ async function resumeCandidate(ctx: CommandContext, repository: SessionRepositor
   }
   await session.requireWritable(`resume session ${record.session_id}`);
   const views = viewChanges(changesToAsk(candidate), record.cwd, titles(candidate));
+  let asked = false;
   if (views.length) {
-    await decideOnChanges(ctx, record.session_id, views, { onChange: changeDecision(flags, config.changed_files_action, ctx.interactive), ask: () => askOnTerminal(candidate) });
+    await decideOnChanges(ctx, record.session_id, views, {
+      onChange: changeDecision(flags, config.changed_files_action, ctx.interactive),
+      ask: () => {
+        asked = true;
+        return askOnTerminal(candidate);
+      },
+    });
   }
   const strategy = await settleStrategy(candidate.strategy, candidate.pendingWrites, askAboutTorn(ctx, candidate));
   const uncertain = await settleUncertain(candidate.strategy, candidate.uncertainCalls, askAboutUncertain(ctx, candidate));
@@ -299,5 +306,6 @@ async function resumeCandidate(ctx: CommandContext, repository: SessionRepositor
     ctx.stderr.write(`acode: resuming session ${record.session_id}\n${[...describePlan(plan), ...writeLines(pendingWrites, strategy, record.cwd, titles(candidate)), ...uncertainLines(prepared.intro.uncertainCalls, uncertain, titles(candidate)), ...modelLines(models), ...cleaned].map((l) => `  ${l}`).join('\n')}\n`);
   };
   runStarts();
-  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream, ...(remote ? { remote } : {}) });
+  // The prompt's answer ("→ continuing: 1 changed file accepted") stays on the screen: the run view does not say it twice.
+  return runSession(ctx, prepared, { json: flags.json, approvals, announce, stream: flags.stream, ...(remote ? { remote } : {}), ...(asked ? { saidAlready: ['environment_accepted'] as const } : {}) });
 }

@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors/acode-error.js';
 import { stepNamer } from '../engine/pattern.js';
-import { modelCall } from '../engine/events.js';
+import { modelCall, type EngineEventBody } from '../engine/events.js';
 import type { ApprovalDesk } from '../engine/approval.js';
 import type { SessionExecutor, RunSummary } from '../engine/session-executor.js';
 import { redact } from '../secrets/redactor.js';
@@ -10,8 +10,9 @@ import { headline, statusWords } from '../session/status-words.js';
 import { approvalHint } from '../state/approval-hint.js';
 import { paint, type CommandContext } from './command-context.js';
 import { importInk } from './import-ink.js';
-import { plainLine } from './plain-progress.js';
-import { dollarsWith, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
+import { forkStartLine, plainLine } from './plain-progress.js';
+import { unpricedAgents } from '../engine/prices.js';
+import { dollarsWith, jsonDollars, noSaving, pricerFor, runSpendText, savingWith, type ResumeSaving } from '../state/step-cost.js';
 import { StreamPrinter } from './stream-printer.js';
 import { startRunPush } from './run-push.js';
 import type { BackgroundPush } from '../store/remote/background-push.js';
@@ -31,6 +32,8 @@ export interface PresentOptions {
   stream?: boolean;
   /** The team store's connection and lease a resume took: the run's push holds them on. */
   remote?: RemoteClaim;
+  /** Preamble events the command has said itself (the changed-file prompt's answer): not said again above the run view. */
+  saidAlready?: readonly EngineEventBody['type'][];
 }
 
 function exitCodeFor(summary: RunSummary, userStopped: boolean): ExitCode {
@@ -115,9 +118,10 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       if (event.type === 'step_started') agents.set(event.step, event.agent);
       const call = modelCall(event);
       if (call) tally.dollars = dollarsWith(tally.dollars, price, agents.get(call.step) ?? '', call.usage);
-      const line = plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
+      const { intro } = prepared;
+      const line = event.type === 'session_started' && intro.kind === 'fork' ? forkStartLine(intro.from, intro.edited, event.steps_skipped, total) : plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
       // The line quotes a model or a tool (an approval's context, a failed tool's answer): no terminal controls of theirs.
-      if (line) ctx.stderr.write(`${terminalText(redact(line))}\n`);
+      if (line && !options.saidAlready?.includes(event.type)) ctx.stderr.write(`${terminalText(redact(line))}\n`);
     });
     return {
       close: async () => {
@@ -129,12 +133,13 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
   try {
     // The view shows steps; what happened before them (a lock takeover) goes above it, once.
     for (const event of prepared.preamble) {
+      if (options.saidAlready?.includes(event.type)) continue;
       const line = plainLine(event, total, name);
       if (line) ctx.stderr.write(`acode: ${terminalText(redact(line))}\n`);
     }
     // React and Ink load only here, so plain commands never pay for them.
     const [{ bindEngine }, { openRunScreen }] = await Promise.all([import('../state/bind-engine.js'), importInk(() => import('../ui/run/run-screen.js'))]);
-    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price, saved: prepared.saved, describe: (id) => pattern.shape(prepared.progress).find((node) => node.id === id) });
+    const { store, approvals } = bindEngine(executor, { sessionId: prepared.sessionId, workflowName: prepared.spec.name, pattern: pattern.type, steps: shape, price, saved: prepared.saved, ...(prepared.intro.kind === 'fork' ? { forkOf: prepared.intro.from } : {}), describe: (id) => pattern.shape(prepared.progress).find((node) => node.id === id) });
     if (push) {
       store.getState().setSync(push.view());
       push.onChange((view) => store.getState().setSync(view));
@@ -154,6 +159,16 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 }
 
 /**
+ * `--json`'s object: the run's summary with the session's name (its --name, else null), its workflow
+ * and its dollars — every model call of the session as priced when made, rounded to a millionth;
+ * null when some agent's model has no price (a local server, the scripted provider).
+ */
+async function jsonSummary(prepared: PreparedRun, summary: RunSummary) {
+  const priced = (await unpricedAgents(prepared.spec)).length === 0;
+  return { ...summary, name: prepared.name ?? null, workflow_name: prepared.spec.name, dollars: priced ? jsonDollars(prepared.progress.cost_usd) : null };
+}
+
+/**
  * Runs a prepared session (started, resumed or forked) with the right face, then presents the
  * result: one JSON object on stdout with --json, a closing line on stderr without the run view.
  */
@@ -163,7 +178,7 @@ export async function runSession(ctx: CommandContext, prepared: PreparedRun, opt
   const push = await startRunPush(ctx, prepared, options.remote);
   try {
     const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally, push) });
-    if (options.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (options.json) ctx.stdout.write(`${JSON.stringify(await jsonSummary(prepared, summary))}\n`);
     if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
     return exitCodeFor(summary, userStopped);
   } finally {

@@ -17,6 +17,13 @@ export interface CleanupFlags {
   status?: string;
   dryRun: boolean;
   yes: boolean;
+  /** One object on stdout: `{dry_run, sessions: [{session_id, name, workflow_name, status, updated_at}], kept: [{session_id, why}]}` — the sessions deleted (or, dry, to delete). */
+  json?: boolean;
+}
+
+/** A session in cleanup's --json. */
+function shownRow(row: ListedSession) {
+  return { session_id: row.session_id, name: row.name ?? null, workflow_name: row.workflow_name, status: row.status, updated_at: row.updated_at };
 }
 
 function statusList(text: string): SessionStatus[] {
@@ -45,24 +52,35 @@ export async function cleanupSessions(ctx: CommandContext, flags: CleanupFlags):
   const lockTimeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
   const plan = await planCleanup(repository, { olderThanMs, statuses }, lockTimeoutMs);
   const rule = `${statuses.join(', ')}, last updated more than ${age} ago`;
+  const kept = plan.spared.map(({ session, why }) => ({ session_id: session.session_id, why }));
+  const report = (deleted: readonly ListedSession[], more: readonly { id: string; why: string }[] = []) => {
+    if (flags.json) ctx.stdout.write(`${JSON.stringify({ dry_run: flags.dryRun, sessions: deleted.map(shownRow), kept: [...kept, ...more.map(({ id, why }) => ({ session_id: id, why }))] }, null, 2)}\n`);
+  };
   for (const { session, why } of plan.spared) ctx.stderr.write(`keeping ${session.session_id}: ${terminalText(why)}\n`);
   if (plan.doomed.length === 0) {
     ctx.stderr.write(`no sessions to delete (${rule})\n`);
+    report([]);
     return ExitCode.ok;
   }
   const count = `${plan.doomed.length} session${plan.doomed.length === 1 ? '' : 's'}`;
-  ctx.stdout.write(`${flags.dryRun ? 'would delete' : 'to delete'} ${count} (${rule}):\n${listing(plan.doomed)}\n`);
-  if (flags.dryRun) return ExitCode.ok;
+  // With --json, stdout is the object alone: the list a person confirms goes to stderr.
+  (flags.json ? ctx.stderr : ctx.stdout).write(`${flags.dryRun ? 'would delete' : 'to delete'} ${count} (${rule}):\n${listing(plan.doomed)}\n`);
+  if (flags.dryRun) {
+    report(plan.doomed);
+    return ExitCode.ok;
+  }
   await repository.requireWritable('delete sessions');
   if (!flags.yes) {
     if (!ctx.interactive) throw new AcodeError(`refusing to delete ${count} without a terminal to confirm; add --yes (or see them with --dry-run)`, ExitCode.usage);
     if (!(await ctx.confirm(`Delete ${plan.doomed.length === 1 ? 'this session and its event log' : `these ${count} and their event logs`}? [y/N] `))) {
       ctx.stderr.write('kept them\n');
+      report([], plan.doomed.map((session) => ({ id: session.session_id, why: 'kept at the question' })));
       return ExitCode.ok;
     }
   }
   const result = await applyCleanup(repository, plan, { olderThanMs, statuses }, lockTimeoutMs);
   for (const { id, why } of result.spared) ctx.stderr.write(`kept ${id}: ${why}\n`);
   ctx.stderr.write(`deleted ${result.deleted.length} session${result.deleted.length === 1 ? '' : 's'}\n`);
+  report(plan.doomed.filter((session) => result.deleted.includes(session.session_id)), result.spared);
   return ExitCode.ok;
 }

@@ -6,14 +6,16 @@ import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
 import { isNumbered, patternFor, patternWords } from '../engine/patterns/pattern-for.js';
 import { checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
-import { formatAgo } from '../human-units.js';
+import { homedir } from 'node:os';
+import { formatAgo, homeRelative } from '../human-units.js';
+import { ranIn } from '../state/browser-rows.js';
 import { sessionTitle } from '../session/session-name.js';
 import { listWithLiveness, type ListedSession } from '../session/listing.js';
 import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
 import { sessionStatuses, statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
-import { callsDollars, formatDollars, jsonDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
+import { callsDollars, formatDollars, jsonDollars, roundDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { stepName, stepNamed, stepNamesText } from '../engine/step-names.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
@@ -25,9 +27,11 @@ const isStatus = (value: string): value is SessionStatus => (sessionStatuses as 
 const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
 function table(ctx: CommandContext, rows: ListedSession[]): string {
-  const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED'];
+  const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'UPDATED', 'DIRECTORY'];
+  const home = ctx.env.HOME || homedir();
   // One line a session, its columns in line: a name's tabs and line breaks would break them, and are measured as the terminal draws it (名 takes two columns).
-  const cells = rows.map((r) => [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at)]);
+  const oneLine = (text: string) => printable(text.replace(/[\t\n]/g, ' '));
+  const cells = rows.map((r) => [r.session_id, oneLine(sessionTitle(r)), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), relativeTime(r.updated_at), oneLine(homeRelative(r.cwd, home))]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => stringWidth(c[i]!))));
   const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
   const line = (c: string[], status?: SessionStatus) =>
@@ -46,23 +50,27 @@ function parseLimit(limit: string | undefined): number | undefined {
   return Number(limit);
 }
 
-/** `acode sessions list [--status S] [--resumable | --remote] [--limit N] [--json]`: newest first. */
-export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; remote?: boolean }): Promise<ExitCode> {
+/**
+ * `acode sessions list [--status S] [--resumable | --remote] [--here] [--limit N] [--json]`: newest
+ * first, each with the folder it ran in; --here: only those that ran in this one (the browser's "this directory").
+ */
+export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; remote?: boolean; here?: boolean }): Promise<ExitCode> {
   if (flags.status && !isStatus(flags.status)) {
     throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
   }
   const limit = parseLimit(flags.limit);
   if (flags.remote) {
     if (flags.resumable) throw new AcodeError(`--resumable judges this machine's locks, and --remote lists the team store: use one of them`, ExitCode.usage);
+    if (flags.here) throw new AcodeError(`--here lists the sessions that ran in this folder on this machine, and --remote the team store's from every machine: use one of them`, ExitCode.usage);
     const { listRemoteSessionsCommand } = await import('./remote-sessions.js');
     return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json, limit });
   }
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);
-  const listed = await listWithLiveness(repository, timeoutMs, (row) => !flags.status || row.status === flags.status);
+  const listed = await listWithLiveness(repository, timeoutMs, (row) => (!flags.status || row.status === flags.status) && (!flags.here || ranIn(row.cwd, ctx.cwd)));
   const rows = listed.filter((row) => !flags.resumable || row.resumable).slice(0, limit);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}; start one with 'acode run <spec.yaml>'\n`);
+  else if (rows.length === 0) ctx.stderr.write(`no ${flags.resumable ? 'resumable ' : ''}sessions${flags.status ? ` with status ${flags.status}` : ''}${flags.here ? ` ran in ${homeRelative(ctx.cwd, ctx.env.HOME || homedir())}` : ''}; start one with 'acode run <spec.yaml>'\n`);
   else ctx.stdout.write(`${table(ctx, rows)}\n`);
   return ExitCode.ok;
 }
@@ -128,7 +136,9 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const spec = await session.spec();
   const pattern = patternFor(spec);
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
-  const replayed = replaySteps(events, record.checkpoint.steps_total);
+  // A step under way counts its time up to now; one its process was killed in, up to that process's last heartbeat.
+  const aliveUntil = lock.kind === 'held' ? Date.now() : lock.kind === 'stale' ? Date.parse(lock.owner.heartbeat_at) : undefined;
+  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil);
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
@@ -190,8 +200,11 @@ function showStep(ctx: CommandContext, sessionId: string, pattern: string, steps
   return ExitCode.ok;
 }
 
-/** `acode sessions delete <id> [--force]`: asks on a terminal; refuses without --force otherwise, and while a live process runs the session. */
-export async function deleteSession(ctx: CommandContext, id: string, flags: { force: boolean }): Promise<ExitCode> {
+/**
+ * `acode sessions delete <id> [--force] [--json]`: asks on a terminal; refuses without --force
+ * otherwise, and while a live process runs the session. --json: `{"deleted": id}` on stdout (null when kept at the question).
+ */
+export async function deleteSession(ctx: CommandContext, id: string, flags: { force: boolean; json?: boolean }): Promise<ExitCode> {
   const repository = openRepository(ctx);
   const sessionId = await repository.resolveId(id);
   await repository.requireWritable(`delete session ${sessionId}`);
@@ -203,6 +216,7 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
     if (!ctx.interactive) throw new AcodeError(`refusing to delete session ${sessionId} without a terminal to confirm; add --force`, ExitCode.usage);
     if (!(await ctx.confirm(`Delete session ${sessionId} and its event log? [y/N] `))) {
       ctx.stderr.write('kept it\n');
+      if (flags.json) ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, deleted: null })}\n`);
       return ExitCode.ok;
     }
   }
@@ -213,6 +227,7 @@ export async function deleteSession(ctx: CommandContext, id: string, flags: { fo
     throw new AcodeError(`session ${sessionId} was taken up${now.kind === 'held' ? ` by ${describeOwner(now.owner)}` : ''} while you answered; it was not deleted (stop it there first, or add --force)`, ExitCode.locked, 'ACODE-RESUME-003');
   }
   ctx.stderr.write(`deleted session ${sessionId}\n`);
+  if (flags.json) ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, deleted: sessionId })}\n`);
   return ExitCode.ok;
 }
 
@@ -225,11 +240,13 @@ function describeEvent(event: EngineEvent): string {
 /** `acode sessions history <id> [--json]`: the event log as replayed (superseded lock holders' events fenced out, then (timestamp, event_id)), steps by name. */
 export async function sessionHistory(ctx: CommandContext, id: string, flags: { json: boolean }): Promise<ExitCode> {
   const session = await openRepository(ctx).open(id);
-  // Each event's step by its name, as every other view shows it (the log keeps the stored id: events.jsonl is the raw form).
+  // Each event's step by its name, as every other view shows it (the log keeps the stored id: events.jsonl is the raw form);
+  // a call's dollars as --json gives dollars everywhere: rounded to a millionth, not a float sum's 17 digits.
   const pattern = session.record.pattern_type;
   const events = fenceEvents(await session.events())
     .sort(compareEvents)
-    .map((event) => ('step' in event && typeof event.step === 'string' ? { ...event, step: stepName(pattern, event.step) } : event));
+    .map((event) => ('step' in event && typeof event.step === 'string' ? { ...event, step: stepName(pattern, event.step) } : event))
+    .map((event) => ('cost_usd' in event && typeof event.cost_usd === 'number' ? { ...event, cost_usd: roundDollars(event.cost_usd) } : event));
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;

@@ -135,7 +135,8 @@ export type EngineEventBody =
   /** A budget's warn_threshold was reached: said once per session. */
   | { type: 'budget_warning'; budget: string; used: number; limit: number; message: string }
   | { type: 'resume_planned'; steps_skipped: number; in_progress: { step: StepId; attempt: number; action: string }[]; steps_remaining: number }
-  | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string }
+  /** `previous_heartbeat_at`: when the owner taken over from was last known alive (its lock's heartbeat): how long a step it was killed in had run. */
+  | { type: 'lock_taken_over'; previous_pid: number; previous_host: string; why: string; previous_heartbeat_at?: string }
   | { type: 'tool_called'; step: StepId; attempt: number; call_id: string; name: string; args: Record<string, unknown> }
   /**
    * What a tool call answered: `output` is its start, for display; `output_blob` holds the whole

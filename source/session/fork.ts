@@ -87,6 +87,7 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
       {
         intro: { kind: 'fork' as const, from, reused: reuse, ...(request.specPath === undefined ? {} : { edited: request.specPath }) },
         sessionId: record.session_id,
+        ...(request.name === undefined ? {} : { name: request.name }),
         spec,
         pattern,
         variables,

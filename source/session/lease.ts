@@ -54,7 +54,7 @@ export async function takeLease(repository: SessionRepository, id: string, lockT
   }
   if (!result.acquired) throw sessionInUse(id, result.holder);
   const preamble: EngineEventBody[] = result.tookOverFrom
-    ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why }]
+    ? [{ type: 'lock_taken_over', previous_pid: result.tookOverFrom.owner.pid, previous_host: result.tookOverFrom.owner.host, why: result.tookOverFrom.why, previous_heartbeat_at: result.tookOverFrom.owner.heartbeat_at }]
     : [];
   return { lock: result.lease, preamble, timeoutMs };
 }

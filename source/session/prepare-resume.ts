@@ -332,6 +332,7 @@ export async function claimResume(repository: SessionRepository, candidate: Resu
       {
         intro: { kind: 'resume' as const, plan, pendingWrites: candidate.pendingWrites, strategy: choices.strategy, uncertainCalls: candidate.uncertainCalls, uncertainOutcome: uncertain, leftovers },
         sessionId: record.session_id,
+        ...(record.name === undefined ? {} : { name: record.name }),
         spec,
         pattern,
         variables: choices.variables ?? record.variables,

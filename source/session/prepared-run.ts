@@ -49,6 +49,8 @@ export interface ForkIntro {
 export interface PreparedRun<Intro extends RunIntro = RunIntro> {
   readonly intro: Intro;
   readonly sessionId: string;
+  /** The session's `--name`, when it has one. */
+  readonly name?: string;
   /** False for --no-save-session: nothing on disk, nothing to resume. */
   readonly saved: boolean;
   readonly spec: WorkflowSpec;

@@ -159,7 +159,7 @@ export async function startRun(repository: SessionRepository | null, checked: Ch
   let journal: LeasedJournal | undefined;
   try {
     journal = session.openJournal();
-    return heldRun({ ...fields, sessionId, blobs: session.blobs(), autoResume: autoResumePolicy(config, request.autoResume) }, lease, journal);
+    return heldRun({ ...fields, ...(request.name === undefined ? {} : { name: request.name }), sessionId, blobs: session.blobs(), autoResume: autoResumePolicy(config, request.autoResume) }, lease, journal);
   } catch (error) {
     releaseHeld(lease, journal);
     throw error;

@@ -65,6 +65,27 @@ const httpExecutorSchema = z.strictObject({
 });
 export type HttpExecutorSpec = z.infer<typeof httpExecutorSchema>;
 
+/**
+ * One of `env.secrets`, as strands-cli declares it: `source` is required there (its schema and its
+ * model have no default), and only `env` is read — by strands-cli (its capability check refuses the
+ * others) and by acode. Said in words where zod's enum message named four sources as if all worked.
+ */
+const secretSchema = z
+  .strictObject({
+    key: z.string().regex(/^[A-Za-z0-9._:-]+$/),
+    name: z.string().optional(),
+    source: z.enum(['env', 'secrets_manager', 'ssm', 'file'], {
+      error: (issue) =>
+        issue.input === undefined
+          ? "required, as strands-cli requires it: add 'source: env' (the value is read from the environment variable that key names)"
+          : `${JSON.stringify(issue.input)} is not a secret source; acode reads 'source: env' (the environment variable that key names)`,
+    }),
+  })
+  .refine((secret) => secret.source === 'env', {
+    path: ['source'],
+    error: (issue) => `${JSON.stringify((issue.input as { source?: unknown }).source)} is not read by acode, nor by strands-cli (which refuses every source but env): export the value in the environment variable that key names and write 'source: env'`,
+  });
+
 const runtimeSchema = z.strictObject({
   provider: z.enum(['openai', 'ollama', 'anthropic', 'gemini', 'scripted'], {
     error: (issue) =>
@@ -172,7 +193,7 @@ export const specSchema = z.strictObject({
    */
   env: z
     .strictObject({
-      secrets: z.array(z.strictObject({ key: z.string().regex(/^[A-Za-z0-9._:-]+$/), name: z.string().optional(), source: z.enum(['env', 'secrets_manager', 'ssm', 'file']) })).optional(),
+      secrets: z.array(secretSchema).optional(),
       mounts: z.record(z.string(), z.string()).optional(),
     })
     .optional(),

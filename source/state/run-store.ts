@@ -68,6 +68,8 @@ export interface RunState {
   /** What this run's model calls cost; undefined when a model's price is unknown (or nothing prices them). */
   dollars: number | undefined;
   resumed: boolean;
+  /** The session this run forked from, when it is a fork (its reused steps are no resume). */
+  forkOf: string | null;
   tokens: TokenUsage;
   startedAt: number;
   /** The clock every time here is read on (injected in tests); views measure elapsed time with it. */
@@ -133,6 +135,8 @@ export interface RunStoreInit {
   price?: StepPricer;
   /** false for a run with --no-save-session: nothing of it can be resumed. Absent: saved. */
   saved?: boolean;
+  /** The session a fork started from: the header says "fork of <id>", not "resumed". */
+  forkOf?: string;
   /** A step the pattern created while running, as the pattern names it now (routes, iterations, workers, graph visits). */
   describe?: (id: StepId) => { label: string; title: string; group: string | null; detail?: string } | undefined;
 }
@@ -191,6 +195,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
     saving: noSaving(init.steps.length, init.price),
     dollars: init.price ? 0 : undefined,
     resumed: false,
+    forkOf: init.forkOf ?? null,
     tokens: { input: 0, output: 0 },
     startedAt: now(),
     clock: now,

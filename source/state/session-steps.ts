@@ -49,7 +49,7 @@ export interface ReplayedSteps {
 }
 
 /** Replays the log the way a resume does (superseded holders fenced out, (ts, id) order). */
-export function replaySteps(events: readonly EngineEvent[], stepsTotal: number): ReplayedSteps {
+export function replaySteps(events: readonly EngineEvent[], stepsTotal: number, aliveUntil?: number): ReplayedSteps {
   const progress = initialProgress(stepsTotal);
   const failed = new Set<StepId>();
   const fold = new StepResultsFold();
@@ -61,7 +61,7 @@ export function replaySteps(events: readonly EngineEvent[], stepsTotal: number):
     // The step a session ended on (a template or budget failure stops it before it starts).
     else if ((event.type === 'session_failed' || event.type === 'session_cancelled') && event.step !== null) failed.add(event.step);
   }
-  return { progress, failed, results: fold.finish() };
+  return { progress, failed, results: fold.finish(aliveUntil) };
 }
 
 function stateOf(node: ShapeNode, replayed: ReplayedSteps, live: boolean): StepState {

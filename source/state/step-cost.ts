@@ -24,12 +24,17 @@ export function callsDollars(price: StepPricer | undefined, agent: string, calls
 }
 
 /**
- * Dollars as --json gives them: rounded to 10 decimal places. Prices are quoted per million tokens
- * to a few decimals, so nothing finer means anything; a sum of float products had printed
- * 0.000024149999999999997 for 0.00002415.
+ * Dollars as --json gives them: rounded to a millionth of a dollar (6 decimal places). A price is an
+ * estimate from a table quoted per million tokens, so nothing finer means anything; a sum of float
+ * products had printed 0.000024149999999999997 for 0.00002415.
  */
 export function jsonDollars(dollars: number | undefined): number | null {
-  return dollars === undefined ? null : Number(dollars.toFixed(10));
+  return dollars === undefined ? null : roundDollars(dollars);
+}
+
+/** Dollars rounded to a millionth, as JSON and the event log's readers show them. */
+export function roundDollars(dollars: number): number {
+  return Number(dollars.toFixed(6));
 }
 
 /** "≈ $0.042", "≈ $0.31", "≈ $12.40", "≈ $0.00045": an estimate, with the digits that say something. */

@@ -12,6 +12,15 @@ export function spendText(tokens: TokenUsage, dollars: number | undefined): stri
   return `${formatCount(tokens.input)} in / ${formatCount(tokens.output)} out${dollars === undefined ? '' : ` ${formatDollars(dollars)}`}`;
 }
 
+/**
+ * A step's time: an interrupted one's is what its process was last known alive for — at least that
+ * ("≥ 14.2s"), or unknown when it was killed before its first heartbeat — never a made-up 0.0s.
+ */
+function elapsedText(status: SessionStep['status'], ms: number): string {
+  if (status !== 'interrupted') return formatDuration(ms);
+  return ms > 0 ? `≥ ${formatDuration(ms)}` : 'time unknown (killed)';
+}
+
 /** Characters of a response's first line a step's row shows: a model may answer a megabyte without a line break. */
 export const shownFirstLineChars = 200;
 
@@ -31,7 +40,7 @@ export function stepFacts(step: Pick<SessionStep, 'status' | 'attempt'>, result:
   if (!result || result.attempt === 0) return { state, facts: result?.response ? ['reused', ...(result.cut ? [cutText] : []), shownFirstLine(result.response)] : step.attempt ? [`attempt ${step.attempt}`] : [] };
   const spent = result.tokens.input + result.tokens.output > 0 ? [spendText(result.tokens, dollars)] : [];
   const first = shownFirstLine(result.response);
-  return { state, facts: [`attempt ${result.attempt}`, formatDuration(result.elapsed_ms), ...spent, ...(result.cut ? [cutText] : []), ...(first ? [first] : [])] };
+  return { state, facts: [`attempt ${result.attempt}`, elapsedText(step.status, result.elapsed_ms), ...spent, ...(result.cut ? [cutText] : []), ...(first ? [first] : [])] };
 }
 
 const shownOutputLines = 12;
@@ -60,7 +69,9 @@ export function stepDetailLines(step: SessionStep, ref: string, result: StepResu
   const title = step.title === `step ${ref}` ? '' : ` (${step.title})`;
   const header = [`step      ${ref}${title} · ${step.agent}`, `status    ${style.word}`];
   if (result && result.attempt > 0) {
-    header.push(`attempt   ${result.attempt}`, `elapsed   ${formatDuration(result.elapsed_ms)}`, `tokens    ${spendText(result.tokens, dollars)}`);
+    // No tokens for a step that spent none — an approval asks a person, not a model — as its row says none.
+    const spent = result.tokens.input + result.tokens.output > 0 ? [`tokens    ${spendText(result.tokens, dollars)}`] : [];
+    header.push(`attempt   ${result.attempt}`, `elapsed   ${elapsedText(step.status, result.elapsed_ms)}`, ...spent);
   }
   if (result?.cut) header.push(`note      ${cutText}`);
   const tools = result?.tools ?? [];

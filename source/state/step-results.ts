@@ -77,6 +77,8 @@ export class StepResultsFold {
       result.tokens = addUsage(result.tokens, call.usage);
       result.calls.push(call.usage);
     }
+    // The owner taken over from was alive until its last heartbeat: a step it was killed in ran until then at least.
+    if (event.type === 'lock_taken_over' && typeof event.previous_heartbeat_at === 'string') this.aliveUntil(Date.parse(event.previous_heartbeat_at));
     if (event.type === 'step_started') {
       this.close(event.step);
       this.of(event.step).attempt = event.attempt;
@@ -106,8 +108,19 @@ export class StepResultsFold {
     }
   }
 
-  /** The results, with the attempts still open counted up to their last event. */
-  finish(): Map<StepId, StepResult> {
+  /** Attempts still open ran at least until `at` (when their process was last known alive), if that is later than their last event. */
+  private aliveUntil(at: number): void {
+    if (Number.isNaN(at)) return;
+    for (const attempt of this.open.values()) if (at > attempt.last) attempt.last = at;
+  }
+
+  /**
+   * The results, with the attempts still open counted up to their last event — or to `aliveUntil`,
+   * when the process that ran them was known alive later (a stale lock's last heartbeat; now, for a
+   * live one): a killed step had shown 0.0s.
+   */
+  finish(aliveUntil?: number): Map<StepId, StepResult> {
+    if (aliveUntil !== undefined) this.aliveUntil(aliveUntil);
     for (const step of [...this.open.keys()]) this.close(step);
     return this.results;
   }

@@ -63,16 +63,50 @@ export type ReadSteps = (id: string, resumable: boolean) => Promise<SessionSteps
 
 const clamp = (value: number, min: number, max: number) => Math.max(min, Math.min(max, value));
 
-/** Lines cut at `width` columns (a line longer than the screen goes on below, not off its edge). */
+/**
+ * Lines wrapped at `width` columns (a line longer than the screen goes on below, not off its edge):
+ * at word boundaries, each continuation under the line's own indent (a response's two spaces); a
+ * word wider than the room left is cut where the edge falls. Measured in code points.
+ */
 export function wrapLines(lines: readonly string[], width: number): string[] {
   const w = Math.max(10, width);
-  return lines.flatMap((line) => {
-    const chars = [...line];
-    if (chars.length <= w) return [line];
-    const parts: string[] = [];
-    for (let at = 0; at < chars.length; at += w) parts.push(chars.slice(at, at + w).join(''));
-    return parts;
-  });
+  return lines.flatMap((line) => wrapLine(line, w));
+}
+
+function wrapLine(line: string, w: number): string[] {
+  const length = (text: string) => [...text].length;
+  if (length(line) <= w) return [line];
+  const indent = /^\s*/.exec(line)![0];
+  // An indent of half the width or more would leave too little room: continuations start at the edge.
+  const pad = length(indent) < w / 2 ? indent : '';
+  const parts: string[] = [];
+  let current = indent;
+  let filled = false;
+  for (let word of line.slice(indent.length).split(' ')) {
+    if (length(current) + (filled ? 1 : 0) + length(word) <= w) {
+      current += `${filled ? ' ' : ''}${word}`;
+      filled ||= word !== '';
+      continue;
+    }
+    if (filled) {
+      // The spaces where the line breaks are drawn as the break itself.
+      parts.push(current.trimEnd());
+      current = pad;
+      filled = false;
+    }
+    // A word wider than a whole line: cut where the edge falls, then go on with its rest.
+    while (length(current) + length(word) > w) {
+      const room = Math.max(1, w - length(current));
+      const chars = [...word];
+      parts.push(current + chars.slice(0, room).join(''));
+      word = chars.slice(room).join('');
+      current = pad;
+    }
+    current += word;
+    filled = word !== '';
+  }
+  parts.push(current);
+  return parts;
 }
 
 /**

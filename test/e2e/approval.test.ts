@@ -86,6 +86,19 @@ describe('an approval step', () => {
     expect(history.find((e) => e.type === 'step_completed' && e.step === '3')?.response).toBe('analysed with review: focus on costs');
   });
 
+  it('shows no token counts: a person answered it, not a model', async () => {
+    const ws = workspace();
+    const run = await runCli(['run', 'gate.yaml', '--approve'], ws);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^✓ step 2\/3 approval \d+\.\ds$/m);
+    expect(run.stderr).toMatch(/^✓ step 1\/3 researcher \d+\.\ds · \d+ in \/ \d+ out$/m);
+    const id = /session ([0-9a-f]{16})/.exec(run.stderr)![1]!;
+    const step = await runCli(['sessions', 'show', id, '--step', '2'], ws);
+    expect(step.stdout).toMatch(/^elapsed +\d/m);
+    expect(step.stdout).not.toMatch(/^tokens/m);
+    expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^tokens +\d+ in \/ \d+ out/m);
+  });
+
   it('is rejected by --reject: the session is cancelled and cannot be resumed', async () => {
     const ws = workspace();
     const { id } = await awaitingSession(ws);

@@ -60,4 +60,20 @@ describe('the changed-file prompt in a real terminal', () => {
     expect(screen).toContain('ACODE-RESUME-004');
     expect(hashFolder(home)).toEqual(before);
   });
+
+  it('on C goes on, saying once that the changed file was accepted', async () => {
+    const cwd = tempDir();
+    const home = join(tempDir(), 'home');
+    writeFileSync(join(cwd, 'spec.yaml'), spec);
+    expect((await runCli(['run', 'spec.yaml'], { cwd, env: { ACODE_HOME: home } })).signal).toBe('SIGKILL');
+    writeFileSync(join(cwd, 'notes.md'), `${readFileSync(join(cwd, 'notes.md'), 'utf8')}a line added by hand\n`);
+
+    terminal = new TmuxTerminal(cwd, { ACODE_HOME: home, PATH: process.env.PATH ?? '' });
+    terminal.run(`node ${cliPath} resume; echo "EXIT=$?"`);
+    await terminal.waitFor((s) => s.includes('[C]ontinue'));
+    terminal.press('c');
+    const screen = await terminal.waitFor((s) => /EXIT=\d+/.test(s));
+    expect(screen).toContain('→ continuing: 1 changed file accepted');
+    expect(screen.match(/changed file accepted/g)).toHaveLength(1);
+  });
 });

@@ -68,7 +68,7 @@ describe('acode run and resume with the scripted provider', () => {
     const ws = workspace(chainSpec({ steps: 3, provider: 'scripted' }));
     const result = await runCli(['run', 'spec.yaml', '--json'], ws);
     const summary = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(summary).sort()).toEqual(['artifacts', 'session_id', 'status', 'steps_executed', 'steps_skipped', 'steps_total', 'tokens']);
+    expect(Object.keys(summary).sort()).toEqual(['artifacts', 'dollars', 'name', 'session_id', 'status', 'steps_executed', 'steps_skipped', 'steps_total', 'tokens', 'workflow_name']);
     expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0, artifacts: [join(ws.cwd, 'artifacts/out/report.md')] });
   });
 
@@ -95,6 +95,16 @@ describe('acode run and resume with the scripted provider', () => {
     expect(resumed.stderr).toContain('resuming: 1 skipped (completed earlier), 2 remaining');
     expect(resumed.stderr).toMatch(/▶ step 2\/3 \w+ \(attempt 2\)/);
     expect(resumed.stderr).not.toContain('▶ step 1/3');
+  });
+
+  it('says a fork is a fork: its first line names the source, the steps reused and those to run, never "resuming"', async () => {
+    const ws = workspace(chainSpec({ steps: 3, provider: 'scripted' }));
+    const run = await runCli(['run', 'spec.yaml', '--json'], ws);
+    const id = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const fork = await runCli(['fork', id, '--from-step', '3'], ws);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stderr).toContain(`fork of ${id}: 2 steps reused, 1 to run`);
+    expect(fork.stderr).not.toContain('resuming');
   });
 
   it('waits out rate limits without a TTY, one line per attempt, and recovers', async () => {

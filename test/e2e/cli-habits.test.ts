@@ -59,7 +59,7 @@ describe('did you mean', () => {
     [['sessions', 'list', 'base'], "acode sessions list takes no session id: 'acode sessions show base' shows one"],
     [['run', 'spec.yaml', '--response', '-foo'], '--response needs a value: --response <value> (one that starts with a dash is written --response=-foo)'],
     // `acode` alone opened the browser (or printed the help) whatever flags came with it.
-    [['--json'], '--json is an option of acode run, acode resume, acode fork, acode sessions list, acode sessions show, acode sessions history and acode status, not of acode alone (the session browser takes no options)'],
+    [['--json'], '--json is an option of acode run, acode resume, acode fork, acode validate, acode sessions list, acode sessions show, acode sessions history, acode sessions delete, acode sessions cleanup, acode status and acode init, not of acode alone (the session browser takes no options)'],
     [['--resume', 'base'], '--resume is an option of acode run, not of acode alone'],
     // --yes won: the resume went on over the changed file, and --dry-run said it would ask.
     [['resume', 'base', '--yes', '--on-change', 'abort'], '--yes goes on past changed files, and --on-change abort says otherwise: give one of them'],

@@ -30,4 +30,15 @@ describe('resume --dry-run exits as the resume would', () => {
     const dry = await runCli(['resume', id, '--dry-run'], ws);
     expect(dry.code, dry.stderr).toBe(0);
   });
+
+  it('exits 15 for a finished session, as the resume is refused', async () => {
+    const cwd = tempDir();
+    const ws = { cwd, env: { ACODE_HOME: join(tempDir(), 'home') } };
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted' }));
+    const id = (JSON.parse((await runCli(['run', 'spec.yaml', '--json'], ws)).stdout) as { session_id: string }).session_id;
+    const dry = await runCli(['resume', id, '--dry-run'], ws);
+    expect((await runCli(['resume', id], ws)).code).toBe(15);
+    expect(dry.code, dry.stderr).toBe(15);
+    expect(dry.stderr).toContain('ACODE-RESUME-002');
+  });
 });

@@ -22,7 +22,7 @@ describe('errors', () => {
   it('exit with one code for one error code: no session matching an id prefix or a name is ACODE-RESUME-005, exit 1', async () => {
     const ws = workspace();
     for (const id of ['3ead', 'zzzzz']) {
-      for (const args of [['sessions', 'show', id], ['resume', id], ['fork', id]]) {
+      for (const args of [['sessions', 'show', id], ['sessions', 'history', id], ['sessions', 'delete', id, '--force'], ['sessions', 'unlock', id], ['resume', id], ['fork', id]]) {
         const result = await runCli(args, ws);
         expect(result.stderr).toContain(`acode: ACODE-RESUME-005: no session matches '${id}'`);
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);
@@ -39,10 +39,16 @@ describe('errors', () => {
     const none = await runCli(['resume', '--json'], ws);
     expect(none.code).toBe(14);
     expect(jsonError(none.stderr).error).toMatchObject({ code: 'ACODE-RESUME-001', exit: 14 });
-    // A usage error, found while the arguments are read: no stable code, exit 2.
+    // A usage error has its code too (ACODE-USAGE-001, exit 2): a script never reads a null code.
     const usage = await runCli(['sessions', 'list', '--json', '--limit', 'many'], ws);
     expect(usage.code).toBe(2);
-    expect(jsonError(usage.stderr)).toEqual({ error: { code: null, exit: 2, message: "--limit 'many' is not a number of sessions; give a whole number of at least 1 (--limit 20)" } });
+    expect(jsonError(usage.stderr)).toEqual({ error: { code: 'ACODE-USAGE-001', exit: 2, message: "--limit 'many' is not a number of sessions; give a whole number of at least 1 (--limit 20)" } });
+    // Found while the arguments are read (a flag the command does not take), or a prefix too short to look up.
+    for (const args of [['sessions', 'show', 'zzzzz', '--json', '--yes'], ['sessions', 'show', '3e', '--json'], ['resm', '--json']]) {
+      const misuse = await runCli(args, ws);
+      expect(misuse.code, args.join(' ')).toBe(2);
+      expect(jsonError(misuse.stderr).error, args.join(' ')).toMatchObject({ code: 'ACODE-USAGE-001', exit: 2 });
+    }
     // Without --json, the plain line.
     expect((await runCli(['sessions', 'list', '--limit', '0'], ws)).stderr).toBe("acode: --limit '0' is not a number of sessions; give a whole number of at least 1 (--limit 20)\n");
   });

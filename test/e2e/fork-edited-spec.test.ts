@@ -69,6 +69,8 @@ describe('acode fork --spec', () => {
     expect(asked).toEqual([1, 2]);
     expect(server.requests[0]!.user).toMatch(/^Step 1: analyse critically answer 0: /);
     expect(fork.stderr).toContain(`acode: forked session ${id} → `);
+    expect(fork.stderr).toContain(`fork of ${id} running edited.yaml: 3 steps, each reused where its input is unchanged`);
+    expect(fork.stderr).not.toContain('resuming');
     expect(fork.stderr).toContain(`↷ step 1/3 researcher reused from session ${id}: its input is unchanged`);
     expect(fork.stderr).toMatch(/▶ step 2\/3 analyst/);
   });

@@ -88,7 +88,7 @@ describe('a workflow session on disk', () => {
     // With its id: `acode resume` alone resumes the most recent session, which may be another.
     expect(show.stdout).toMatch(new RegExp(`status +running \\(interrupted: resume it with acode resume ${id}\\)`));
     // Each step's state, then what it did: time, tokens, the first line of its response.
-    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted +attempt 1 +[\d.]+s\n    [✗○] applications +researcher +(interrupted +attempt 1 +[\d.]+s|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
+    expect(show.stdout).toMatch(/steps\n  level 1\n    ✓ overview +researcher +done +attempt 1 +[\d.]+s +\d+ in \/ \d+ out +researcher answered task overview .*\n  level 2\n    ✗ technical +researcher +interrupted +attempt 1 +(≥ [\d.]+s|time unknown \(killed\))\n    [✗○] applications +researcher +(interrupted +attempt 1 +(≥ [\d.]+s|time unknown \(killed\))|pending)\n  level 3\n    ○ synthesis +researcher +pending\n/);
     // A task by its id: its whole response; an id the workflow does not have names the ones it has.
     const overview = await runCli(['sessions', 'show', id, '--step', 'overview'], ws);
     expect(overview.stdout).toMatch(/^step {6}overview \(task overview\) · researcher\nstatus {4}done\n[^]*response\n {2}researcher answered task overview/);

@@ -33,6 +33,22 @@ async function sessions(ws: ReturnType<typeof workspace>, n: number, name?: stri
 }
 
 describe('acode sessions cleanup', () => {
+  it('with --json, prints the sessions it would delete, then those it deleted, as one object on stdout', async () => {
+    const ws = workspace();
+    const [old, fresh] = await sessions(ws, 2);
+    age(ws.home, old!, 40);
+    const dry = await runCli(['sessions', 'cleanup', '--older-than', '30d', '--dry-run', '--json'], ws);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, sessions: [{ session_id: old, status: 'completed', name: null }], kept: [] });
+    expect(sessionIds(ws.home)).toEqual([old, fresh].sort());
+    const done = await runCli(['sessions', 'cleanup', '--older-than', '30d', '--yes', '--json'], ws);
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ dry_run: false, sessions: [{ session_id: old, status: 'completed' }], kept: [] });
+    expect(sessionIds(ws.home)).toEqual([fresh]);
+    const nothing = await runCli(['sessions', 'cleanup', '--older-than', '30d', '--yes', '--json'], ws);
+    expect(JSON.parse(nothing.stdout)).toEqual({ dry_run: false, sessions: [], kept: [] });
+  });
+
   it('lists old finished sessions with --dry-run and deletes nothing', async () => {
     const ws = workspace();
     const [old, fresh] = await sessions(ws, 2);

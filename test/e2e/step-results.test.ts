@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { chainSpec } from '../helpers/chain-spec.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest, type ChatRequest, type OpenAiTestServer, type Reply } from '../helpers/openai-server.js';
 import { requestServers } from '../helpers/request-servers.js';
 import { parseAllSessionFiles } from '../helpers/session-files.js';
@@ -133,6 +134,31 @@ describe('every step\'s result', () => {
     const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], { ...ws, env })).stdout) as { type: string; step?: string; prompt?: unknown }[];
     expect(history.find((event) => event.type === 'step_started' && event.step === '2')?.prompt).toEqual(json.prompt);
     expect(JSON.stringify(history)).not.toContain(secret);
+  });
+
+  it('shows a killed step\'s time as long as its process was seen alive, never 0.0s, and counts it after the resume', async () => {
+    const cwd = tempDir();
+    const home = join(tempDir(), 'home');
+    mkdirSync(home, { recursive: true });
+    // A heartbeat every 500 ms (a quarter of the lock timeout): the time a killed step ran is known to half a second.
+    writeFileSync(join(home, 'config.yml'), 'resume:\n  lock_timeout_seconds: 2\n');
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps: 1, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 4000' }));
+    const ws = { cwd, env: { ACODE_HOME: home } };
+    const run = startCli(['run', 'spec.yaml'], ws);
+    await new Promise<void>((resolve) => run.child.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('▶ step 1/1') && resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    run.child.kill('SIGKILL');
+    await run.done;
+    const id = /session ([0-9a-f]{16})/.exec((await run.done).stderr)![1]!;
+    const killed = (await runCli(['sessions', 'show', id], ws)).stdout.split('\n').find((line) => /^\s+✗ 1\s/.test(line))!;
+    expect(killed).toMatch(/interrupted +attempt 1 +≥ (\d+\.\d)s/);
+    expect(Number(/≥ (\d+\.\d)s/.exec(killed)![1])).toBeGreaterThanOrEqual(1.5);
+    expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^elapsed +≥ [1-9]/m);
+    // The resume journals when the process it took over from was last alive: the killed attempt's time stays counted.
+    expect((await runCli(['resume', id], ws)).code).toBe(0);
+    const step = JSON.parse((await runCli(['sessions', 'show', id, '--step', '1', '--json'], ws)).stdout) as { elapsed_ms: number; attempt: number };
+    expect(step.attempt).toBe(2);
+    expect(step.elapsed_ms).toBeGreaterThanOrEqual(4000 + 1500);
   });
 
   it('refuses an unknown --step, naming the valid ones', async () => {

@@ -56,6 +56,28 @@ describe('the run view', () => {
     expect(frame).toMatch(/✓ +2 analyst 1\.5s · 1\.2k in \/ 3\.4k out *$/m);
   });
 
+  it('shows an approval step\'s time and no token counts: a person answered it', async () => {
+    const { ui, apply } = setup(['researcher', 'approval', 'writer']);
+    apply(started());
+    apply({ type: 'step_started', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1' });
+    apply({ type: 'step_completed', step: '1', agent: 'approval', attempt: 1, idempotency_key: 'k1', response: 'approved', usage: { input: 0, output: 0 }, duration_ms: 2500 });
+    const frame = await ui.waitForFrame((f) => f.includes('1/3 done'));
+    expect(frame).toMatch(/✓ +2 approval 2\.5s *$/m);
+  });
+
+  it("says a fork is a fork of its source, not a resume", async () => {
+    const controls = { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval: vi.fn() };
+    const steps = ['researcher', 'writer'].map((label, i) => ({ id: String(i), label, title: `step ${i + 1}`, group: null }));
+    const store = createRunStore({ sessionId: 'ffff1234abcd1234', workflowName: 'demo', steps, controls, now: () => 0, forkOf: '5f5637338d37b7e9' });
+    const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
+    store.getState().apply(ev(started(1, 2)));
+    store.getState().apply(ev({ type: 'step_skipped', step: '0', agent: 'researcher' }));
+    const frame = await ui.waitForFrame((f) => f.includes('1 skipped'));
+    expect(frame).toContain('session ffff1234abcd1234');
+    expect(frame).toContain('(fork of 5f5637338d37b7e9)');
+    expect(frame).not.toContain('(resumed)');
+  });
+
   it('marks steps completed before the crash as skipped and counts them', async () => {
     const { ui, apply, skip } = setup();
     apply({ ...started(2), tokens: { input: 500, output: 700 } });

@@ -32,6 +32,19 @@ describe('spec loading', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("takes env.secrets as strands-cli does: source is required, and env is the one read, each said in words", () => {
+    expect(problems(`${valid}env:\n  secrets:\n    - key: MY_TOKEN\n      source: env\n`)).toEqual([]);
+    expect(problems(`${valid}env:\n  secrets:\n    - key: MY_TOKEN\n`)).toEqual([
+      "spec.yaml:18:7: error: env.secrets.0.source: required, as strands-cli requires it: add 'source: env' (the value is read from the environment variable that key names)",
+    ]);
+    expect(problems(`${valid}env:\n  secrets:\n    - key: MY_TOKEN\n      source: ssm\n`)).toEqual([
+      `spec.yaml:19:15: error: env.secrets.0.source: "ssm" is not read by acode, nor by strands-cli (which refuses every source but env): export the value in the environment variable that key names and write 'source: env'`,
+    ]);
+    expect(problems(`${valid}env:\n  secrets:\n    - key: MY_TOKEN\n      source: environment\n`)).toEqual([
+      `spec.yaml:19:15: error: env.secrets.0.source: "environment" is not a secret source; acode reads 'source: env' (the environment variable that key names)`,
+    ]);
+  });
+
   it('names file:line:column of a step that uses an undefined agent', () => {
     expect(problems(valid.replace('- agent: writer', '- agent: editor'))).toEqual([
       "spec.yaml:12:16: error: step 1 uses agent 'editor', which is not defined under agents (defined: writer)",

@@ -22,6 +22,14 @@ describe('the step view state', () => {
     expect(wrapLines(['x'.repeat(25), 'short'], 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5), 'short']);
   });
 
+  it('wraps at word boundaries, each continuation under the line\'s own indent', () => {
+    expect(wrapLines(['  durable checkpoints let a long agent run survive crashes'], 20)).toEqual(['  durable', '  checkpoints let a', '  long agent run', '  survive crashes']);
+    // A word wider than the room is cut at the edge, its rest under the indent.
+    expect(wrapLines(['  see https://example.com/a/very/long/path now'], 16)).toEqual(['  see', '  https://exampl', '  e.com/a/very/l', '  ong/path now']);
+    // An indent of half the width or more leaves too little room: continuations start at the edge.
+    expect(wrapLines(['            deep text here'], 16)).toEqual(['            deep', 'text here']);
+  });
+
   it('scrolls a response no further than its last page', async () => {
     const store = createStepViewStore(async (id) => session(id, 50));
     store.getState().setSize(10, 80);
@@ -54,7 +62,7 @@ describe('the step view state', () => {
     store.getState().openStep();
     const lines = store.getState().detail!.lines;
     expect(lines.join('\n')).not.toContain('\t');
-    expect(lines).toEqual(expect.arrayContaining(['  a  b  c ', ' d  e  f']));
+    expect(lines).toEqual(expect.arrayContaining(['  a  b  c', '  d  e  f']));
   });
 
   it('shows only the session of the latest Enter when reads finish out of order', async () => {

@@ -24,7 +24,10 @@ function Elapsed({ since }: { since: number }) {
 export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false }: { step: StepView; name?: string; nameWidth?: number; indent?: number; live?: boolean }) {
   const detail =
     step.status === 'done' && step.tokens
-      ? `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
+      ? // An approval asked a person, not a model: its time, no tokens.
+        step.agent === 'approval' && step.tokens.input + step.tokens.output === 0
+        ? formatDuration(step.durationMs ?? 0)
+        : `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
       : step.status === 'skipped'
         ? 'completed earlier'
         : step.status === 'running' && step.retry

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { median } from './median.js';
 
@@ -33,6 +34,7 @@ export interface InkPortFigures {
 /** Runs one build in a child process: `seconds` of streaming at `deltasPerS`, after a second's warm-up. */
 function runOnce(variant: InkPortVariant, seconds: number, deltasPerS: number): RunViewSecond {
   const program = fileURLToPath(new URL(`./${inkPortVariants[variant]}`, import.meta.url));
+  if (!existsSync(program)) throw new Error(`${program} is missing: \`node scripts/build.mjs --bench\` (as \`npm run bench\` does) builds the bench's run views`);
   // Ink draws nothing in CI (is-in-ci): the children run as on a person's terminal.
   const env = { ...process.env };
   delete env.CI;

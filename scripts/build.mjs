@@ -113,19 +113,21 @@ await build({
   outdir: 'dist',
   plugins: [inkOutput, textWidth, inkNoColor],
 });
-// The bench's run view once more with Ink's own Output and string-width (patches/
-// applied as to the CLI), and once without each port alone: what each port cuts is measured against
-// them (bench/ink-ports.ts).
-const ports = { output: inkOutput, 'text-width': textWidth };
-for (const [variant, plugins] of [['stock', []], ...Object.keys(ports).map((left) => [`without-${left}`, Object.entries(ports).filter(([name]) => name !== left).map(([, plugin]) => plugin)])]) {
-  await build({ ...options, entryPoints: { 'run-view-cpu': 'bench/run-view-cpu.tsx' }, outdir: `dist/ink-ports/${variant}`, plugins: [...plugins, inkNoColor] });
+// With --bench (npm run bench): the bench's run view once more with Ink's own Output and
+// string-width (patches/ applied as to the CLI), once without each port alone, and once with the
+// ports but the spinner the run view turned on its own tick before ink-spinner came back
+// (bench/tick-spinner.tsx): what each port and ink-spinner's timer cost is measured against them
+// (bench/ink-ports.ts).
+if (process.argv.includes('--bench')) {
+  const ports = { output: inkOutput, 'text-width': textWidth };
+  const variants = [
+    ['stock', []],
+    ...Object.keys(ports).map((left) => [`without-${left}`, Object.entries(ports).filter(([name]) => name !== left).map(([, plugin]) => plugin)]),
+    ['tick-spinner', Object.values(ports), { ...options.alias, 'ink-spinner': './bench/tick-spinner.tsx' }],
+  ];
+  await Promise.all(
+    variants.map(([variant, plugins, alias = options.alias]) =>
+      build({ ...options, alias, entryPoints: { 'run-view-cpu': 'bench/run-view-cpu.tsx' }, outdir: `dist/ink-ports/${variant}`, plugins: [...plugins, inkNoColor] }),
+    ),
+  );
 }
-// And with the ports, but the spinner the run view turned on its own tick before ink-spinner came
-// back (bench/tick-spinner.tsx): what ink-spinner's timer costs.
-await build({
-  ...options,
-  entryPoints: { 'run-view-cpu': 'bench/run-view-cpu.tsx' },
-  outdir: 'dist/ink-ports/tick-spinner',
-  plugins: [inkOutput, textWidth, inkNoColor],
-  alias: { ...options.alias, 'ink-spinner': './bench/tick-spinner.tsx' },
-});

@@ -10,6 +10,7 @@ export const inkPortVariants = {
   'without-output': 'ink-ports/without-output/run-view-cpu.js',
   'without-text-width': 'ink-ports/without-text-width/run-view-cpu.js',
   'tick-spinner': 'ink-ports/tick-spinner/run-view-cpu.js',
+  'stock-throttle': 'ink-ports/stock-throttle/run-view-cpu.js',
 } as const;
 
 export type InkPortVariant = keyof typeof inkPortVariants;

@@ -67,7 +67,7 @@ if (process.argv[2] === 'team') {
  */
 function inkSection() {
   console.log(`${process.argv[2] === 'ink' ? '' : '\n'}10. the run view while a step streams, its own process, builds side by side (scripts/build.mjs); CPU = user + system a second, 1,000 ms/s = a core`);
-  const figures = inkPortFigures(['ports', 'stock', 'without-output', 'without-text-width', 'tick-spinner']);
+  const figures = inkPortFigures(['ports', 'stock', 'without-output', 'without-text-width', 'stock-throttle', 'tick-spinner']);
   const { medians, rounds } = figures;
   const cpu = (variant: keyof typeof medians) => `${medians[variant].cpuMsPerS.toFixed(1)} ms/s (${rounds[variant].map((run) => run.cpuMsPerS.toFixed(0)).join(', ')})`;
   const core = (more: number, less: number) => `${((more - less) / 10).toFixed(2)}% of a core`;
@@ -78,6 +78,8 @@ function inkSection() {
   for (const [variant, port] of [['without-output', 'ink-output.ts (Output)'], ['without-text-width', 'text-width.ts (string-width)']] as const) {
     console.log(`     ${port.padEnd(32)} alone: the build without it ${cpu(variant)}: it cuts ${core(medians[variant].cpuMsPerS, medians.ports.cpuMsPerS)}`);
   }
+  const throttle = medians['stock-throttle'];
+  console.log(`   the throttle patch (patches/ink, ink.js): with Ink's own throttle ${cpu('stock-throttle')}: it cuts ${core(throttle.cpuMsPerS, medians.ports.cpuMsPerS)}, timer wake-ups ${throttle.timersPerS.toFixed(1)} → ${medians.ports.timersPerS.toFixed(1)} a second`);
   const spinner = medians.ports;
   const tick = medians['tick-spinner'];
   console.log(`   ink-spinner (its own 80 ms timer) vs the spinner turned on the view's 100 ms tick it replaced: ${spinner.cpuMsPerS.toFixed(1)} vs ${tick.cpuMsPerS.toFixed(1)} ms/s, ${core(spinner.cpuMsPerS, tick.cpuMsPerS)};`);

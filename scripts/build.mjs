@@ -9,6 +9,8 @@ const root = new URL('..', import.meta.url).pathname;
 // Ink's Output rebuilds every character of every row each frame; source/ui/ink-output.ts is the same
 // class keeping what it learnt between frames (the live run view redraws 10 times a second). It is a
 // port of one Ink version's file: another Ink must be ported again, not silently used with it.
+// Kept while it cuts the run view's CPU by over 1% of a core (`node dist/bench.js ink`: 8.6–9.1%);
+// docs/development.md, and a draft upstream issue in docs/upstream/.
 const inkOutputPort = '6.8.';
 const inkVersion = JSON.parse(readFileSync(`${root}node_modules/ink/package.json`, 'utf8')).version;
 if (!inkVersion.startsWith(inkOutputPort)) {
@@ -27,6 +29,7 @@ const inkOutput = {
 // string-width segments every string past ASCII into graphemes, and Ink measures every text twice a
 // frame: source/ui/text-width.ts gives the same widths, learning each character's once. Every module
 // that imports string-width 8 gets it (wrap-ansi has string-width 7 of its own, left as it is).
+// Kept while it cuts over 1% of a core (`node dist/bench.js ink`: 2.6–3.5%).
 const textWidth = {
   name: 'text-width',
   setup(bundle) {
@@ -68,7 +71,8 @@ const inkFixes = [
   // renderer counted, so the next frame lost a row. Upstream: Ink #974 (merged, in Ink 7.1.1).
   ['ink.js', 'clearTerminal + this.fullStaticOutput + outputToRender'],
   // Its throttles set a timer after every frame drawn at once, waking the process twice a frame for
-  // nothing (CPU, not a wrong frame). Upstream: not filed yet.
+  // nothing (CPU, not a wrong frame: 0.9–1.4% of a core while a step streams, `node dist/bench.js
+  // ink`). Upstream: not filed yet.
   ['ink.js', 'const throttle = (fn, wait = 0, _options) =>'],
   // measure-text and wrap-text kept every text they ever measured or wrapped, for good: a bounded
   // cache. Upstream: Ink #986 (closed: Ink 7 bounds them).
@@ -119,11 +123,25 @@ await build({
 // (bench/tick-spinner.tsx): what each port and ink-spinner's timer cost is measured against them
 // (bench/ink-ports.ts).
 if (process.argv.includes('--bench')) {
+  // Ink's own throttle (es-toolkit's) in place of the patch's, for what the patch cuts.
+  const inkStockThrottle = {
+    name: 'ink-stock-throttle',
+    setup(bundle) {
+      bundle.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]ink\.js$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const start = source.indexOf('const throttle = (fn, wait = 0, _options) =>');
+        const end = source.indexOf('\n};\n', start) + '\n};\n'.length;
+        const contents = `${source.slice(0, start)}import { throttle } from 'es-toolkit/compat';\n${source.slice(end)}`;
+        return { contents, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
   const ports = { output: inkOutput, 'text-width': textWidth };
   const variants = [
     ['stock', []],
     ...Object.keys(ports).map((left) => [`without-${left}`, Object.entries(ports).filter(([name]) => name !== left).map(([, plugin]) => plugin)]),
     ['tick-spinner', Object.values(ports), { ...options.alias, 'ink-spinner': './bench/tick-spinner.tsx' }],
+    ['stock-throttle', [...Object.values(ports), inkStockThrottle]],
   ];
   await Promise.all(
     variants.map(([variant, plugins, alias = options.alias]) =>

@@ -15,6 +15,7 @@ import { serveSse, sseRead } from './sse-read.js';
 import { streamFigures } from './stream-figures.js';
 import { fanOut, patternOverheads } from './pattern-figures.js';
 import { benchSpec } from './bench-spec.js';
+import { inkPortFigures } from './ink-ports.js';
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(9);
 
@@ -56,6 +57,37 @@ async function teamSection() {
 
 if (process.argv[2] === 'team') {
   await teamSection();
+  process.exit(0);
+}
+
+/**
+ * Section 10: the Ink ports and the spinner (`node dist/bench.js ink`: this section alone). The run
+ * view of an 8-step session (three done, one streaming, four pending) in its own process, built as
+ * the CLI is and with Ink's own modules in place of each port (scripts/build.mjs).
+ */
+function inkSection() {
+  console.log(`${process.argv[2] === 'ink' ? '' : '\n'}10. the run view while a step streams, its own process, builds side by side (scripts/build.mjs); CPU = user + system a second, 1,000 ms/s = a core`);
+  const figures = inkPortFigures(['ports', 'stock', 'without-output', 'without-text-width', 'stock-throttle', 'tick-spinner']);
+  const { medians, rounds } = figures;
+  const cpu = (variant: keyof typeof medians) => `${medians[variant].cpuMsPerS.toFixed(1)} ms/s (${rounds[variant].map((run) => run.cpuMsPerS.toFixed(0)).join(', ')})`;
+  const core = (more: number, less: number) => `${((more - less) / 10).toFixed(2)}% of a core`;
+  console.log(`   ${figures.deltasPerS} text deltas a second (read as a model's stream is read: 10 every 200 ms), ${figures.seconds} s a run after a second's warm-up, medians of ${rounds.ports.length} runs each`);
+  console.log(`   the CLI's build (Ink's Output and string-width ported, source/ui/):  ${cpu('ports')}`);
+  console.log(`   stock Ink (patches/ applied, no port):                       ${cpu('stock')}`);
+  console.log(`     the ports cut ${core(medians.stock.cpuMsPerS, medians.ports.cpuMsPerS)}   (kept only over 1%)`);
+  for (const [variant, port] of [['without-output', 'ink-output.ts (Output)'], ['without-text-width', 'text-width.ts (string-width)']] as const) {
+    console.log(`     ${port.padEnd(32)} alone: the build without it ${cpu(variant)}: it cuts ${core(medians[variant].cpuMsPerS, medians.ports.cpuMsPerS)}`);
+  }
+  const throttle = medians['stock-throttle'];
+  console.log(`   the throttle patch (patches/ink, ink.js): with Ink's own throttle ${cpu('stock-throttle')}: it cuts ${core(throttle.cpuMsPerS, medians.ports.cpuMsPerS)}, timer wake-ups ${throttle.timersPerS.toFixed(1)} → ${medians.ports.timersPerS.toFixed(1)} a second`);
+  const spinner = medians.ports;
+  const tick = medians['tick-spinner'];
+  console.log(`   ink-spinner (its own 80 ms timer) vs the spinner turned on the view's 100 ms tick it replaced: ${spinner.cpuMsPerS.toFixed(1)} vs ${tick.cpuMsPerS.toFixed(1)} ms/s, ${core(spinner.cpuMsPerS, tick.cpuMsPerS)};`);
+  console.log(`     frames ${spinner.framesPerS.toFixed(1)} vs ${tick.framesPerS.toFixed(1)} a second, timer wake-ups ${spinner.timersPerS.toFixed(1)} vs ${tick.timersPerS.toFixed(1)}, ${(spinner.bytesPerS / 1024).toFixed(1)} vs ${(tick.bytesPerS / 1024).toFixed(1)} KiB a second to the terminal`);
+}
+
+if (process.argv[2] === 'ink') {
+  inkSection();
   process.exit(0);
 }
 
@@ -266,3 +298,4 @@ if (only !== 'browser') await homeSection();
 if (only === undefined) await streamSection();
 if (only === undefined) await patternSection();
 if (only === undefined) await teamSection();
+if (only === undefined) inkSection();

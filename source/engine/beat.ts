@@ -1,6 +1,6 @@
 /**
  * One timer for what wakes the process on a schedule while a step runs: the run view's tick
- * (spinners, elapsed times, the streamed text) and the rests of streams being read (a socket that
+ * (elapsed times, the streamed text) and the rests of streams being read (a socket that
  * rests is read again on the next beat). A wake-up from sleep costs more CPU here than the work it
  * does (~0.2 ms on a small VM; a second timer in the same wake-up ~0.05 ms), and two timers of the
  * same period rarely fire together: on one beat, a run that streams wakes 10 times a second, not 20.

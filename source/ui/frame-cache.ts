@@ -4,8 +4,7 @@
  * Caches that kept 1,024 entries (a line: an object per character) held what streamed text went
  * through for seconds — long enough to be promoted to V8's old generation and collected there,
  * which cost more than drawing the text: 13–18 MB more heap after a minute, and major collections.
- * The bundle's Output (ink-output.ts) turns them as it draws a frame; Ink's measuring and wrapping
- * (ink-text-caches.ts) keep theirs in them too.
+ * The bundle's Output (ink-output.ts) turns them as it draws a frame.
  */
 export class FrameCache<V> {
   private current = new Map<string, V>();

@@ -19,8 +19,5 @@ export const stepColor: Record<StepStatus, string | undefined> = {
   failed: 'red',
 };
 
-/** A running step's spinner ("dots", as cli-spinners draws it), one frame a tick of the run view. */
-export const spinnerFrames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
-
 /** Characters a search matched, in the session browser's rows. */
 export const searchMatch = { color: 'yellow', bold: true, underline: true } as const;

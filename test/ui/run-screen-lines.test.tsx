@@ -174,11 +174,12 @@ describe('the run view on a terminal, a changed line at a time', () => {
       for (const i of [0, 1]) view.apply({ type: 'step_started', step: long(i), agent: 'w', attempt: 1, idempotency_key: long(i) });
       await view.showsText('Ctrl+C pause');
       const screen = await view.screen();
-      // Each row of the lane is one row, cut with "…": the header, two running tasks, the pending one.
+      // Each row of the lane is one row, cut with "…": the header, two running tasks (the lane's one
+      // spinner on the first, ● on the other), the pending one.
       const lane = screen.slice(screen.findIndex((row) => row.startsWith('▸ a_level')), screen.indexOf(''));
       expect(lane).toHaveLength(4);
       for (const row of lane) expect(row).toMatch(/…$/);
-      expect(lane.slice(1).map((row) => row.trim()[0])).toEqual(['⠿', '⠿', '○']);
+      expect(lane.slice(1).map((row) => row.trim()[0])).toEqual(['⠿', '●', '○']);
       await neverClears(view);
     } finally {
       view.unmount();
@@ -353,7 +354,7 @@ describe('the run view on a terminal, a changed line at a time', () => {
       await view.showsText('Ctrl+C pause');
       // A blank row, the stream's title and one row of it: the frame grows by three.
       view.say('t1', 'first words');
-      const expected = ['$ acode run spec.yaml', 'acode wf · 3 tasks in 1 level · session abcd1234abcd1234 · pid N', '▸ level 1 · 0/3 done · 3 running', ...['t1', 't2', 't3'].map((task) => `  ⠿ ${task} w 0.0s`), '', '▸ task t1', '  │ first words', '', '0/3 done · 0 skipped (completed earlier) · 3 remaining · 3 running · tokens 0 in / 0 out · 0.0s', 'Ctrl+C pause', ''];
+      const expected = ['$ acode run spec.yaml', 'acode wf · 3 tasks in 1 level · session abcd1234abcd1234 · pid N', '▸ level 1 · 0/3 done · 3 running', '  ⠿ t1 w 0.0s', '  ● t2 w 0.0s', '  ● t3 w 0.0s', '', '▸ task t1', '  │ first words', '', '0/3 done · 0 skipped (completed earlier) · 3 remaining · 3 running · tokens 0 in / 0 out · 0.0s', 'Ctrl+C pause', ''];
       await showsAfterTicks(view, expected);
     } finally {
       view.unmount();

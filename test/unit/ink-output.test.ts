@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 // Ink's own Output, which the bundle replaces (scripts/build.mjs): the port must draw what it draws.
 import InkOutput from '../../node_modules/ink/build/output.js';
 import Output from '../../source/ui/ink-output.js';
+import { frameCacheEntries } from '../../source/ui/frame-cache.js';
 import { drawOps, type OutputOp } from '../helpers/draw-output.js';
 
 const chalk = new Chalk({ level: 3 });
@@ -77,6 +78,19 @@ describe('the bundle\'s Output (source/ui/ink-output.ts)', () => {
     const changed = frameWith(new Output({ width: 60, height: 4 }), 'w0x5 w0x6');
     expect(changed).toBe(frameWith(new InkOutput({ width: 60, height: 4 }), 'w0x5 w0x6'));
     expect(changed).not.toBe(first);
+  });
+
+  it('keeps what the last frames used: 3,000 frames of new streamed text leave a few entries, not 3,000', async () => {
+    for (let frame = 0; frame < 3000; frame++) {
+      const output = new Output({ width: 40, height: 3 });
+      output.write(0, 0, '⠋ 1 worker', { transformers: [] });
+      output.write(0, 1, `│ w${frame}x1 w${frame}x2 w${frame}x3`, { transformers: [] });
+      output.write(0, 2, `│ and more words ${frame}`, { transformers: [(line) => chalk.dim(line)] });
+      output.get();
+      // The caches turn at the first Output drawn in a turn of the event loop.
+      await Promise.resolve();
+    }
+    expect(frameCacheEntries()).toBeLessThan(50);
   });
 });
 

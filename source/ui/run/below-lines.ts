@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import wrapAnsi from 'wrap-ansi';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { formatCount, formatDuration } from '../../human-units.js';
@@ -8,7 +9,6 @@ import { runBindings } from '../keys/bindings.js';
 import { approvalHint } from '../../state/approval-hint.js';
 import { headline, statusWords } from '../../session/status-words.js';
 import type { Line } from '../browser/browser-lines.js';
-import { wrapText } from '../ink-text-caches.js';
 
 /**
  * The lines under the steps while a run is live — the totals, the spend, a retry's countdown, the
@@ -75,7 +75,7 @@ export function outcomeLines(s: Pick<RunState, 'phase' | 'message' | 'sessionId'
 
 /** Rows `text` takes in a terminal `columns` wide, wrapped by Ink's own wrapping of a Text (words whole where they fit, a longer one cut). */
 export function wrappedRows(text: string, columns: number): number {
-  return wrapText(text, Math.max(1, columns), 'wrap').split('\n').length;
+  return wrapAnsi(text, Math.max(1, columns), { trim: false, hard: true }).split('\n').length;
 }
 
 const plain = (line: Line) => line.map((segment) => segment.text).join('');

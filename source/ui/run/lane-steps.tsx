@@ -17,7 +17,7 @@ import { plural } from '../../human-units.js';
 /** A finished lane lists its skipped steps one by one up to this many; more are only counted. */
 const skippedListed = 3;
 
-/** "✓ branch web · 3/3 done · 1 skipped": a lane's glyph, name and counts (the spinners are its rows'). */
+/** "✓ branch web · 3/3 done · 1 skipped": a lane's glyph, name and counts (the spinner is its first running row's). */
 function LaneHeader({ lane }: { lane: Lane }) {
   const { counts } = lane;
   const status = counts.failed ? 'failed' : counts.running ? 'running' : counts.waiting ? 'waiting' : lane.finished ? 'done' : 'pending';
@@ -43,10 +43,12 @@ function LaneHeader({ lane }: { lane: Lane }) {
 /** A lane's rows below its header, names aligned; `live`: in the live area, each keeps to one row. */
 function LaneRows({ pattern, lane, rows, live = false }: { pattern: string; lane: Lane; rows: readonly StepView[]; live?: boolean }) {
   const width = Math.max(0, ...lane.steps.map((step) => stepName(pattern, step.id).length));
+  // One spinner a lane: its first running row's; the others show the running glyph.
+  const spinning = rows.find((step) => step.status === 'running');
   return (
     <>
       {rows.map((step) => (
-        <StepRow key={step.id} step={step} name={stepName(pattern, step.id)} nameWidth={width} indent={2} live={live} />
+        <StepRow key={step.id} step={step} name={stepName(pattern, step.id)} nameWidth={width} indent={2} live={live} spinner={step === spinning} />
       ))}
     </>
   );
@@ -77,7 +79,8 @@ type StaticItem = { key: string; kind: 'header' } | { key: string; kind: 'lane';
 /**
  * Steps of a pattern with lanes (workflow levels, parallel branches): a lane prints into <Static>
  * once it has finished, in the order lanes finish; the lanes still running stay below, each with
- * its counts and a spinner per running step — several at once — fitted to the terminal's height.
+ * its counts, a spinner on its first running step and ● on the others running at once, fitted to
+ * the terminal's height.
  */
 export function LaneSteps({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);

@@ -1,15 +1,10 @@
 import { Box, Text } from 'ink';
+import Spinner from 'ink-spinner';
 import type { StepView } from '../../state/run-store.js';
 import { formatCount, formatDuration } from '../../human-units.js';
-import { spinnerFrames, stepColor, stepGlyph } from '../theme.js';
+import { stepColor, stepGlyph } from '../theme.js';
 import { active } from './run-lanes.js';
 import { useTick } from './run-tick.js';
-
-/** A running step's spinner, turned by the run view's tick (one timer for every spinner). */
-function Spinner() {
-  const { frame } = useTick();
-  return <>{spinnerFrames[frame % spinnerFrames.length]}</>;
-}
 
 /** How long the running attempt has taken so far, as of the latest tick. */
 function Elapsed({ since }: { since: number }) {
@@ -17,11 +12,12 @@ function Elapsed({ since }: { since: number }) {
 }
 
 /**
- * One step: glyph (a spinner while running), its name — the chain number, or, inside a lane,
+ * One step: glyph (ink-spinner's "dots" while running and `spinner`; a lane spins only its first
+ * running row, as each spinner is a timer of its own: docs/benchmarks.md), its name — the chain number, or, inside a lane,
  * `name` (task id, number in the branch) padded to `nameWidth` — the agent, then what is known of
  * it; while it runs, its elapsed time.
  */
-export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false }: { step: StepView; name?: string; nameWidth?: number; indent?: number; live?: boolean }) {
+export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false, spinner = true }: { step: StepView; name?: string; nameWidth?: number; indent?: number; live?: boolean; spinner?: boolean }) {
   const detail =
     step.status === 'done' && step.tokens
       ? // An approval asked a person, not a model: its time, no tokens.
@@ -45,7 +41,7 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false }:
   return (
     <Box marginLeft={indent}>
       <Text wrap={oneRow ? 'truncate-end' : 'wrap'}>
-        <Text color={stepColor[step.status]}>{step.status === 'running' ? <Spinner /> : stepGlyph[step.status]}</Text>{' '}
+        <Text color={stepColor[step.status]}>{step.status === 'running' && spinner ? <Spinner type="dots" /> : stepGlyph[step.status]}</Text>{' '}
         <Text dimColor={step.status === 'pending' || step.status === 'skipped'}>
           {name === undefined ? String(step.index + 1).padStart(3) : name.padEnd(nameWidth)} {step.agent}
         </Text>

@@ -13,7 +13,7 @@ const gutter = '│ ';
 /**
  * The last rows of what a running step's model is saying, as it arrives; tool calls it starts in
  * yellow. The text is read as a frame is drawn: its first words at once, then on every tick of the
- * run view, with the spinners — never a frame of its own. It moves on only as often as a stream is
+ * run view, with the elapsed times — never a frame of its own. It moves on only as often as a stream is
  * read (every other tick, providers/event-stream.ts), and rows are worked out only when it did.
  */
 export function StreamTail({ store, step, indent, rows: most }: { store: RunStore; step: StepId; indent: number; rows: number }) {

@@ -6,8 +6,9 @@ import Output from '../../source/ui/ink-output.js';
 import { narrowAlone } from '../../source/ui/text-width.js';
 import { drawOps, type OutputOp } from '../helpers/draw-output.js';
 
-// Hostile review (session 10) of the runs path of source/ui/ink-output.ts: lines of "narrow standalone"
-// characters past ASCII, the skeleton cache, codesBetween, and the bounded caches cleared mid-frame.
+// The runs path of source/ui/ink-output.ts (a line of one-column characters and SGR codes drawn as runs
+// of one style): "narrow standalone" characters past ASCII, the skeleton cache, codesBetween, and the
+// bounded caches cleared mid-frame. (Found by a hostile review: test/unit/review10-ink-output.test.ts before.)
 
 const esc = '\u001b[';
 const transformers: ((line: string, index: number) => string)[][] = [[], [(line) => `${esc}2m${line}${esc}22m`], [(line, index) => `${index}${esc}38;5;${index % 256}m>${esc}39m${line}`]];
@@ -37,7 +38,7 @@ const frame = fc.record({ width: fc.integer({ min: 1, max: 24 }), height: fc.int
 
 const draw = (output: InkOutput | Output, ops: readonly OutputOp[]) => drawOps(output, ops, transformers);
 
-describe('review 10: the runs path of the bundle\'s Output against Ink 6.8\'s', () => {
+describe('the bundle\'s Output drawing lines as runs of one style, against Ink 6.8\'s', () => {
   it('draws random narrow BMP characters between SGR codes of every kind (and any BMP character) as Ink does, frame after frame', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(frame, { minLength: 1, maxLength: 4 }), fc.boolean(), async (frames, turn) => {

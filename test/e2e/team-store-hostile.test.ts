@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/temp-dir.js';

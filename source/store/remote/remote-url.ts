@@ -50,6 +50,27 @@ export function remoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv):
   };
 }
 
+/** Messages of unusable URLs already said by this process: a resume asks for the target twice (its claim, then its run's push). */
+const warned = new Set<string>();
+
+/**
+ * The target for a command that goes on without a store (a run, a resume): a URL that cannot be
+ * used is handed to `warn` — once per process, however many parts of the command ask — and the
+ * command runs as if none were configured.
+ */
+export function usableRemoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): RemoteTarget | undefined {
+  try {
+    return remoteTarget(home, cwd, env);
+  } catch (error) {
+    if (!(error instanceof AcodeError)) throw error;
+    if (!warned.has(error.message)) {
+      warned.add(error.message);
+      warn(`acode: ${error.message}; the team store is not used (local sessions are unaffected)\n`);
+    }
+    return undefined;
+  }
+}
+
 /** The target, or an AcodeError saying how to configure one: for the commands that need it. */
 export function requireRemote(home: string, cwd: string, env: NodeJS.ProcessEnv): RemoteTarget {
   const target = remoteTarget(home, cwd, env);

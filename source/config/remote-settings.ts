@@ -9,8 +9,10 @@ export const defaultRemoteUrlVariable = 'ACODE_REMOTE_URL';
  */
 export const remoteSchema = z.strictObject({
   url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'the name of an environment variable (letters, digits, _)' }),
+  /** How long one statement may go unanswered before the store counts as unreachable (a route gone silent). */
+  statement_timeout_seconds: z.number().positive().max(3600),
 });
 
 export type RemoteConfig = z.infer<typeof remoteSchema>;
 
-export const defaultRemoteConfig: RemoteConfig = { url_env: defaultRemoteUrlVariable };
+export const defaultRemoteConfig: RemoteConfig = { url_env: defaultRemoteUrlVariable, statement_timeout_seconds: 20 };

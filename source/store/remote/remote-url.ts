@@ -10,6 +10,8 @@ export interface RemoteTarget {
   readonly shown: string;
   /** The environment variable it was read from. */
   readonly variable: string;
+  /** `remote.statement_timeout_seconds`, in ms: a statement unanswered that long counts as the store being unreachable. */
+  readonly statementTimeoutMs: number;
   /** Text with the URL's password taken out (whatever its length), then redacted as every printed line. */
   scrub(text: string): string;
 }
@@ -21,7 +23,8 @@ export interface RemoteTarget {
  * provider's key is, so no stored or printed text carries it.
  */
 export function remoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv): RemoteTarget | undefined {
-  const variable = loadRemoteConfig(home, cwd).url_env;
+  const config = loadRemoteConfig(home, cwd);
+  const variable = config.url_env;
   const url = env[variable]?.trim();
   if (!url) return undefined;
   let parsed: URL;
@@ -46,6 +49,7 @@ export function remoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv):
     url,
     shown: shownUrl.href,
     variable,
+    statementTimeoutMs: config.statement_timeout_seconds * 1000,
     scrub: (text) => redact(forms.reduce((clean, form) => clean.split(form).join('[REDACTED]'), text)),
   };
 }

@@ -63,6 +63,20 @@ const inkNoColor = {
     });
   },
 };
+// pg asks at load whether it runs on Cloudflare Workers: on Node 20 (no navigator) by making a
+// fetch Response, which loads Node's whole undici (20–40 ms of every 'sessions list --remote',
+// 'sync' and resume with a store). acode runs on Node alone: the answer is no.
+const pgOnNode = {
+  name: 'pg-on-node',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const probe = 'function isCloudflareRuntime() {';
+      if (!source.includes(probe)) throw new Error(`${args.path} has no '${probe}' to answer: port the pg-on-node plugin to this pg`);
+      return { contents: source.replace(probe, `${probe}\n  return false;`), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
 // Fixes of Ink 6.8 carried by patches/, applied by patch-package on install (npm's prepare); Ink 7,
 // which has the first and the last, needs Node 22. Its line-at-a-time renderer (incrementalRendering, used by
 // the run view) moved the cursor up one row too few after a frame ending in a newline — every frame
@@ -103,7 +117,7 @@ await build({
   // pg loads pg-native only when asked for its native binding, which acode never is.
   external: ['chokidar', 'fsevents', 'pg-native'],
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [inkOutput, inkTextCaches, textWidth, inkNoColor],
+  plugins: [inkOutput, inkTextCaches, textWidth, inkNoColor, pgOnNode],
   banner: {
     // Bundled CommonJS dependencies (nunjucks, signal-exit) still call require().
     js: "import { createRequire as __acodeCreateRequire } from 'node:module'; const require = __acodeCreateRequire(import.meta.url);",

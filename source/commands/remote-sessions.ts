@@ -5,10 +5,16 @@ import { printable } from '../printable-text.js';
 import { sessionTitle } from '../session/session-name.js';
 import { connectRemote } from '../store/remote/remote-client.js';
 import { remoteSessionPages, type RemoteSessionRow } from '../store/remote/remote-sessions.js';
-import { requireRemote } from '../store/remote/remote-url.js';
-import { flushBudgetMs, flushHome, sessionsWithPending } from '../store/remote/flush-home.js';
+import { parseRemoteTarget, type RemoteTarget } from '../store/remote/remote-target.js';
+import { mayHavePending } from '../store/remote/pending-check.js';
+import { flushBudgetMs } from '../store/remote/flush-budget.js';
+import { defaultHome } from '../store/acode-home.js';
+import { configFiles } from '../config/resume-defaults.js';
+import { defaultRemoteConfig } from '../config/remote-defaults.js';
+import { existsSync } from 'node:fs';
 import { requireCurrentSchema } from '../store/remote/schema-migrate.js';
-import { openRepository, type CommandContext } from './command-context.js';
+import type { CommandContext } from './command-context.js';
+import { checkRemoteListing, checkStatus, parseLimit } from './list-flags.js';
 
 const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'HOST', 'EVENTS', 'UPDATED'];
 
@@ -25,6 +31,23 @@ function tableLines(rows: readonly RemoteSessionRow[], widths: number[]): string
 }
 
 /**
+ * The store a listing reads: without a config file (the usual case) straight from
+ * ACODE_REMOTE_URL, loading none of the config's YAML and schema code; with one, as every command finds it.
+ */
+async function listingTarget(home: string, ctx: CommandContext): Promise<RemoteTarget> {
+  const url = ctx.env[defaultRemoteConfig.url_env]?.trim();
+  if (url && !configFiles(home, ctx.cwd).some((file) => existsSync(file))) return parseRemoteTarget(defaultRemoteConfig.url_env, url, defaultRemoteConfig.statement_timeout_seconds * 1000);
+  const { requireRemote } = await import('../store/remote/remote-url.js');
+  return requireRemote(home, ctx.cwd, ctx.env);
+}
+
+/** `acode sessions list --remote` from its flags as given: checked here, so the dispatch loads this module alone for it (none of the local listing's). */
+export async function listRemoteSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean }): Promise<ExitCode> {
+  checkRemoteListing(flags);
+  return listRemoteSessionsCommand(ctx, { status: checkStatus(flags.status), json: flags.json, limit: parseLimit(flags.limit) });
+}
+
+/**
  * `acode sessions list --remote [--status S] [--limit N] [--json]`: the sessions the team store
  * holds, from every machine, newest first — written a page at a time as the store answers, so the
  * first rows show at once however many it holds. This home's pending events go first (its rows
@@ -32,18 +55,23 @@ function tableLines(rows: readonly RemoteSessionRow[], widths: number[]): string
  * in that time is listed all the same, on a fresh connection, saying how many are still pending.
  */
 export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { status?: string; json: boolean; limit?: number }): Promise<ExitCode> {
-  const repository = openRepository(ctx);
-  const target = requireRemote(repository.home, ctx.cwd, ctx.env);
+  const home = defaultHome(ctx.env);
+  const target = await listingTarget(home, ctx);
   const deadline = Date.now() + flushBudgetMs;
   let db = await connectRemote(target);
   try {
     await requireCurrentSchema(db, target.shown);
-    const flushed = await flushHome(db, repository.home, target, sessionsWithPending(repository.home, target, await repository.list({ write: false })), deadline);
-    if (flushed.outOfTime) {
-      // The connection is busy with the push that ran out of time: the listing goes on another.
-      db.abandon();
-      ctx.stderr.write(`acode: the team store ${target.shown} did not take this home's pending events within ${flushBudgetMs / 1000} s; listing with ${plural(flushed.left, 'event')} of it still pending ('acode sync' pushes them)\n`);
-      db = await connectRemote(target);
+    // The home's sessions are read (and the code that reads them loaded) only when a log grew past its cursor.
+    if (mayHavePending(home, target.shown)) {
+      const [{ openRepository }, { flushHome, sessionsWithPending }] = await Promise.all([import('./command-context.js'), import('../store/remote/flush-home.js')]);
+      const repository = openRepository(ctx);
+      const flushed = await flushHome(db, home, target, sessionsWithPending(home, target, await repository.list({ write: false })), deadline);
+      if (flushed.outOfTime) {
+        // The connection is busy with the push that ran out of time: the listing goes on another.
+        db.abandon();
+        ctx.stderr.write(`acode: the team store ${target.shown} did not take this home's pending events within ${flushBudgetMs / 1000} s; listing with ${plural(flushed.left, 'event')} of it still pending ('acode sync' pushes them)\n`);
+        db = await connectRemote(target);
+      }
     }
     let count = 0;
     const widths = header.map((h) => h.length);

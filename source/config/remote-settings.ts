@@ -1,7 +1,8 @@
 import { z } from '../validation/z.js';
 
-/** The environment variable holding the team store's URL when no config file names another. */
-export const defaultRemoteUrlVariable = 'ACODE_REMOTE_URL';
+import { defaultRemoteConfig as defaults, defaultRemoteUrlVariable } from './remote-defaults.js';
+
+export { defaultRemoteUrlVariable };
 
 /**
  * `remote:` in config.yml. The URL itself (it holds a password) is never written in a file: a
@@ -15,4 +16,4 @@ export const remoteSchema = z.strictObject({
 
 export type RemoteConfig = z.infer<typeof remoteSchema>;
 
-export const defaultRemoteConfig: RemoteConfig = { url_env: defaultRemoteUrlVariable, statement_timeout_seconds: 20 };
+export const defaultRemoteConfig: RemoteConfig = { ...defaults };

@@ -7,13 +7,9 @@ import { pushSession } from './replicator.js';
 import { requireCurrentSchema } from './schema-migrate.js';
 import { readOutbox } from './session-outbox.js';
 import { readLastAttempt, recordAttempt } from './sync-state.js';
+import { flushBudgetMs } from './flush-budget.js';
 
-/**
- * How long a remote operation (`sessions list --remote`, `status`, a resume's claim) gives this
- * home's pending events to reach the store before it goes on without them: a slow store holds a
- * command up that long at most, and what is left stays pending for the next push.
- */
-export const flushBudgetMs = 3000;
+export { flushBudgetMs };
 
 /** What a flush before a remote operation did. */
 export interface HomeFlush {

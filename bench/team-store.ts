@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findPostgres, startPostgres, type PostgresCluster } from '../test/helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../scripts/postgres-cluster.js';
 import { eventBatchSize } from '../source/store/remote/replicator.js';
 import { remotePageSize, remoteSessionPages } from '../source/store/remote/remote-sessions.js';
 import { connectRemote } from '../source/store/remote/remote-client.js';

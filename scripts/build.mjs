@@ -56,6 +56,20 @@ const inkNoColor = {
     });
   },
 };
+// pg asks at load whether it runs on Cloudflare Workers: on Node 20 (no navigator) by making a
+// fetch Response, which loads Node's whole undici (20–40 ms of every 'sessions list --remote',
+// 'sync' and resume with a store). acode runs on Node alone: the answer is no.
+const pgOnNode = {
+  name: 'pg-on-node',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const probe = 'function isCloudflareRuntime() {';
+      if (!source.includes(probe)) throw new Error(`${args.path} has no '${probe}' to answer: port the pg-on-node plugin to this pg`);
+      return { contents: source.replace(probe, `${probe}\n  return false;`), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
 // Fixes of Ink 6.8 carried by patches/ (patch-package, on install: npm's prepare), each with the
 // upstream issue it tracks; Ink 7, which has some of them, needs Node 22. docs/development.md lists them.
 const inkBuild = `${root}node_modules/ink/build/`;
@@ -115,7 +129,7 @@ await build({
   ...options,
   entryPoints: { cli: 'source/cli.tsx', bench: 'bench/main.ts', 'ink-floor': 'bench/ink-floor.tsx', 'frame-clock': 'bench/frame-clock.ts', 'cpu-clock': 'bench/cpu-clock.ts', 'run-view-cpu': 'bench/run-view-cpu.tsx' },
   outdir: 'dist',
-  plugins: [inkOutput, textWidth, inkNoColor],
+  plugins: [inkOutput, textWidth, inkNoColor, pgOnNode],
 });
 // With --bench (npm run bench): the bench's run view once more with Ink's own Output and
 // string-width (patches/ applied as to the CLI), once without each port alone, and once with the

@@ -1,6 +1,6 @@
 import { didYouMean } from './closest-name.js';
 import { cliFlags, longFlags, shortFlags, typedFlag, valueFlags, type FlagName } from './command-table.js';
-import { ageHelp } from './config/retention-settings.js';
+import { ageHelp } from './config/age.js';
 
 const takesValue = new Set(valueFlags);
 

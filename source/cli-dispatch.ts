@@ -217,10 +217,15 @@ export async function dispatch(context: CommandContext): Promise<ExitCode> {
       return validateCommand(context, requireArg(args[0], 'the spec file: acode validate <spec.yaml>'), { json: flags.json });
     }
     case 'sessions': {
-      const sessions = await import('./commands/sessions.js');
       const [sub, id] = args;
       if (sub === 'show' || sub === 'delete' || sub === 'history' || sub === 'unlock') atMostOne(`sessions ${sub}`, args.slice(1), 'session id');
       if ((sub === 'list' || sub === undefined) && id !== undefined) usage(`acode sessions list takes no session id: 'acode sessions show ${id}' shows one`);
+      if ((sub === 'list' || sub === undefined) && flags.remote) {
+        // The team store's listing alone: nothing of the local listing's (steps, costs, patterns) is loaded for it.
+        const { listRemoteSessions } = await import('./commands/remote-sessions.js');
+        return listRemoteSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json, here: flags.here });
+      }
+      const sessions = await import('./commands/sessions.js');
       if (sub === 'list' || sub === undefined) return sessions.listSessions(context, { status: flags.status, resumable: flags.resumable, limit: flags.limit, json: flags.json, remote: flags.remote, here: flags.here });
       if (sub === 'show') return sessions.showSession(context, requireArg(id, 'the session id: acode sessions show <id>'), { json: flags.json, step: flags.step });
       if (sub === 'delete') return sessions.deleteSession(context, requireArg(id, 'the session id: acode sessions delete <id>'), { force: flags.force, json: flags.json });

@@ -198,8 +198,9 @@ ${idNote}
 `,
   status: `
   Whether the sessions have reached the team store (PostgreSQL, see ACODE_REMOTE_URL): up to date,
-  or DEGRADED with the events still pending, the last attempt and why it failed. Read from local
-  files alone: it answers at once, whether the store is reachable or not.
+  or DEGRADED with the events still pending, the last attempt and why it failed. Pending events are
+  pushed first, for 3 s at most (no connection when none are); the rest is read from local files,
+  whether the store is reachable or not.
 
   Usage
     $ acode status [<id>] [--json]

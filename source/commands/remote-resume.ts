@@ -4,7 +4,7 @@ import { AcodeError, ExitCode, isAcodeError } from '../errors/acode-error.js';
 import { plural } from '../human-units.js';
 import type { SessionRepository } from '../session/repository.js';
 import type { RemoteClaim } from '../store/remote/remote-claim.js';
-import { remoteTarget, type RemoteTarget } from '../store/remote/remote-url.js';
+import { usableRemoteTarget, type RemoteTarget } from '../store/remote/remote-url.js';
 import { terminalText } from '../printable-text.js';
 import type { CommandContext } from './command-context.js';
 
@@ -16,13 +16,7 @@ import type { CommandContext } from './command-context.js';
 
 /** The store configured for this resume, or undefined; a URL that cannot be used is said once, and the resume goes on here. */
 export function resumeTarget(ctx: CommandContext, home: string): RemoteTarget | undefined {
-  try {
-    return remoteTarget(home, ctx.cwd, ctx.env);
-  } catch (error) {
-    if (!isAcodeError(error)) throw error;
-    ctx.stderr.write(`acode: ${error.message}; this resume does not use the team store\n`);
-    return undefined;
-  }
+  return usableRemoteTarget(home, ctx.cwd, ctx.env, (line) => ctx.stderr.write(line));
 }
 
 /** Whether `typed` names a session of this home (false when nothing here matches it). */

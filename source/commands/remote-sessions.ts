@@ -1,17 +1,20 @@
 import stringWidth from 'string-width';
 import { ExitCode } from '../errors/acode-error.js';
-import { formatAgo } from '../human-units.js';
+import { formatAgo, plural } from '../human-units.js';
 import { printable } from '../printable-text.js';
 import { sessionTitle } from '../session/session-name.js';
-import { connectRemote, type RemoteConnection } from '../store/remote/remote-client.js';
+import { connectRemote } from '../store/remote/remote-client.js';
 import { remoteSessionPages, type RemoteSessionRow } from '../store/remote/remote-sessions.js';
-import { requireRemote, type RemoteTarget } from '../store/remote/remote-url.js';
-import { pushSession } from '../store/remote/replicator.js';
-import { join } from 'node:path';
-import { isAcodeError } from '../errors/acode-error.js';
-import type { SessionRepository } from '../session/repository.js';
+import { parseRemoteTarget, type RemoteTarget } from '../store/remote/remote-target.js';
+import { mayHavePending } from '../store/remote/pending-check.js';
+import { flushBudgetMs } from '../store/remote/flush-budget.js';
+import { defaultHome } from '../store/acode-home.js';
+import { configFiles } from '../config/resume-defaults.js';
+import { defaultRemoteConfig } from '../config/remote-defaults.js';
+import { existsSync } from 'node:fs';
 import { requireCurrentSchema } from '../store/remote/schema-migrate.js';
-import { openRepository, type CommandContext } from './command-context.js';
+import type { CommandContext } from './command-context.js';
+import { checkRemoteListing, checkStatus, parseLimit } from './list-flags.js';
 
 const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'HOST', 'EVENTS', 'UPDATED'];
 
@@ -28,18 +31,48 @@ function tableLines(rows: readonly RemoteSessionRow[], widths: number[]): string
 }
 
 /**
+ * The store a listing reads: without a config file (the usual case) straight from
+ * ACODE_REMOTE_URL, loading none of the config's YAML and schema code; with one, as every command finds it.
+ */
+async function listingTarget(home: string, ctx: CommandContext): Promise<RemoteTarget> {
+  const url = ctx.env[defaultRemoteConfig.url_env]?.trim();
+  if (url && !configFiles(home, ctx.cwd).some((file) => existsSync(file))) return parseRemoteTarget(defaultRemoteConfig.url_env, url, defaultRemoteConfig.statement_timeout_seconds * 1000);
+  const { requireRemote } = await import('../store/remote/remote-url.js');
+  return requireRemote(home, ctx.cwd, ctx.env);
+}
+
+/** `acode sessions list --remote` from its flags as given: checked here, so the dispatch loads this module alone for it (none of the local listing's). */
+export async function listRemoteSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; here?: boolean }): Promise<ExitCode> {
+  checkRemoteListing(flags);
+  return listRemoteSessionsCommand(ctx, { status: checkStatus(flags.status), json: flags.json, limit: parseLimit(flags.limit) });
+}
+
+/**
  * `acode sessions list --remote [--status S] [--limit N] [--json]`: the sessions the team store
  * holds, from every machine, newest first — written a page at a time as the store answers, so the
  * first rows show at once however many it holds. This home's pending events go first (its rows
- * are then as this machine knows them); a store that takes none of them still lists.
+ * are then as this machine knows them), for flushBudgetMs at most: a store too slow to take them
+ * in that time is listed all the same, on a fresh connection, saying how many are still pending.
  */
 export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { status?: string; json: boolean; limit?: number }): Promise<ExitCode> {
-  const repository = openRepository(ctx);
-  const target = requireRemote(repository.home, ctx.cwd, ctx.env);
-  const db = await connectRemote(target);
+  const home = defaultHome(ctx.env);
+  const target = await listingTarget(home, ctx);
+  const deadline = Date.now() + flushBudgetMs;
+  let db = await connectRemote(target);
   try {
     await requireCurrentSchema(db, target.shown);
-    await flushHome(repository, target, db);
+    // The home's sessions are read (and the code that reads them loaded) only when a log grew past its cursor.
+    if (mayHavePending(home, target.shown)) {
+      const [{ openRepository }, { flushHome, sessionsWithPending }] = await Promise.all([import('./command-context.js'), import('../store/remote/flush-home.js')]);
+      const repository = openRepository(ctx);
+      const flushed = await flushHome(db, home, target, sessionsWithPending(home, target, await repository.list({ write: false })), deadline);
+      if (flushed.outOfTime) {
+        // The connection is busy with the push that ran out of time: the listing goes on another.
+        db.abandon();
+        ctx.stderr.write(`acode: the team store ${target.shown} did not take this home's pending events within ${flushBudgetMs / 1000} s; listing with ${plural(flushed.left, 'event')} of it still pending ('acode sync' pushes them)\n`);
+        db = await connectRemote(target);
+      }
+    }
     let count = 0;
     const widths = header.map((h) => h.length);
     for await (const page of remoteSessionPages(db, { status: flags.status, limit: flags.limit })) {
@@ -58,18 +91,5 @@ export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { st
     return ExitCode.ok;
   } finally {
     await db.close();
-  }
-}
-
-/** This home's pending events into the store before it is listed (pending events go before any remote operation). */
-async function flushHome(repository: SessionRepository, target: RemoteTarget, db: RemoteConnection): Promise<void> {
-  const rows = (await repository.list({ write: false })).filter((row) => !row.damaged);
-  for (const row of [...rows].reverse()) {
-    try {
-      await pushSession(db, join(repository.home, 'sessions', row.session_id), row, target.shown);
-    } catch (error) {
-      // A damaged log is named by 'acode sync' and 'acode status'; the listing goes on.
-      if (!isAcodeError(error) || error.code !== 'ACODE-RESUME-005') throw error;
-    }
   }
 }

@@ -4,7 +4,7 @@ import { defaultHome } from '../store/acode-home.js';
 import { summarize } from '../store/session-record.js';
 import type { BackgroundPush } from '../store/remote/background-push.js';
 import type { RemoteClaim } from '../store/remote/remote-claim.js';
-import { remoteTarget } from '../store/remote/remote-url.js';
+import { usableRemoteTarget } from '../store/remote/remote-url.js';
 import { openRepository, type CommandContext } from './command-context.js';
 
 /**
@@ -15,14 +15,8 @@ import { openRepository, type CommandContext } from './command-context.js';
  */
 export async function startRunPush(ctx: CommandContext, prepared: PreparedRun, claim?: RemoteClaim): Promise<BackgroundPush | undefined> {
   if (!prepared.saved) return undefined;
-  let target: ReturnType<typeof remoteTarget>;
-  try {
-    target = claim?.target ?? remoteTarget(defaultHome(ctx.env), ctx.cwd, ctx.env);
-  } catch (error) {
-    // A URL that cannot be used stops no run: the session runs, and says why nothing is pushed.
-    ctx.stderr.write(`acode: ${(error as Error).message}; this run is not pushed to the team store\n`);
-    return undefined;
-  }
+  // A URL that cannot be used stops no run: the session runs, and says (once) why nothing is pushed.
+  const target = claim?.target ?? usableRemoteTarget(defaultHome(ctx.env), ctx.cwd, ctx.env, (line) => ctx.stderr.write(line));
   if (!target) return undefined;
   const repository = openRepository(ctx);
   const { startBackgroundPush } = await import('../store/remote/background-push.js');

@@ -13,8 +13,9 @@ import { sessionTitle } from '../session/session-name.js';
 import { listWithLiveness, type ListedSession } from '../session/listing.js';
 import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
-import { sessionStatuses, statusWords } from '../session/status-words.js';
+import { statusWords } from '../session/status-words.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
+import { checkStatus, parseLimit } from './list-flags.js';
 import { callsDollars, formatDollars, jsonDollars, roundDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
 import { stepName, stepNamed, stepNamesText } from '../engine/step-names.js';
@@ -22,7 +23,6 @@ import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
 import stringWidth from 'string-width';
 import { printable, terminalText } from '../printable-text.js';
 
-const isStatus = (value: string): value is SessionStatus => (sessionStatuses as readonly string[]).includes(value);
 
 const relativeTime = (iso: string) => formatAgo(Date.parse(iso));
 
@@ -43,27 +43,17 @@ function lockTimeoutMs(ctx: CommandContext, repository: SessionRepository): numb
   return loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
 }
 
-/** `--limit N`: a whole number of at least 1, or a usage error saying so. */
-function parseLimit(limit: string | undefined): number | undefined {
-  if (limit === undefined) return undefined;
-  if (!/^\d+$/.test(limit.trim()) || Number(limit) < 1) throw new AcodeError(`--limit '${limit}' is not a number of sessions; give a whole number of at least 1 (--limit 20)`, ExitCode.usage);
-  return Number(limit);
-}
 
 /**
  * `acode sessions list [--status S] [--resumable | --remote] [--here] [--limit N] [--json]`: newest
  * first, each with the folder it ran in; --here: only those that ran in this one (the browser's "this directory").
  */
 export async function listSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; remote?: boolean; here?: boolean }): Promise<ExitCode> {
-  if (flags.status && !isStatus(flags.status)) {
-    throw new AcodeError(`--status '${flags.status}' is not a session status; use one of: ${sessionStatuses.join(', ')}`, ExitCode.usage);
-  }
+  checkStatus(flags.status);
   const limit = parseLimit(flags.limit);
   if (flags.remote) {
-    if (flags.resumable) throw new AcodeError(`--resumable judges this machine's locks, and --remote lists the team store: use one of them`, ExitCode.usage);
-    if (flags.here) throw new AcodeError(`--here lists the sessions that ran in this folder on this machine, and --remote the team store's from every machine: use one of them`, ExitCode.usage);
-    const { listRemoteSessionsCommand } = await import('./remote-sessions.js');
-    return listRemoteSessionsCommand(ctx, { status: flags.status, json: flags.json, limit });
+    const { listRemoteSessions } = await import('./remote-sessions.js');
+    return listRemoteSessions(ctx, flags);
   }
   const repository = openRepository(ctx);
   const timeoutMs = lockTimeoutMs(ctx, repository);

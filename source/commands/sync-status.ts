@@ -7,8 +7,9 @@ import { readLastAttempt } from '../store/remote/sync-state.js';
 import { openRepository, paint, type CommandContext } from './command-context.js';
 
 /**
- * `acode status [<id>] [--json]`: whether the sessions (or one) have reached the team store —
- * from local files alone (the cursors and the last attempt), so it answers at once, reachable or not.
+ * `acode status [<id>] [--json]`: whether the sessions (or one) have reached the team store. What
+ * is pending is pushed first, for flushBudgetMs at most (no connection when nothing is); then the
+ * status is read from local files (the cursors and the last attempt), reachable or not.
  */
 export async function statusCommand(ctx: CommandContext, idOrPrefix: string | undefined, flags: { json: boolean }): Promise<ExitCode> {
   const repository = openRepository(ctx);
@@ -21,6 +22,9 @@ export async function statusCommand(ctx: CommandContext, idOrPrefix: string | un
   }
   const id = idOrPrefix === undefined ? undefined : await repository.resolveId(idOrPrefix);
   const rows = (await repository.list({ write: false })).filter((row) => id === undefined || row.session_id === id);
+  // What is pending goes to the store first (a few seconds at most), then the status is read from local files.
+  const { flushForStatus, flushBudgetMs } = await import('../store/remote/flush-home.js');
+  const flushed = await flushForStatus(repository.home, target, rows);
   const sessions = pendingBySession(repository.home, target, rows);
   const pending = sessions.reduce((sum, session) => sum + session.pending_events, 0);
   const last = readLastAttempt(repository.home, target.shown) ?? null;
@@ -40,7 +44,8 @@ export async function statusCommand(ctx: CommandContext, idOrPrefix: string | un
     if (session.pending_events > 0) lines.push(`  ${session.session_id}  ${session.pending_events} pending${session.waiting ? ` (held back: ${session.waiting})` : ''}`);
     if (session.unreadable) lines.push(`  ${session.session_id}  not pushed: ${session.unreadable}`);
   }
-  if (pending > 0) lines.push(`Push them with 'acode sync'.`);
+  if (flushed?.outOfTime) lines.push(`The store took more than ${flushBudgetMs / 1000} s to take them: 'acode sync' pushes the rest.`);
+  else if (pending > 0) lines.push(`Push them with 'acode sync'.`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.ok;
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, runCli } from '../helpers/cli.js';
-import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TmuxTerminal } from '../helpers/tmux.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -82,11 +82,12 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     outputs.push(stopped);
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toMatch(/^acode: cannot reach the team store: .*(terminating connection due to administrator command|was lost mid-transfer).*; local sessions are unaffected, fix it and run 'acode sync'\n$/);
-    await cluster.start();
-    cluster.psql('DROP TRIGGER slow ON acode_events', s.database);
+    // While it is down, status (which tries to push first) says what is pending and why.
     const status = await s.run(['status']);
     expect(status.stdout).toMatch(/Sync: DEGRADED - \d+ events pending/);
-    expect(status.stdout).toMatch(/Reason: .*(terminating connection|lost mid-transfer)/);
+    expect(status.stdout).toMatch(/Reason: connection refused by postgres:\/\/127\.0\.0\.1:\d+\/hostile\d+/);
+    await cluster.start();
+    cluster.psql('DROP TRIGGER slow ON acode_events', s.database);
     const again = await s.run(['sync']);
     expect(again.code, again.stderr).toBe(0);
     expect(s.stored()).toBe(`${s.total}|${s.total}`);
@@ -109,14 +110,17 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
 
   it('gives up on a connection that goes silent, saying so, instead of waiting for ever', async () => {
     const s = await bigSession();
+    // A stall far longer than the statement timeout, made short here so the test does not wait 20 s.
+    writeFileSync(join(s.env.ACODE_HOME, 'config.yml'), 'remote:\n  statement_timeout_seconds: 2\n');
     const proxy = await startTcpProxy(cluster.port, { stallAfter: 200_000 });
     proxies.push(proxy);
     const started = Date.now();
     const stalled = await s.run(['sync'], s.through(proxy.port));
     const elapsed = Date.now() - started;
     expect(stalled.code).toBe(1);
-    expect(stalled.stderr).toMatch(/cannot reach the team store: no answer from postgres:\/\/127\.0\.0\.1:\d+\/hostile\d+ within 20 s to a statement \(the connection went silent\)/);
-    expect(elapsed).toBeLessThan(40_000);
+    expect(stalled.stderr).toMatch(/cannot reach the team store: no answer from postgres:\/\/127\.0\.0\.1:\d+\/hostile\d+ within 2 s to a statement \(the connection went silent\)/);
+    expect(elapsed).toBeGreaterThan(2000);
+    expect(elapsed).toBeLessThan(10_000);
     // A run with the store behind the silent route is not held up by it.
     const runStarted = Date.now();
     const ran = await s.run(['run', 'spec.yaml', '--json'], s.through(proxy.port));
@@ -126,6 +130,32 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     expect(whole.code, whole.stderr).toBe(0);
     expect(s.stored()).toBe(`${s.total}|${s.total}`);
   }, 120_000);
+
+  it('gives a store that stalls 3 s for the pending events before a listing or a resume, then lists, and resumes degraded', async () => {
+    const s = await bigSession();
+    writeFileSync(join(s.cwd, 'budget.yaml'), chainSpec({ steps: 3, provider: 'scripted', budget: 40 }));
+    const paused = await s.run(['run', 'budget.yaml', '--json'], { ACODE_REMOTE_URL: '' });
+    const id = (JSON.parse(paused.stdout) as { session_id: string }).session_id;
+    // Every connection through it carries 200 kB, then goes silent: the 6,000 events never all get through.
+    const proxy = await startTcpProxy(cluster.port, { stallAfter: 200_000 });
+    proxies.push(proxy);
+    let started = Date.now();
+    const listed = await s.run(['sessions', 'list', '--remote', '--json'], s.through(proxy.port));
+    expect(Date.now() - started).toBeLessThan(9000);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toMatch(/did not take this home's pending events within 3 s; listing with \d+ events of it still pending/);
+    expect((JSON.parse(listed.stdout) as { session_id: string }[]).map((row) => row.session_id)).toContain(s.id);
+    started = Date.now();
+    const resumed = await s.run(['resume', id, '--set', 'runtime.budgets.max_tokens=100000', '--json'], s.through(proxy.port));
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
+    expect(resumed.stderr).toMatch(/sync: DEGRADED — \d+ events pending · .* took more than 3 s to take this home's pending events \(\d+ still pending\).*; resuming on this home's lock alone/);
+    // Whatever the stalls cut off is sent again, and kept once.
+    const whole = await s.run(['sync']);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(s.stored()).toBe(`${s.total}|${s.total}`);
+  }, 90_000);
 
   it('runs and resumes against a store of a newer schema, saying why nothing reaches it', async () => {
     const s = await bigSession();

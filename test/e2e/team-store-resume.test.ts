@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { openAiServerPerTest, type OpenAiTestServer } from '../helpers/openai-server.js';
-import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

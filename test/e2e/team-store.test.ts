@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { findPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { migrations } from '../../source/store/remote/migrations.js';
 
@@ -122,6 +122,93 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect(upToDate.stdout).toMatch(/Last attempt: .*succeeded/);
   }, 60_000);
 
+  it('completes a run whose server stops mid-run, shows DEGRADED with the pending count, and syncs every event exactly once once it is back', async () => {
+    const ws = workspace('midrun', 'midrun');
+    cluster.psql('CREATE DATABASE midrun');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 10, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 700' }));
+    const run = startCli(['run', 'spec.yaml', '--json'], { cwd: ws.cwd, env: ws.env });
+    // The run's background push has reached the store: then the server goes away under it.
+    for (let waited = 0; cluster.psql('SELECT count(*) FROM acode_events', 'midrun') === '0' && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(run.child.exitCode).toBeNull();
+    await cluster.stop();
+    const result = await run.done;
+    outputs.push(result);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps_total: 10 });
+    expect(result.stderr).toMatch(/sync: DEGRADED — \d+ events? pending · last attempt \d+ s ago · .*connection (refused|lost)/);
+    const id = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const local = eventLines(ws.home, id);
+    const cursor = JSON.parse(readFileSync(join(ws.home, 'sessions', id, 'sync-cursor.json'), 'utf8')) as { event_id: number };
+    const pending = local.filter((e) => e.event_id > cursor.event_id).length;
+    expect(pending).toBeGreaterThan(0);
+    expect(pending).toBeLessThan(local.length);
+    const status = await ws.run(['status']);
+    expect(status.stdout).toContain(`Sync: DEGRADED - ${pending} event${pending === 1 ? '' : 's'} pending`);
+    expect(status.stdout).toMatch(/Reason: connection refused by postgres:\/\/127\.0\.0\.1:\d+\/midrun/);
+    await cluster.start();
+    const synced = await ws.run(['sync']);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stdout).toContain(`${id}  e2e-chain  ${pending} new event${pending === 1 ? '' : 's'} (${pending} sent)`);
+    expect(cluster.psql(`SELECT count(*) || '|' || count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'midrun')).toBe(`${local.length}|${local.length}`);
+    expect(cluster.psql(`SELECT status FROM acode_sessions WHERE id = '${id}'`, 'midrun')).toBe('completed');
+  }, 90_000);
+
+  it("pushes every session of this home with pending events before a listing, a status or a resume's claim answers, each event once", async () => {
+    const ws = workspace('flush', 'flush');
+    cluster.psql('CREATE DATABASE flush');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    // The order rows reach the store in: events, and the leases a resume takes.
+    cluster.psql(`CREATE TABLE arrivals (n bigserial, what text, session_id text);
+      CREATE FUNCTION arrived() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO arrivals (what, session_id) VALUES (TG_ARGV[0], NEW.session_id); RETURN NULL; END $$;
+      CREATE TRIGGER arrived AFTER INSERT ON acode_events FOR EACH ROW EXECUTE FUNCTION arrived('event');
+      CREATE TRIGGER leased AFTER INSERT OR UPDATE ON acode_leases FOR EACH ROW EXECUTE FUNCTION arrived('lease');`, 'flush');
+    writeFileSync(join(ws.cwd, 'budget.yaml'), chainSpec({ steps: 3, provider: 'scripted', budget: 40 }));
+    /** Two sessions made while the server is down: each with every event pending. */
+    const pendingPair = async () => {
+      await cluster.stop();
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const paused = await ws.run(['run', 'budget.yaml', '--json']);
+        expect(JSON.parse(paused.stdout)).toMatchObject({ status: 'paused' });
+        ids.push((JSON.parse(paused.stdout) as { session_id: string }).session_id);
+      }
+      await cluster.start();
+      for (const id of ids) expect(cluster.psql(`SELECT count(*) FROM acode_events WHERE session_id = '${id}'`, 'flush')).toBe('0');
+      return ids;
+    };
+    const stored = (id: string) => cluster.psql(`SELECT count(*) || '|' || count(DISTINCT event_id) FROM acode_events WHERE session_id = '${id}'`, 'flush');
+    const whole = (id: string) => `${eventLines(ws.home, id).length}|${eventLines(ws.home, id).length}`;
+
+    // A listing: its answer counts every event of both, which the store had before it answered.
+    const [first, second] = await pendingPair();
+    const listed = await ws.run(['sessions', 'list', '--remote', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as { session_id: string; events: number }[];
+    for (const id of [first!, second!]) {
+      expect(rows.find((row) => row.session_id === id)?.events).toBe(eventLines(ws.home, id).length);
+      expect(stored(id)).toBe(whole(id));
+    }
+
+    // A status: up to date, because it pushed them first.
+    const [third, fourth] = await pendingPair();
+    const status = JSON.parse((await ws.run(['status', '--json'])).stdout) as { state: string; pending_events: number };
+    expect(status).toMatchObject({ state: 'up_to_date', pending_events: 0 });
+    for (const id of [third!, fourth!]) expect(stored(id)).toBe(whole(id));
+
+    // A resume of one: the other's events reach the store before the resumed one's lease is taken.
+    const [resumed, other] = await pendingPair();
+    const resume = await ws.run(['resume', resumed!, '--set', 'runtime.budgets.max_tokens=100000', '--json']);
+    expect(resume.code, resume.stderr).toBe(0);
+    const order = (what: string, id: string, bound: 'min' | 'max') => Number(cluster.psql(`SELECT ${bound}(n) FROM arrivals WHERE what = '${what}' AND session_id = '${id}'`, 'flush'));
+    expect(order('event', other!, 'max')).toBeLessThan(order('lease', resumed!, 'min'));
+    for (const id of [resumed!, other!]) expect(stored(id)).toBe(whole(id));
+    // Nothing was left to send, nor sent twice.
+    const sync = await ws.run(['sync']);
+    expect(sync.stderr).toContain('up to date ✓');
+    expect(cluster.psql('SELECT count(*) = count(DISTINCT (session_id, event_id)) FROM acode_events', 'flush')).toBe('t');
+  }, 120_000);
+
   it('keeps every event exactly once when acode sync is killed mid-batch, and never pushes a superseded epoch\'s late line', async () => {
     const ws = workspace('killed', 'killed');
     expect((await ws.run(['remote', 'init'])).code).toBe(0);
@@ -154,9 +241,11 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     const partial = Number(cluster.psql(`SELECT count(*) FROM acode_events WHERE session_id = '${id}'`, 'killed'));
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(kept);
-    const status = JSON.parse((await ws.run(['status', '--json'])).stdout) as { pending_events: number };
-    expect(status.pending_events).toBeGreaterThan(0);
-    expect(status.pending_events).toBeLessThanOrEqual(kept - partial + 500);
+    // The cursor moved after each batch stored: what it does not cover is at most the batch the kill cut off, never less than the store lacks.
+    const covered = (JSON.parse(readFileSync(cursorFile, 'utf8')) as { event_id: number }).event_id;
+    const uncovered = real.length + extra - eventLines(ws.home, id).filter((e) => e.event_id <= covered && (e.epoch ?? 0) === epoch).length;
+    expect(uncovered).toBeGreaterThanOrEqual(kept - partial);
+    expect(uncovered).toBeLessThanOrEqual(kept - partial + 500);
 
     cluster.psql('DROP TRIGGER slow ON acode_events', 'killed');
     const resumed = await ws.run(['sync']);

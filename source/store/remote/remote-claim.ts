@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { AcodeError, ExitCode, isAcodeError } from '../../errors/acode-error.js';
+import { AcodeError, ExitCode } from '../../errors/acode-error.js';
 import type { SessionRepository } from '../../session/repository.js';
-import { summarize } from '../session-record.js';
 import { readEpochMark } from '../session-lock.js';
 import { connectRemote, type RemoteConnection } from './remote-client.js';
+import { flushBudgetMs, flushHome, sessionsWithPending } from './flush-home.js';
 import { describeHolder, holdLease, leaseHolder, judgeHolder, newClaim, releaseLease, storeEpoch, type LeaseClaim, type RemoteHolder } from './remote-lease.js';
 import type { RemoteTarget } from './remote-url.js';
-import { pushSession } from './replicator.js';
 import { requireCurrentSchema } from './schema-migrate.js';
 import { readOutbox } from './session-outbox.js';
 import { fetchSession, findRemoteSession, type PulledSession } from './session-pull.js';
@@ -69,20 +68,27 @@ export interface ResumeClaimRequest {
 export async function claimForResume(request: ResumeClaimRequest): Promise<RemoteClaim> {
   const { home, repository, target, timeoutMs } = request;
   const at = new Date().toISOString();
-  const db = await connectRemote(target);
+  const deadline = Date.now() + flushBudgetMs;
+  let db = await connectRemote(target);
   let claim: LeaseClaim | undefined;
   let id = 'local' in request.session ? request.session.local : '';
   try {
     await requireCurrentSchema(db, target.shown);
     recordAttempt(home, { remote: target.shown, at, ok: true, reason: null });
+    // Every pending event of this home first (this session's before the others'), for flushBudgetMs at most.
+    const flushed = await flushHome(db, home, target, sessionsWithPending(home, target, await repository.list({ write: false }), id || undefined), deadline);
+    if (flushed.outOfTime) {
+      db.abandon();
+      // A session of this home runs on its lock alone (the run's push goes on, and takes the lease); one to pull needs the store.
+      if ('local' in request.session) throw slowStore(target, flushed.left);
+      db = await connectRemote(target);
+    }
     if ('typed' in request.session) {
       const found = await findRemoteSession(db, request.session.typed);
       if (!found) {
         throw new AcodeError(`no session matches '${request.session.typed}' in ${home} nor in the team store ${target.shown}; run 'acode sessions list --remote' to see the store's`, ExitCode.failure, 'ACODE-RESUME-005');
       }
       id = found.id;
-    } else {
-      await flushSession(db, repository, id, target);
     }
     const dir = join(home, 'sessions', id);
     const taken = await takeLease(db, id, home, 'local' in request.session ? readEpochMark(dir) : 0, timeoutMs);
@@ -111,15 +117,12 @@ export async function claimForResume(request: ResumeClaimRequest): Promise<Remot
   }
 }
 
-/** This session's pending events into the store, before anything else is asked of it (its row too, which the lease names). */
-async function flushSession(db: RemoteConnection, repository: SessionRepository, id: string, target: RemoteTarget): Promise<void> {
-  const row = summarize((await repository.open(id)).record);
-  try {
-    await pushSession(db, join(repository.home, 'sessions', id), row, target.shown);
-  } catch (error) {
-    // A damaged log: the resume says so as it reads it.
-    if (!isAcodeError(error) || error.code !== 'ACODE-RESUME-005') throw error;
-  }
+/** A store too slow to take this home's pending events within flushBudgetMs: said as a store that cannot be reached (the resume goes on here, degraded). */
+function slowStore(target: RemoteTarget, left: number): AcodeError {
+  return new AcodeError(
+    `cannot reach the team store: ${target.shown} took more than ${flushBudgetMs / 1000} s to take this home's pending events (${left} still pending); local sessions are unaffected, and the run's push sends the rest`,
+    ExitCode.failure,
+  );
 }
 
 /**

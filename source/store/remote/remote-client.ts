@@ -10,16 +10,18 @@ export interface RemoteConnection {
   /** Runs `work` in one transaction: committed if it returns, rolled back if it throws. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Gives up a connection busy with a statement that takes too long, without waiting for it: nothing more is sent on it. */
+  abandon(): void;
 }
 
 /** How long a connection attempt may take before the store counts as unreachable. */
 const connectTimeoutMs = 5000;
-/**
- * How long one statement may go unanswered before the store counts as unreachable: a route that
- * goes silent mid-query (a stalled proxy, a dropped path without a reset) had held `acode sync`
- * for good. Far above what a batch of 500 events takes on a store that answers.
+/*
+ * How long one statement may go unanswered before the store counts as unreachable is the target's
+ * statementTimeoutMs (`remote.statement_timeout_seconds`, 20 s unless set): a route that goes
+ * silent mid-query (a stalled proxy, a dropped path without a reset) had held `acode sync` for
+ * good. Far above what a batch of 500 events takes on a store that answers.
  */
-export const queryTimeoutMs = 20_000;
 
 /**
  * Why the store could not be used, in words a person acts on; never the URL or its password
@@ -30,7 +32,7 @@ export function unreachableReason(target: RemoteTarget, error: unknown): string 
   const said = target.scrub(message ?? String(error));
   if (code === 'ECONNREFUSED') return `connection refused by ${target.shown} (is the server running?)`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot resolve the host of ${target.shown}`;
-  if (/Query read timeout/i.test(said)) return `no answer from ${target.shown} within ${queryTimeoutMs / 1000} s to a statement (the connection went silent)`;
+  if (/Query read timeout/i.test(said)) return `no answer from ${target.shown} within ${target.statementTimeoutMs / 1000} s to a statement (the connection went silent)`;
   if (code === 'ETIMEDOUT' || /timeout/i.test(said)) return `no answer from ${target.shown} within ${connectTimeoutMs / 1000} s`;
   if (/Connection terminated|ECONNRESET|EPIPE/i.test(said) || code === 'ECONNRESET' || code === 'EPIPE') return `the connection to ${target.shown} was lost mid-transfer (${said})`;
   if (code === '28P01' || code === '28000') return `the server at ${target.shown} refused the user name or password in ${target.variable} (${code})`;
@@ -68,7 +70,7 @@ export function unreachable(target: RemoteTarget, error: unknown): AcodeError {
 /** Opens a connection; `pg` is loaded here and only here, so that nothing loads it without a remote. */
 export async function connectRemote(target: RemoteTarget): Promise<RemoteConnection> {
   const { default: pg } = await import('pg');
-  const client: Client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs, keepAlive: true, application_name: 'acode' });
+  const client: Client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: target.statementTimeoutMs, keepAlive: true, application_name: 'acode' });
   // An error after connecting (the server went away) would otherwise be thrown from an emitter and crash the process.
   client.on('error', () => {});
   try {
@@ -104,5 +106,6 @@ export async function connectRemote(target: RemoteTarget): Promise<RemoteConnect
       }
     },
     close: () => client.end().catch(() => {}),
+    abandon: () => void client.end().catch(() => {}),
   };
 }

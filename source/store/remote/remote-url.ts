@@ -1,18 +1,8 @@
 import { loadRemoteConfig } from '../../config/resume-config.js';
 import { AcodeError, ExitCode } from '../../errors/acode-error.js';
-import { redact, secrets } from '../../secrets/redactor.js';
+import { parseRemoteTarget, type RemoteTarget } from './remote-target.js';
 
-/** Where the team store is: its URL (held in memory only) and how it may be named in messages. */
-export interface RemoteTarget {
-  /** The postgres:// URL, password included: handed to the client, never written or printed. */
-  readonly url: string;
-  /** The URL without user name or password (`postgres://db.example:5432/acode`), for messages. */
-  readonly shown: string;
-  /** The environment variable it was read from. */
-  readonly variable: string;
-  /** Text with the URL's password taken out (whatever its length), then redacted as every printed line. */
-  scrub(text: string): string;
-}
+export type { RemoteTarget };
 
 /**
  * The team store configured for this home and project: the URL in the variable `remote.url_env`
@@ -21,33 +11,32 @@ export interface RemoteTarget {
  * provider's key is, so no stored or printed text carries it.
  */
 export function remoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv): RemoteTarget | undefined {
-  const variable = loadRemoteConfig(home, cwd).url_env;
+  const config = loadRemoteConfig(home, cwd);
+  const variable = config.url_env;
   const url = env[variable]?.trim();
   if (!url) return undefined;
-  let parsed: URL;
+  return parseRemoteTarget(variable, url, config.statement_timeout_seconds * 1000);
+}
+
+/** Messages of unusable URLs already said by this process: a resume asks for the target twice (its claim, then its run's push). */
+const warned = new Set<string>();
+
+/**
+ * The target for a command that goes on without a store (a run, a resume): a URL that cannot be
+ * used is handed to `warn` — once per process, however many parts of the command ask — and the
+ * command runs as if none were configured.
+ */
+export function usableRemoteTarget(home: string, cwd: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): RemoteTarget | undefined {
   try {
-    parsed = new URL(url);
-  } catch {
-    // Not even the URL goes in the message: it may be a password pasted in the wrong place.
-    throw new AcodeError(`${variable} is not a URL; set it to postgres://user:password@host:5432/database`, ExitCode.usage);
+    return remoteTarget(home, cwd, env);
+  } catch (error) {
+    if (!(error instanceof AcodeError)) throw error;
+    if (!warned.has(error.message)) {
+      warned.add(error.message);
+      warn(`acode: ${error.message}; the team store is not used (local sessions are unaffected)\n`);
+    }
+    return undefined;
   }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new AcodeError(`${variable} must be a postgres:// URL (it is ${parsed.protocol}//…); set it to postgres://user:password@host:5432/database`, ExitCode.usage);
-  }
-  const password = decodeURIComponent(parsed.password);
-  secrets.register(password || undefined);
-  secrets.register(parsed.password || undefined);
-  const forms = [...new Set([password, parsed.password].filter((form) => form.length >= 4))];
-  const shownUrl = new URL(url);
-  shownUrl.username = '';
-  shownUrl.password = '';
-  shownUrl.search = '';
-  return {
-    url,
-    shown: shownUrl.href,
-    variable,
-    scrub: (text) => redact(forms.reduce((clean, form) => clean.split(form).join('[REDACTED]'), text)),
-  };
 }
 
 /** The target, or an AcodeError saying how to configure one: for the commands that need it. */

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A throwaway PostgreSQL cluster for tests: initdb'd in a temp folder, run by the unprivileged
+ * A throwaway PostgreSQL cluster for the tests and `npm run bench` (here, outside test/, so the
+ * bench needs nothing of the test tree, and outside source/, so the CLI never ships it): initdb'd in a temp folder, run by the unprivileged
  * `postgres` user when the tests run as root (PostgreSQL refuses root), on a free loopback port,
  * with password (SCRAM) authentication. `stop` and `start` model a server going away and coming
  * back; `remove` kills its whole process group and deletes the folder.

@@ -90,7 +90,8 @@ export const runAgentCliStep: StepRunner<CliStep['work']> = async (step, host) =
         named = update.id;
         host.emit({ type: 'agent_cli_session', step: id, attempt, cli: config.cli, session_id: update.id, ...(config.session ? { session: config.session } : {}) });
       } else {
-        host.notify?.(update.kind === 'text' ? { type: 'step_text', step: id, attempt, text: update.text } : { type: 'step_tool_call', step: id, attempt, name: update.name });
+        // Not held for a slow stdout: a CLI's reader is a child's pipe, which the kernel already bounds.
+        void host.notify?.(update.kind === 'text' ? { type: 'step_text', step: id, attempt, text: update.text } : { type: 'step_tool_call', step: id, attempt, name: update.name });
         return;
       }
       const flushed = host.options.journal.flush?.();

@@ -79,7 +79,7 @@ describe('a lock holder that lost its lock', () => {
       }
       const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
       expect(new Set(history.map((e) => e.event_id)).size, where).toBe(history.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), where).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), where).toEqual(Array.from({ length: steps }, (_, n) => String(n + 1)));
       expect(history.at(-1)?.type).toBe('session_completed');
       fenced += readEventLog(join(dir, 'events.jsonl')).length - history.length;
     }
@@ -105,6 +105,6 @@ describe('a lock holder that lost its lock', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
     expect(new Set(history.map((e) => e.event_id)).size).toBe(history.length);
-    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
+    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n + 1)));
   });
 });

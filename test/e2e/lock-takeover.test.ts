@@ -86,7 +86,7 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
       const history = JSON.parse((await runCli(['sessions', 'history', id, '--json'], ws)).stdout) as { event_id: number; type: string; step?: number }[];
       const ids = history.map((e) => e.event_id);
       expect(new Set(ids).size, `${where}: repeated event ids in ${id}`).toBe(ids.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), `${where}: steps of ${id}`).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step), `${where}: steps of ${id}`).toEqual(Array.from({ length: steps }, (_, n) => String(n + 1)));
       const raw = readEventLog(join(ws.home, 'sessions', id, 'events.jsonl'));
       expect(fenceEvents(raw)).toHaveLength(history.length);
     }
@@ -115,7 +115,7 @@ describe('a lock holder that was frozen past the lock timeout and woke up', () =
     const done = await owner.run.done;
     expect(done.code, done.stderr).toBe(0);
     const history = JSON.parse((await runCli(['sessions', 'history', sessionId, '--json'], ws)).stdout) as { type: string; step?: string }[];
-    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n)));
+    expect(history.filter((e) => e.type === 'step_completed').map((e) => e.step)).toEqual(Array.from({ length: steps }, (_, n) => String(n + 1)));
     for (let n = 0; n < steps; n++) expect(readFileSync(join(ws.cwd, `f${n}.txt`), 'utf8')).toBe(`step ${n}`);
   }, 30_000);
 });

@@ -192,7 +192,7 @@ describe('a SIGKILL at every event boundary of a step', () => {
       expect(redone, `${where}: steps completed before the kill were started again`).toEqual([]);
       const history = JSON.parse((await runCli(['sessions', 'history', run.id, '--json'], run)).stdout) as EngineEvent[];
       expect(new Set(history.map((e) => e.event_id)).size, where).toBe(history.length);
-      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.type === 'step_completed' && e.step), where).toEqual(['0', '1', '2']);
+      expect(history.filter((e) => e.type === 'step_completed').map((e) => e.type === 'step_completed' && e.step), where).toEqual(['1', '2', '3']);
       expect(history.at(-1)?.type, where).toBe('session_completed');
       expect(readFileSync(join(run.cwd, 'out/report.md')).equals(report), `${where}: report.md`).toBe(true);
       expect(readFileSync(join(run.cwd, 'notes.md')).equals(notes), `${where}: notes.md`).toBe(true);

@@ -180,7 +180,7 @@ describe('a server that repeats a tool call id (llama.cpp, vLLM and older Ollama
       expect(readFileSync(join(ws.cwd, `a${k}.txt`), 'utf8')).toBe(`a ${k}`);
       expect(readFileSync(join(ws.cwd, `b${k}.txt`), 'utf8')).toBe(`b ${k}`);
     }
-    const results = events.filter((e) => e.type === 'tool_result' && e.step === '0').map((e) => e.output);
+    const results = events.filter((e) => e.type === 'tool_result' && e.step === '1').map((e) => e.output);
     expect(results).toEqual(['wrote a0.txt (3 bytes)', 'wrote b0.txt (3 bytes)']);
     // What went back to the server: each tool message answers a call id of its own.
     const followUp = server.requests.find((r) => r.step === 0 && (r.body.messages.at(-1) as { role: string }).role === 'tool')!;

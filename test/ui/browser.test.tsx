@@ -198,7 +198,7 @@ describe('the session browser', () => {
     const { ui } = await open(3);
     ui.stdin.write('?');
     await ui.waitForFrame((f) => f.includes('Keys'));
-    expect(ui.frame()).toContain('fuzzy search id, workflow, variables, directory and last response');
+    expect(ui.frame()).toContain('fuzzy search id, name, workflow, variables, directory and last response');
     expect(ui.frame()).toMatch(/Tab +cycle filters: all, resumable, running, paused, completed, failed/);
     ui.stdin.write('?');
     await ui.waitForFrame((f) => !f.includes('? or Esc closes this help'));

@@ -266,11 +266,13 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       const [{ previewForkSession }, { terminalText }] = await Promise.all([import('../session/fork.js'), import('../printable-text.js')]);
       const { steps } = await previewForkSession(await repo(), { id, fromStep: step, cwd: ctx.cwd, env: ctx.env, vars: {} });
       const reused = steps.filter((s) => s.reused).length;
-      const width = Math.max(0, ...steps.map((s) => terminalText(s.title).length));
+      // Each step by its name (`step industry/1`), as the dry run prints it and f took it — not its title.
+      const label = (s: (typeof steps)[number]) => terminalText(`step ${s.step}`);
+      const width = Math.max(0, ...steps.map((s) => label(s).length));
       const agentWidth = Math.max(0, ...steps.map((s) => terminalText(s.agent).length));
       return [
         `a new session, reusing ${reused} of ${steps.length} steps; this one stays as it is`,
-        ...steps.map((s) => `${s.reused ? '↷' : '▶'} ${terminalText(s.title).padEnd(width)}  ${terminalText(s.agent).padEnd(agentWidth)}  ${s.reused ? 'reused' : 'runs'}: ${terminalText(s.why)}`),
+        ...steps.map((s) => `${s.reused ? '↷' : '▶'} ${label(s).padEnd(width)}  ${terminalText(s.agent).padEnd(agentWidth)}  ${s.reused ? 'reused' : 'runs'}: ${terminalText(s.why)}`),
       ];
     },
     async remove(id) {

@@ -28,10 +28,13 @@ function attemptLine(event: Extract<EngineEventBody, { type: 'resume_attempt' }>
 /**
  * A fork's first line, where a resume's says "resuming": what the fork does — "fork of 3f2a…: 2 steps
  * reused, 1 to run", or with --spec "fork of 3f2a… running edited.yaml: 3 steps, each reused where its input is unchanged".
+ * `stepsTotal` is the session_started event's: the steps known once the reused ones are in (a pattern
+ * that decides its steps as it runs knows more of them then than a fresh run does — a route's steps
+ * follow its router), so the count to run is never negative.
  */
 export function forkStartLine(from: string, edited: string | undefined, stepsSkipped: number, stepsTotal: number): string {
   if (edited !== undefined) return `fork of ${from} running ${edited}: ${plural(stepsTotal, 'step')}, each reused where its input is unchanged`;
-  return `fork of ${from}: ${plural(stepsSkipped, 'step')} reused, ${stepsTotal - stepsSkipped} to run`;
+  return `fork of ${from}: ${plural(stepsSkipped, 'step')} reused, ${Math.max(0, stepsTotal - stepsSkipped)} to run`;
 }
 
 /**

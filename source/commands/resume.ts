@@ -212,7 +212,7 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   const here = id === undefined || (await isHere(repository, id));
   if (flags.cwd !== undefined && !target) throw new AcodeError(`--cwd chooses the folder a session pulled from the team store runs in here, and no team store is configured (see 'Team store (PostgreSQL)' in the README)`, ExitCode.usage);
   if (flags.cwd !== undefined && here) throw new AcodeError(`--cwd chooses the folder a session pulled from the team store runs in here; ${id === undefined ? 'the most recent session' : `session ${id}`} is in this home already, and runs in its own folder`, ExitCode.usage);
-  if (!here && target && flags.dryRun) return dryRunPull(ctx, repository, target, id!);
+  if (!here && target && flags.dryRun) return dryRunPull(ctx, repository, target, id!, flags.json);
   const timeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
   // A session this home lacks is pulled from the store, under the store's lease.
   let remote = !here && target ? await pullForResume(ctx, repository, target, id!, flags.cwd, timeoutMs) : undefined;
@@ -234,12 +234,16 @@ export async function resumeCommand(ctx: CommandContext, id: string | undefined,
   }
 }
 
-/** `--dry-run` of a session this home lacks: what the resume would pull, nothing written. */
-async function dryRunPull(ctx: CommandContext, repository: SessionRepository, target: RemoteTarget, typed: string): Promise<ExitCode> {
+/** `--dry-run` of a session this home lacks: what the resume would pull, nothing written (`--json`: one object, as every other dry run). */
+async function dryRunPull(ctx: CommandContext, repository: SessionRepository, target: RemoteTarget, typed: string, json: boolean): Promise<ExitCode> {
   const { describePull } = await import('../store/remote/remote-claim.js');
   const timeoutMs = loadResumeConfig(repository.home, ctx.cwd).lock_timeout_seconds * 1000;
   try {
     const found = await describePull(target, typed, timeoutMs);
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify({ session_id: found.id, status: found.status, pull: { store: target.shown, events: found.events, last_pushed_by: found.host } })}\n`);
+      return ExitCode.ok;
+    }
     ctx.stdout.write(terminalText(`dry run: session ${found.id} is not in this home; the resume would pull it from the team store ${target.shown} (${plural(found.events, 'event')}, ${found.status}, last pushed by ${found.host}), then plan it as any resume; nothing was run or changed\n`));
     return ExitCode.ok;
   } catch (error) {

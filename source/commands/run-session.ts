@@ -119,7 +119,7 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
       const call = modelCall(event);
       if (call) tally.dollars = dollarsWith(tally.dollars, price, agents.get(call.step) ?? '', call.usage);
       const { intro } = prepared;
-      const line = event.type === 'session_started' && intro.kind === 'fork' ? forkStartLine(intro.from, intro.edited, event.steps_skipped, total) : plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
+      const line = event.type === 'session_started' && intro.kind === 'fork' ? forkStartLine(intro.from, intro.edited, event.steps_skipped, event.steps_total) : plainLine(event, total, name, (id) => progress.spent[id], (id) => pattern.shape(progress).find((node) => node.id === id)?.detail);
       // The line quotes a model or a tool (an approval's context, a failed tool's answer): no terminal controls of theirs.
       if (line && !options.saidAlready?.includes(event.type)) ctx.stderr.write(`${terminalText(redact(line))}\n`);
     });

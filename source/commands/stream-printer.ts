@@ -138,6 +138,13 @@ export class StreamPrinter {
   event(event: EngineEvent): void {
     if (event.type === 'step_completed') {
       if (this.live?.step === event.step) return this.finishLive();
+      const held = this.waiting.get(event.step);
+      // An answer that arrived whole, nothing of it streamed (a server that answered one JSON body,
+      // a scripted model without latency), is printed as its step completes — a person's approval is not an answer.
+      if (!(held && held.attempt === event.attempt) && event.agent !== 'approval' && event.response !== '') {
+        this.notice({ type: 'step_text', step: event.step, attempt: event.attempt, text: event.response });
+        if (this.live?.step === event.step) return this.finishLive();
+      }
       return this.markWhole(event.step, event.attempt);
     }
     // The attempt that spoke is over without an answer (or another begins): what waited of it goes.

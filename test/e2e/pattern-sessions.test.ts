@@ -219,6 +219,8 @@ describe("what a deciding pattern read of an answer, as it runs", () => {
     const [id] = sessionIds(ws);
     const fork = await runCli(['fork', id!, '--from-step', 'technical/1'], ws);
     expect(fork.code, fork.stderr).toBe(0);
+    // The first line counts the steps the fork knows once the reused ones are in (a route's steps follow its router), never below 0.
+    expect(fork.stderr).toContain(`fork of ${id}: 1 step reused, 1 to run`);
     const forked = sessionIds(ws).find((other) => other !== id)!;
     const events = readFileSync(join(ws.home, 'sessions', forked, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; step?: string });
     expect(events.filter((event) => event.type === 'step_reused').map((event) => event.step)).toEqual(['router']);

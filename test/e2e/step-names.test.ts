@@ -75,6 +75,34 @@ describe('one name per step in every view and flag', () => {
     expect(fork.stderr).toContain('industry/2 (writer)');
   });
 
+  it('refuses a route without a name: its steps would be named /1, which no flag takes', async () => {
+    const cwd = tempDir();
+    const ws = { cwd, env: { ACODE_HOME: join(cwd, 'home') } };
+    writeFileSync(join(cwd, 'spec.yaml'), `version: 0
+name: nameless
+runtime:
+  provider: scripted
+  scripted:
+    responses:
+      classifier: '{"route": ""}'
+agents:
+  classifier: { prompt: "Classify." }
+  w: { prompt: "Work." }
+pattern:
+  type: routing
+  config:
+    router: { agent: classifier, input: "go" }
+    routes:
+      "": { then: [{ agent: w, input: "one" }] }
+      faq: { then: [{ agent: w, input: "two" }] }
+`);
+    const checked = await runCli(['validate', 'spec.yaml'], ws);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr + checked.stdout).toMatch(/spec\.yaml:\d+:\d+: error: a route needs a name/);
+    const run = await runCli(['run', 'spec.yaml'], ws);
+    expect(run.code).toBe(2);
+  });
+
   it('names the steps of an interrupted session the same in the resume plan', async () => {
     const cwd = tempDir();
     const ws = { cwd, env: { ACODE_HOME: join(cwd, 'home') } };

@@ -157,6 +157,29 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     expect(s.stored()).toBe(`${s.total}|${s.total}`);
   }, 90_000);
 
+  it('gives a store that never answers the connection 3 s, connecting included, before a resume of a session this home has runs degraded', async () => {
+    const s = await bigSession();
+    writeFileSync(join(s.cwd, 'budget.yaml'), chainSpec({ steps: 3, provider: 'scripted', budget: 40 }));
+    const paused = await s.run(['run', 'budget.yaml', '--json'], { ACODE_REMOTE_URL: '' });
+    const id = (JSON.parse(paused.stdout) as { session_id: string }).session_id;
+    // The connection is taken and never answered: not even PostgreSQL's startup reply comes back.
+    const proxy = await startTcpProxy(cluster.port, { stallAfter: 0 });
+    proxies.push(proxy);
+    const resume = startCli(['resume', id, '--set', 'runtime.budgets.max_tokens=100000', '--json'], { cwd: s.cwd, env: { ...s.env, ...s.through(proxy.port) } });
+    let stderr = '';
+    resume.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // From the moment the resume knocks (its first bytes reach the proxy) to the moment it goes on degraded.
+    await expect.poll(() => proxy.sent, { timeout: 20_000, interval: 10 }).toBeGreaterThan(0);
+    const knocked = Date.now();
+    await expect.poll(() => stderr, { timeout: 20_000, interval: 10 }).toContain("resuming on this home's lock alone");
+    const waited = Date.now() - knocked;
+    expect(waited).toBeLessThan(4500); // the budget's 3 s, where it waited the driver's 5 s connect timeout
+    expect(stderr).toMatch(/sync: DEGRADED — \d+ events pending · no answer from postgres:\/\/127\.0\.0\.1:\d+\/hostile\d+ within 3 s; resuming on this home's lock alone/);
+    const resumed = await resume.done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
+  }, 90_000);
+
   it('runs and resumes against a store of a newer schema, saying why nothing reaches it', async () => {
     const s = await bigSession();
     cluster.psql('INSERT INTO acode_schema (version) VALUES (99)', s.database);

@@ -182,6 +182,10 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store resume — sk
     const dry = await world.b.run(['resume', id, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(new RegExp(`dry run: session ${id} is not in this home; the resume would pull it from the team store .* \\(\\d+ events, running, last pushed by ${hostname()}\\)`));
+    // --json: one object on stdout, as every other dry run (it printed the sentence).
+    const dryJson = await world.b.run(['resume', id, '--dry-run', '--json']);
+    expect(dryJson.code, dryJson.stderr).toBe(0);
+    expect(JSON.parse(dryJson.stdout)).toMatchObject({ session_id: id, status: 'running', pull: { last_pushed_by: hostname() } });
     expect(existsSync(join(world.b.home, 'sessions', id))).toBe(false);
     const onA = await world.a.run(['resume', id, '--dry-run']);
     expect(onA.stdout).toContain('sync:            up to date ✓');

@@ -172,6 +172,39 @@ describe('f on a step forks the session from it', () => {
     await ui.waitForFrame(() => store.getState().launch !== null);
     expect(store.getState().launch).toEqual({ action: 'fork', id: row.session_id, step: '2' });
   });
+
+  it('names each step of the fork plan as acode fork --dry-run does (industry/1, not the title "industry step 1")', async () => {
+    const cwd = tempDir();
+    const env = { ACODE_HOME: join(cwd, 'home') };
+    writeFileSync(join(cwd, 'par.yaml'), `version: 0
+name: par
+runtime:
+  provider: scripted
+agents:
+  worker: { prompt: "You work." }
+pattern:
+  type: parallel
+  config:
+    branches:
+      - id: industry
+        steps:
+          - { agent: worker, input: "one" }
+          - { agent: worker, input: "two" }
+      - id: academic
+        steps:
+          - { agent: worker, input: "three" }
+    reduce: { agent: worker, input: "combine" }
+`);
+    const run = await runCli(['run', 'par.yaml', '--json'], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const ctx: CommandContext = { stdout: process.stdout, stderr: process.stderr, interactive: false, color: false, env, cwd, hardExit: () => { throw new Error('hardExit in a test'); }, confirm: async () => false };
+    const lines = await (await createSessionSource(ctx)).forkPlan(id, 'industry/2');
+    const dry = await runCli(['fork', id, '--from-step', 'industry/2', '--dry-run'], { cwd, env });
+    expect(lines.slice(1)).toEqual(dry.stdout.trimEnd().split('\n').slice(1).map((line) => line.trimStart()));
+    expect(lines[1]).toMatch(/^↷ step industry\/1 +worker +reused/);
+    expect(lines[2]).toMatch(/^▶ step industry\/2 +worker +runs/);
+  });
 });
 
 describe('rows of one workflow told apart', () => {

@@ -36,6 +36,11 @@ describe('the session browser', () => {
     expect(frame).toContain('↑↓ move · Enter resume · → steps · r resume · / search · Tab filter');
   });
 
+  it('counts one session as "1 session" in the header', async () => {
+    const { ui } = await open(1);
+    expect(ui.frame()).toMatch(/home · 1 session · /);
+  });
+
   it("ticks the updated ages while it sits idle: a session updated 5s ago reads a second older a second later", async () => {
     const fixture = generatedStore(3);
     const source = await createSessionSource(fixture.ctx);
@@ -193,7 +198,7 @@ describe('the session browser', () => {
     const { ui } = await open(3);
     ui.stdin.write('?');
     await ui.waitForFrame((f) => f.includes('Keys'));
-    expect(ui.frame()).toContain('fuzzy search id, workflow, variables, directory and last response');
+    expect(ui.frame()).toContain('fuzzy search id, name, workflow, variables, directory and last response');
     expect(ui.frame()).toMatch(/Tab +cycle filters: all, resumable, running, paused, completed, failed/);
     ui.stdin.write('?');
     await ui.waitForFrame((f) => !f.includes('? or Esc closes this help'));

@@ -31,6 +31,21 @@ describe('--stream’s printer', () => {
     expect(writes.join('')).toBe('── step a ──\nA one\n── step b ──\nB one\n── step c ──\ncut sh\n── step c (attempt 2) ──\nC whole\n');
   });
 
+  it('prints an answer that arrived whole, nothing of it streamed, as its step completes: in its turn, under its header; an approval is not printed', () => {
+    const writes: string[] = [];
+    const p = new StreamPrinter((text) => writes.push(text), (step) => `── step ${step} ──`);
+    const whole = (step: string, response: string, agent = 'a') => ev({ type: 'step_completed', step, agent, attempt: 1, idempotency_key: 'k', response, usage: { input: 0, output: 0 }, duration_ms: 0 });
+    p.event(whole('0', 'a whole JSON answer'));
+    expect(writes.join('')).toBe('── step 0 ──\na whole JSON answer\n');
+    p.event(whole('1', 'approved', 'approval'));
+    // While another step speaks, a whole answer waits its turn.
+    p.notice({ type: 'step_text', step: '2', attempt: 1, text: 'streaming ' });
+    p.event(whole('3', 'whole meanwhile'));
+    p.notice({ type: 'step_text', step: '2', attempt: 1, text: 'on\n' });
+    p.event(completed('2'));
+    expect(writes.join('')).toBe('── step 0 ──\na whole JSON answer\n── step 2 ──\nstreaming on\n── step 3 ──\nwhole meanwhile\n');
+  });
+
   it('writes whole lines as they arrive and ends the last one', () => {
     const { p, writes, say, out } = printer();
     say('0', 'first li');

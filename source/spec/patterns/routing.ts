@@ -49,6 +49,8 @@ export const routingKind: SpecKind<RoutingPattern> = {
     const routes = Object.entries(pattern.config.routes);
     if (routes.length === 0) error([...at, 'routes'], 'a routing pattern needs at least one route: route name → { then: [steps] }');
     for (const [name, route] of routes) {
+      // A route's steps are named `<route>/<n>` in every view and flag (engine/step-names.ts): '' would name them `/1`, which nothing takes.
+      if (name.trim() === '') error([...at, 'routes', name], `a route needs a name: its steps are named after it (faq/1, faq/2), and ${JSON.stringify(name)} names none`);
       if (route.then.length === 0) error([...at, 'routes', name], `route '${name}' has no steps; give it then: [steps] (an agent step, or a type: hitl step)`);
       checkSteps(spec, route.then, [...at, 'routes', name, 'then'], (i) => `route '${name}' step ${i + 1}`, error);
     }

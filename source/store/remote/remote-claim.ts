@@ -69,7 +69,8 @@ export async function claimForResume(request: ResumeClaimRequest): Promise<Remot
   const { home, repository, target, timeoutMs } = request;
   const at = new Date().toISOString();
   const deadline = Date.now() + flushBudgetMs;
-  let db = await connectRemote(target);
+  // A session of this home goes on degraded once the budget is spent, connecting included; one to pull needs the store.
+  let db = 'local' in request.session ? await connectBy(target, deadline) : await connectRemote(target);
   let claim: LeaseClaim | undefined;
   let id = 'local' in request.session ? request.session.local : '';
   try {
@@ -114,6 +115,25 @@ export async function claimForResume(request: ResumeClaimRequest): Promise<Remot
     if (claim) await releaseLease(db, id, claim).catch(() => {});
     await db.close();
     throw error;
+  }
+}
+
+/**
+ * A connection made by `deadline`, or an AcodeError saying the store did not answer in time (a
+ * connection that comes later is closed): the driver's own connect timeout (5 s) is longer than
+ * the budget a resume of a session this home has gives the store.
+ */
+async function connectBy(target: RemoteTarget, deadline: number): Promise<RemoteConnection> {
+  const connecting = connectRemote(target);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))));
+  try {
+    const db = await Promise.race([connecting, late]);
+    if (db) return db;
+    void connecting.then((later) => later.close(), () => {});
+    throw new AcodeError(`cannot reach the team store: no answer from ${target.shown} within ${flushBudgetMs / 1000} s; local sessions are unaffected, and the run's push sends the rest`, ExitCode.failure);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,4 +1,4 @@
-import { formatAgo, formatCount } from '../../human-units.js';
+import { formatAgo, formatCount, plural } from '../../human-units.js';
 import { isNumbered, patternWords } from '../../engine/patterns/pattern-for.js';
 import { countByStatus, matchedChars, statusLabel, type BrowserRow, type BrowserScope, type MatchedChars } from '../../state/browser-rows.js';
 import type { SessionDetails, TeamRows, WholeList } from '../../state/browser-store.js';
@@ -116,7 +116,7 @@ export function headerLines(view: HeaderView): [Line, Line] {
   const counts = view.whole?.counts ?? countByStatus(view.rows);
   const figures = Object.entries(counts).map(([status, n]) => ` · ${n} ${status}`).join('');
   return [
-    [{ text: 'acode', bold: true, color: 'cyan' }, { text: ' ' }, dim(view.home), { text: ` · ${view.whole?.sessions ?? view.rows.length} sessions${figures}` }],
+    [{ text: 'acode', bold: true, color: 'cyan' }, { text: ' ' }, dim(view.home), { text: ` · ${plural(view.whole?.sessions ?? view.rows.length, 'session')}${figures}` }],
     [
       dim('filter '),
       { text: view.filter, color: 'yellow' },

@@ -74,7 +74,7 @@ export const browserBindings = {
   'browser.open': { keys: ['return'], label: 'Enter resume', description: 'a resumable session: its resume plan (Enter again starts it); else its steps' },
   'browser.steps': { keys: ['right', 'l'], label: '→ steps', description: "the selected session's steps, resumable or not (f there forks from a step)" },
   'browser.resume': { keys: ['r'], label: 'r resume', description: 'resume the selected session: its plan, or why it cannot be resumed' },
-  'browser.search': { keys: ['/'], label: '/ search', description: 'fuzzy search id, workflow, variables, directory and last response of every session' },
+  'browser.search': { keys: ['/'], label: '/ search', description: 'fuzzy search id, name, workflow, variables, directory and last response of every session' },
   'browser.filter': { keys: ['tab'], label: 'Tab filter', description: 'cycle filters: all, resumable, running, paused, completed, failed' },
   'browser.filterBack': { keys: ['shift+tab'], label: '', description: 'cycle filters backwards' },
   'browser.scope': { keys: ['s'], label: 's scope', description: 'cycle scopes: this directory, all local, the team store (ACODE_REMOTE_URL)' },

@@ -219,22 +219,22 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     expect((await run(['remote', 'init'])).code).toBe(0);
     // Every INSERT into acode_events waits in the store, saying (through sequences, which no
     // rollback takes back) that it began and which ids it carries. The run's first push is held
-    // until the run has appended well over a thousand events, so its second push is several
-    // batches of 500 — and the kill lands inside the second of them, with more to follow.
+    // until the run has appended 1,600 events more, so its next push is several batches of 500 —
+    // and the kill lands inside one of its middle batches: one stored before it, one behind it.
     cluster.psql(
-      `CREATE SEQUENCE batches_begun; CREATE SEQUENCE batch_first MINVALUE 0; CREATE SEQUENCE batch_last MINVALUE 0; CREATE SEQUENCE release_first MINVALUE 0 START 0;
+      `CREATE SEQUENCE batches_begun; CREATE SEQUENCE batch_first MINVALUE 0; CREATE SEQUENCE batch_last MINVALUE 0; CREATE SEQUENCE release_first MINVALUE 0 START 0; CREATE SEQUENCE slow_past MINVALUE 0 START 0;
        CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
          PERFORM setval('batch_first', (SELECT min(event_id) FROM inserted)); PERFORM setval('batch_last', (SELECT max(event_id) FROM inserted));
          IF nextval('batches_begun') = 1 THEN
            WHILE (SELECT last_value FROM release_first) = 0 LOOP PERFORM pg_sleep(0.05); END LOOP;
-         ELSE
+         ELSIF (SELECT min(event_id) FROM inserted) > (SELECT last_value FROM slow_past) THEN
            PERFORM pg_sleep(2);
          END IF;
          RETURN NULL; END $$;
        CREATE TRIGGER slow AFTER INSERT ON acode_events REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION slow();`,
       database,
     );
-    const steps = 3000;
+    const steps = 4000;
     writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 3' }));
     // Its own process group, killed whole: nothing of the run outlives the kill.
     const child = spawn(process.execPath, [cliPath, 'run', 'spec.yaml'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
@@ -247,36 +247,36 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     const log = () => join(env.ACODE_HOME, 'sessions', sessionId()!, 'events.jsonl');
     const state = () => cluster.psql(`SELECT (SELECT last_value FROM batches_begun) || '|' || (SELECT last_value FROM batch_first) || '|' || (SELECT last_value FROM batch_last) || '|' || (SELECT count(*) FROM acode_events)`, database).split('|').map(Number) as [number, number, number, number];
     const tail = () => stderr.slice(-400);
-    // The first push waits in the store until the log holds 1,200 events past it.
-    let [begun, first, last, stored] = state();
+    const logged = () => fenceEvents(readEventLog(log()));
+    // The first push's first batch waits in the store: that push read no event past `read` (the log's end now).
+    let [begun, first, last] = state();
     for (let waited = 0; child.exitCode === null && !(begun === 1 && inFlight() === '1') && waited < 60_000; waited += 50) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      [begun, first, last, stored] = state();
+      [begun, first, last] = state();
     }
-    const heldBack = () => fenceEvents(readEventLog(log())).filter((e) => e.event_id > last).length;
-    for (let waited = 0; child.exitCode === null && heldBack() < 1200 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(child.exitCode, `the run ended before its first push was held: ${tail()}`).toBeNull();
-    cluster.psql(`SELECT setval('release_first', 1)`, database);
-    for (let waited = 0; child.exitCode === null && stored === 0 && waited < 60_000; waited += 50) {
+    const read = Math.max(...logged().map((e) => e.event_id));
+    // Held until the run has appended 1,600 events past it: the next push reads them all (up to
+    // `appended` at least), so it is four batches or more, beginning at or below read + 1.
+    for (let waited = 0; child.exitCode === null && logged().filter((e) => e.event_id > read).length < 1600 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(child.exitCode, `the run ended before it was 1,600 events past its first push: ${tail()}`).toBeNull();
+    const appended = Math.max(...logged().map((e) => e.event_id));
+    // The rest of the first push goes through at once; the next one's batches wait 2 s each.
+    cluster.psql(`SELECT setval('slow_past', ${read}); SELECT setval('release_first', 1)`, database);
+    // A batch of that next push waits in the store that is not its first (it begins past read + 1:
+    // an earlier batch of the same push was stored) and has a batch of it behind (it ends 500 or
+    // more before `appended`), the run still running.
+    const midPush = () => begun > 1 && first > read + 1 && last + 500 <= appended && last - first + 1 === 500 && inFlight() === '1';
+    for (let waited = 0; child.exitCode === null && !midPush() && waited < 90_000; waited += 50) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      [begun, first, last, stored] = state();
+      [begun, first, last] = state();
     }
-    // Stored: the log now holds what the second push reads at least.
-    const readBySecondPush = heldBack();
-    // The second batch of the second push waits in the store, the run still running.
-    for (let waited = 0; child.exitCode === null && !(begun === 3 && inFlight() === '1') && waited < 60_000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      [begun, first, last, stored] = state();
-    }
-    expect(child.exitCode, `the run ended before its push's second batch was caught in flight (${begun} batches begun): ${tail()}`).toBeNull();
+    expect(child.exitCode, `the run ended before a middle batch of its push was caught in flight (${begun} batches begun): ${tail()}`).toBeNull();
+    expect(midPush()).toBe(true);
     killGroup(child.pid!);
     expect(await closed).toBe('SIGKILL');
     const id = sessionId()!;
     expect(readEventLog(log()).some((e) => e.type === 'session_completed')).toBe(false);
-    // The kill cut the push off with a batch under way and more of what it read behind it: at
-    // least 1,200 events read, 500 stored and 500 in the batch the kill cut off.
-    expect(readBySecondPush).toBeGreaterThanOrEqual(1200);
-    expect(last - first + 1).toBeGreaterThanOrEqual(500);
     // That batch is still committed by the server (its client is gone, not its statement): the
     // store now holds events the cursor does not cover — what a resend must not double.
     for (let waited = 0; inFlight() !== '0' && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));

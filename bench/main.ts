@@ -8,7 +8,7 @@ import { homeFigures } from './home-figures.js';
 import { hostileFigures } from './hostile-figures.js';
 import { median } from './median.js';
 import { remoteSync } from './remote-sync.js';
-import { teamStoreFigures } from './team-store.js';
+import { teamStepFigures, teamStoreFigures } from './team-store.js';
 import { resumeRecovery } from './resume-recovery.js';
 import { resumeWall } from './resume-wall.js';
 import { serveSse, sseRead } from './sse-read.js';
@@ -53,6 +53,24 @@ async function teamSection() {
   console.log(`   'acode sessions list --remote' over ${listing.sessions.toLocaleString('en')} sessions in the store (pages of ${listing.page}, indexed): first page ${listing.firstPageMs.toFixed(0)} ms from spawning (${listing.firstPageRounds.map((v) => v.toFixed(0)).join(', ')})   target ≤ 300 ms  ${verdict(listing.firstPageMs <= 300)}`);
   console.log(`     of which the store's part (connect, schema check, first page's query; in-process): ${listing.queryMs.toFixed(1)} ms; 'acode --version' alone in the same rounds: ${listing.versionMs.toFixed(0)} ms`);
   console.log(`     --limit 50, whole process: ${listing.limitMs.toFixed(0)} ms; every row (--json), whole process: ${(listing.wholeMs / 1000).toFixed(1)} s`);
+}
+
+// `node dist/bench.js team-steps [runs] [steps]`: section 9's per-step cost alone, with as many runs as asked.
+if (process.argv[2] === 'team-steps') {
+  const [runs, steps] = [Number(process.argv[3] ?? 15), Number(process.argv[4] ?? 200)];
+  const figures = await teamStepFigures(runs, steps);
+  if (typeof figures === 'string') console.log(`per-step cost with a team store: ${figures}`);
+  else {
+    const spread = (values: readonly number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+      return `median ${median(values).toFixed(3)} ms, quartiles ${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}`;
+    };
+    console.log(`per-step cost, a ${steps}-step scripted chain, ${runs} runs each taking turns: with a store ${spread(figures.withRounds)}; without ${spread(figures.withoutRounds)}; ${((figures.ratio - 1) * 100).toFixed(1)}% (target within 5%)`);
+    console.log(`  with:    ${figures.withRounds.map((v) => v.toFixed(2)).join(', ')}`);
+    console.log(`  without: ${figures.withoutRounds.map((v) => v.toFixed(2)).join(', ')}`);
+  }
+  process.exit(0);
 }
 
 if (process.argv[2] === 'team') {

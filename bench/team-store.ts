@@ -40,6 +40,55 @@ function runOnce(dir: string, steps: number, env: NodeJS.ProcessEnv): number {
   return perStep;
 }
 
+export type StepCostFigures = TeamStoreFigures['steps'];
+
+/**
+ * Per-step cost: `runs` runs of a `steps`-step scripted chain with a store configured (`url`) and
+ * as many without, taking turns (the machine's speed drifts; which goes first alternates too), after
+ * one warm-up run; medians of each.
+ */
+export function stepCost(dir: string, url: string, steps: number, runs: number): StepCostFigures {
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  writeFileSync(join(dir, 'spec.yaml'), benchSpec(steps));
+  const withRounds: number[] = [];
+  const withoutRounds: number[] = [];
+  runOnce(dir, steps, base); // warms the disk cache and node's compile cache
+  for (let i = 0; i < runs; i++) {
+    const without = () => withoutRounds.push(runOnce(dir, steps, base));
+    const withStore = () => withRounds.push(runOnce(dir, steps, { ...base, ACODE_REMOTE_URL: url }));
+    if (i % 2 === 0) {
+      without();
+      withStore();
+    } else {
+      withStore();
+      without();
+    }
+  }
+  const withMs = median(withRounds);
+  const withoutMs = median(withoutRounds);
+  return { steps, runs, withMs, withoutMs, ratio: withMs / withoutMs, withRounds, withoutRounds };
+}
+
+/**
+ * `node dist/bench.js team-steps [runs] [steps]`: the per-step cost alone, against a throwaway cluster.
+ */
+export async function teamStepFigures(runs: number, steps: number): Promise<StepCostFigures | string> {
+  const found = findPostgres();
+  if ('missing' in found) return `skipped: ${found.missing}`;
+  const cluster = await startPostgres();
+  const dir = mkdtempSync(join(tmpdir(), 'acode-bench-steps-'));
+  try {
+    cluster.psql('CREATE DATABASE bench');
+    const url = cluster.url('bench');
+    const init = spawnSync(process.execPath, [cli, 'remote', 'init'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ACODE_HOME: join(dir, 'init-home'), ACODE_REMOTE_URL: url }, encoding: 'utf8' });
+    if (init.status !== 0) throw new Error(`acode remote init failed: ${init.stderr}`);
+    return stepCost(dir, url, steps, runs);
+  } finally {
+    await cluster.remove();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Wall time until the process first writes to stdout (the first page of a listing), and until it exits. */
 function firstOutput(args: string[], env: NodeJS.ProcessEnv): Promise<{ firstMs: number; wholeMs: number }> {
   return new Promise((resolve, reject) => {
@@ -72,19 +121,7 @@ export async function teamStoreFigures(options: { events?: number; steps?: numbe
     const synced = await remoteSync(events, url);
     if (typeof synced === 'string') throw new Error(synced);
 
-    // Per-step cost: runs with a store and without, taking turns (the machine's speed drifts).
-    const steps = options.steps ?? 200;
-    const runs = options.runs ?? 7;
-    writeFileSync(join(dir, 'spec.yaml'), benchSpec(steps));
-    const withRounds: number[] = [];
-    const withoutRounds: number[] = [];
-    runOnce(dir, steps, base); // warms the disk cache and node's compile cache
-    for (let i = 0; i < runs; i++) {
-      withoutRounds.push(runOnce(dir, steps, base));
-      withRounds.push(runOnce(dir, steps, { ...base, ACODE_REMOTE_URL: url }));
-    }
-    const withMs = median(withRounds);
-    const withoutMs = median(withoutRounds);
+    const steps = stepCost(dir, url, options.steps ?? 200, options.runs ?? 7);
 
     // The listing: 100,000 sessions in the store, from as many machines as names, each updated at another time.
     const sessions = options.sessions ?? 100_000;
@@ -113,7 +150,7 @@ export async function teamStoreFigures(options: { events?: number; steps?: numbe
       const start = performance.now();
       const db = await connectRemote(target);
       await requireCurrentSchema(db, target.shown);
-      await remoteSessionPages(db).next();
+      await remoteSessionPages(db, { lockTimeoutMs: 60_000 }).next();
       queryRounds.push(performance.now() - start);
       await db.close();
     }
@@ -122,7 +159,7 @@ export async function teamStoreFigures(options: { events?: number; steps?: numbe
     for (let i = 0; i < 5; i++) limitRounds.push((await firstOutput(['sessions', 'list', '--remote', '--limit', '50'], env)).wholeMs);
     return {
       sync: { events, batch: eventBatchSize, ...synced },
-      steps: { steps, runs, withMs, withoutMs, ratio: withMs / withoutMs, withRounds, withoutRounds },
+      steps,
       listing: { sessions, page: remotePageSize, firstPageMs: median(firstPageRounds), firstPageRounds, versionMs: median(versionRounds), queryMs: median(queryRounds), limitMs: median(limitRounds), wholeMs },
     };
   } finally {

@@ -85,7 +85,7 @@ const teamRowsShown = 1000;
  * how to read the store's newest sessions — the paged listing `acode sessions list --remote` uses.
  * `pg` and the store's code load on the first read, when the team scope is first shown.
  */
-function teamReader(home: string, ctx: CommandContext): { unavailable: () => string | null; read: () => Promise<BrowserRow[]> } {
+function teamReader(home: string, ctx: CommandContext, timeoutMs: number): { unavailable: () => string | null; read: () => Promise<BrowserRow[]> } {
   let found: { target?: RemoteTarget; unavailable: string | null } | undefined;
   // Looked at on the first s, not before the first frame.
   const look = () => {
@@ -106,7 +106,7 @@ function teamReader(home: string, ctx: CommandContext): { unavailable: () => str
     try {
       await requireCurrentSchema(db, target.shown);
       const rows: BrowserRow[] = [];
-      for await (const page of remoteSessionPages(db, { limit: teamRowsShown })) rows.push(...page.map(teamRow));
+      for await (const page of remoteSessionPages(db, { limit: teamRowsShown, lockTimeoutMs: timeoutMs })) rows.push(...page.map(teamRow));
       return rows;
     } finally {
       await db.close();
@@ -115,10 +115,10 @@ function teamReader(home: string, ctx: CommandContext): { unavailable: () => str
   return { unavailable: () => look().unavailable, read };
 }
 
-/** A team-store row as the browser lists it: no folder or response (the store's row has none); where it last ran. */
+/** A team-store row as the browser lists it: no folder or response (the store's row has none); where it last ran; interrupted as the store's lease says. */
 function teamRow(row: RemoteSessionRow): BrowserRow {
-  const { host, events, variables, ...summary } = row;
-  return { ...summary, cwd: '', variables: variables as BrowserRow['variables'], stop_reason: null, last_response: '', damaged: null, interrupted: false, resumable: false, team: { host, events, here: false } };
+  const { host, events, variables, interrupted, ...summary } = row;
+  return { ...summary, cwd: '', variables: variables as BrowserRow['variables'], stop_reason: null, last_response: '', damaged: null, interrupted, resumable: false, team: { host, events, here: false } };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -211,7 +211,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
     };
   }
 
-  const team = teamReader(home, ctx);
+  const team = teamReader(home, ctx, timeoutMs);
   return {
     home,
     initial,

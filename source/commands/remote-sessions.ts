@@ -9,8 +9,8 @@ import { parseRemoteTarget, type RemoteTarget } from '../store/remote/remote-tar
 import { mayHavePending } from '../store/remote/pending-check.js';
 import { flushBudgetMs } from '../store/remote/flush-budget.js';
 import { defaultHome } from '../store/acode-home.js';
-import { configFiles } from '../config/resume-defaults.js';
 import { defaultRemoteConfig } from '../config/remote-defaults.js';
+import { configFiles, defaultLockTimeoutSeconds } from '../config/resume-defaults.js';
 import { existsSync } from 'node:fs';
 import { requireCurrentSchema } from '../store/remote/schema-migrate.js';
 import type { CommandContext } from './command-context.js';
@@ -19,7 +19,7 @@ import { checkRemoteListing, checkStatus, parseLimit } from './list-flags.js';
 const header = ['ID', 'WORKFLOW', 'STATUS', 'STEPS', 'TOKENS', 'HOST', 'EVENTS', 'UPDATED'];
 
 function cellsOf(r: RemoteSessionRow): string[] {
-  return [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), printable(r.host), String(r.events), formatAgo(Date.parse(r.updated_at))];
+  return [r.session_id, printable(sessionTitle(r).replace(/[\t\n]/g, ' ')), r.interrupted ? `${r.status} (interrupted)` : r.status, `${r.steps_done}/${r.steps_total}`, String(r.tokens.input + r.tokens.output), printable(r.host), String(r.events), formatAgo(Date.parse(r.updated_at))];
 }
 
 /** A page of the table: its columns as wide as the first page made them (or as a longer cell needs). */
@@ -41,6 +41,13 @@ async function listingTarget(home: string, ctx: CommandContext): Promise<RemoteT
   return requireRemote(home, ctx.cwd, ctx.env);
 }
 
+/** resume.lock_timeout_seconds, in ms: a lease silent that long is its holder's no more. The YAML config loader only when a config file exists. */
+async function lockTimeoutMs(home: string, ctx: CommandContext): Promise<number> {
+  if (!configFiles(home, ctx.cwd).some((file) => existsSync(file))) return defaultLockTimeoutSeconds * 1000;
+  const { loadResumeConfig } = await import('../config/resume-config.js');
+  return loadResumeConfig(home, ctx.cwd).lock_timeout_seconds * 1000;
+}
+
 /** `acode sessions list --remote` from its flags as given: checked here, so the dispatch loads this module alone for it (none of the local listing's). */
 export async function listRemoteSessions(ctx: CommandContext, flags: { status?: string; resumable: boolean; limit?: string; json: boolean; here?: boolean }): Promise<ExitCode> {
   checkRemoteListing(flags);
@@ -57,6 +64,7 @@ export async function listRemoteSessions(ctx: CommandContext, flags: { status?: 
 export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { status?: string; json: boolean; limit?: number }): Promise<ExitCode> {
   const home = defaultHome(ctx.env);
   const target = await listingTarget(home, ctx);
+  const timeoutMs = await lockTimeoutMs(home, ctx);
   const deadline = Date.now() + flushBudgetMs;
   let db = await connectRemote(target);
   try {
@@ -75,7 +83,7 @@ export async function listRemoteSessionsCommand(ctx: CommandContext, flags: { st
     }
     let count = 0;
     const widths = header.map((h) => h.length);
-    for await (const page of remoteSessionPages(db, { status: flags.status, limit: flags.limit })) {
+    for await (const page of remoteSessionPages(db, { status: flags.status, limit: flags.limit, lockTimeoutMs: timeoutMs })) {
       if (flags.json) {
         const items = page.map((row) => JSON.stringify(row, null, 2).replace(/^/gm, '  ')).join(',\n');
         ctx.stdout.write(`${count === 0 ? '[\n' : ',\n'}${items}`);

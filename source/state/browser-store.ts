@@ -180,14 +180,14 @@ export function readOnlyMessage(row: BrowserRow & { team: TeamFacts }): string {
   return `session ${row.session_id.slice(0, 8)} is the team store's (it last ran on host ${row.team.host}): read-only here — Enter resumes it here, which pulls it into this home; then d, u and f act on it`;
 }
 
-/** The team scope's rows: each this home also has is its local row (it acts as any local one), with where it last ran. */
+/** The team scope's rows: each this home also has is its local row (it acts as any local one), with where it last ran; another machine's is interrupted as the store's lease says. */
 function teamRowsOver(local: readonly BrowserRow[], team: readonly BrowserRow[]): BrowserRow[] {
   const mine = new Map(local.map((row) => [row.session_id, row]));
   return team.map((row) => {
     const here = mine.get(row.session_id);
     const facts = row.team ?? { host: '', events: 0, here: false };
     if (here) return { ...here, team: { ...facts, here: true } };
-    return { ...row, interrupted: false, resumable: !endedStatuses.has(row.status), team: { ...facts, here: false } };
+    return { ...row, resumable: !endedStatuses.has(row.status), team: { ...facts, here: false } };
   });
 }
 

@@ -45,6 +45,24 @@ export function readEventLog(path: string, limitBytes?: number): EngineEvent[] {
   return readEventLogFrom(path, 0, limitBytes).events;
 }
 
+/** The file's bytes from `from` up to `limit` (or its end), as they are now. */
+function readRange(path: string, from: number, limit?: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const end = Math.min(limit ?? Number.POSITIVE_INFINITY, fstatSync(fd).size);
+    const bytes = Buffer.allocUnsafe(Math.max(0, end - from));
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, from + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The events of the log from byte `from` (the start of a line) up to `limitBytes`, and `end`: the
  * byte after the last whole line read — where a later read goes on (a torn last line is read again then, whole).
@@ -52,10 +70,10 @@ export function readEventLog(path: string, limitBytes?: number): EngineEvent[] {
 export function readEventLogFrom(path: string, from: number, limitBytes?: number): { events: EngineEvent[]; end: number } {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
-    // Only the first `limitBytes`: the log as it stood when its size was taken (appends go on behind it).
-    if (limitBytes !== undefined) bytes = bytes.subarray(0, limitBytes);
-    bytes = bytes.subarray(Math.min(from, bytes.length));
+    // Only the bytes from `from` up to `limitBytes` (the log as it stood when its size was taken;
+    // appends go on behind it): a push that goes on from its cursor reads what was appended since,
+    // never the whole log again.
+    bytes = from > 0 || limitBytes !== undefined ? readRange(path, from, limitBytes) : readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { events: [], end: from };

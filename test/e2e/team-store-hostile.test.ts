@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSpec } from '../helpers/chain-spec.js';
-import { runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { cliPath, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { fenceEvents } from '../../source/engine/epoch-fence.js';
+import { readEventLog } from '../../source/store/event-log.js';
 import { findPostgres, startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 import { requireAllToolsVariable } from '../helpers/programs.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -18,6 +21,16 @@ let databases = 0;
 const roots: string[] = [];
 const outputs: CliResult[] = [];
 const proxies: TcpProxy[] = [];
+/** Process groups of acode runs started here: killed whole in afterAll, whatever became of the test. */
+const groups: number[] = [];
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
 
 /** A home with one finished session and 6,000 more events of it appended (a dozen batches to push), its store freshly made. */
 async function bigSession() {
@@ -57,6 +70,7 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
   }, 60_000);
 
   afterAll(async () => {
+    for (const pid of groups) killGroup(pid);
     for (const proxy of proxies) await proxy.close();
     await cluster?.remove();
     for (const root of roots) rmSync(root, { recursive: true, force: true });
@@ -213,6 +227,101 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store hostile cases
     expect(pulled.stderr).toMatch(/cannot reach the team store: the server at postgres:\/\/127\.0\.0\.1:\d+\/hostile\d+ refused the user name or password in ACODE_REMOTE_URL \(28P01\)/);
     for (const result of [ran, pulled]) expect(result.stdout + result.stderr).not.toContain(wrong.slice(0, 8));
   }, 60_000);
+
+  it('keeps every event exactly once when a run is killed (kill -9) while its background push is mid-batch, then resumed and synced', async () => {
+    const database = `hostile${++databases}`;
+    cluster.psql(`CREATE DATABASE ${database}`);
+    const cwd = tempDir();
+    roots.push(cwd);
+    const env = { ACODE_HOME: join(cwd, 'home'), ACODE_REMOTE_URL: cluster.url(database) };
+    const run = async (args: readonly string[]) => {
+      const result = await runCli(args, { cwd, env });
+      outputs.push(result);
+      return result;
+    };
+    expect((await run(['remote', 'init'])).code).toBe(0);
+    // Every INSERT into acode_events waits in the store, saying (through sequences, which no
+    // rollback takes back) that it began and which ids it carries. The run's first push is held
+    // until the run has appended 1,600 events more, so its next push is several batches of 500 —
+    // and the kill lands inside one of its middle batches: one stored before it, one behind it.
+    cluster.psql(
+      `CREATE SEQUENCE batches_begun; CREATE SEQUENCE batch_first MINVALUE 0; CREATE SEQUENCE batch_last MINVALUE 0; CREATE SEQUENCE release_first MINVALUE 0 START 0; CREATE SEQUENCE slow_past MINVALUE 0 START 0;
+       CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         PERFORM setval('batch_first', (SELECT min(event_id) FROM inserted)); PERFORM setval('batch_last', (SELECT max(event_id) FROM inserted));
+         IF nextval('batches_begun') = 1 THEN
+           WHILE (SELECT last_value FROM release_first) = 0 LOOP PERFORM pg_sleep(0.05); END LOOP;
+         ELSIF (SELECT min(event_id) FROM inserted) > (SELECT last_value FROM slow_past) THEN
+           PERFORM pg_sleep(2);
+         END IF;
+         RETURN NULL; END $$;
+       CREATE TRIGGER slow AFTER INSERT ON acode_events REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION slow();`,
+      database,
+    );
+    const steps = 4000;
+    writeFileSync(join(cwd, 'spec.yaml'), chainSpec({ steps, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 3' }));
+    // Its own process group, killed whole: nothing of the run outlives the kill.
+    const child = spawn(process.execPath, [cliPath, 'run', 'spec.yaml'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    groups.push(child.pid!);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    const inFlight = () => cluster.psql(`SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'INSERT INTO acode_events%'`, database);
+    const sessionId = () => /session ([0-9a-f]{16})/.exec(stderr)?.[1];
+    const log = () => join(env.ACODE_HOME, 'sessions', sessionId()!, 'events.jsonl');
+    const state = () => cluster.psql(`SELECT (SELECT last_value FROM batches_begun) || '|' || (SELECT last_value FROM batch_first) || '|' || (SELECT last_value FROM batch_last) || '|' || (SELECT count(*) FROM acode_events)`, database).split('|').map(Number) as [number, number, number, number];
+    const tail = () => stderr.slice(-400);
+    const logged = () => fenceEvents(readEventLog(log()));
+    // The first push's first batch waits in the store: that push read no event past `read` (the log's end now).
+    let [begun, first, last] = state();
+    for (let waited = 0; child.exitCode === null && !(begun === 1 && inFlight() === '1') && waited < 60_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      [begun, first, last] = state();
+    }
+    expect(child.exitCode, `the run ended before its first push was held: ${tail()}`).toBeNull();
+    const read = Math.max(...logged().map((e) => e.event_id));
+    // Held until the run has appended 1,600 events past it: the next push reads them all (up to
+    // `appended` at least), so it is four batches or more, beginning at or below read + 1.
+    for (let waited = 0; child.exitCode === null && logged().filter((e) => e.event_id > read).length < 1600 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(child.exitCode, `the run ended before it was 1,600 events past its first push: ${tail()}`).toBeNull();
+    const appended = Math.max(...logged().map((e) => e.event_id));
+    // The rest of the first push goes through at once; the next one's batches wait 2 s each.
+    cluster.psql(`SELECT setval('slow_past', ${read}); SELECT setval('release_first', 1)`, database);
+    // A batch of that next push waits in the store that is not its first (it begins past read + 1:
+    // an earlier batch of the same push was stored) and has a batch of it behind (it ends 500 or
+    // more before `appended`), the run still running.
+    const midPush = () => begun > 1 && first > read + 1 && last + 500 <= appended && last - first + 1 === 500 && inFlight() === '1';
+    for (let waited = 0; child.exitCode === null && !midPush() && waited < 90_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      [begun, first, last] = state();
+    }
+    expect(child.exitCode, `the run ended before a middle batch of its push was caught in flight (${begun} batches begun): ${tail()}`).toBeNull();
+    expect(midPush()).toBe(true);
+    killGroup(child.pid!);
+    expect(await closed).toBe('SIGKILL');
+    const id = sessionId()!;
+    expect(readEventLog(log()).some((e) => e.type === 'session_completed')).toBe(false);
+    // That batch is still committed by the server (its client is gone, not its statement): the
+    // store now holds events the cursor does not cover — what a resend must not double.
+    for (let waited = 0; inFlight() !== '0' && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cursor = JSON.parse(readFileSync(join(env.ACODE_HOME, 'sessions', id, 'sync-cursor.json'), 'utf8')) as { event_id: number };
+    expect(Number(cluster.psql(`SELECT count(*) FROM acode_events WHERE session_id = '${id}' AND event_id > ${cursor.event_id}`, database))).toBeGreaterThan(0);
+
+    cluster.psql('DROP TRIGGER slow ON acode_events', database);
+    const resumed = await run(['resume', id, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps_total: steps });
+    const synced = await run(['sync']);
+    expect(synced.code, synced.stderr).toBe(0);
+    // The local log as the replicator pushes it (epoch-fenced), against the store: the same (session, event) pairs, each once.
+    const local = fenceEvents(readEventLog(log()));
+    expect(local.some((e) => e.type === 'session_completed')).toBe(true);
+    const want = local.map((e) => `${id}:${e.event_id}:${e.epoch ?? 0}`).sort();
+    const have = cluster.psql(`SELECT string_agg(session_id || ':' || event_id || ':' || epoch, ' ') FROM acode_events`, database).split(' ').sort();
+    expect(have.length).toBe(want.length);
+    expect(new Set(have).size).toBe(have.length);
+    expect(have).toEqual(want);
+    expect(cluster.psql(`SELECT count(*) || '|' || count(DISTINCT (session_id, event_id)) FROM acode_events`, database)).toBe(`${local.length}|${local.length}`);
+  }, 180_000);
 
   it('leaves the password nowhere in any output', () => {
     for (const result of outputs) expect(result.stdout + result.stderr).not.toContain(cluster.password.slice(0, 8));

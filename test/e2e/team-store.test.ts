@@ -462,6 +462,53 @@ describe.skipIf(skipReason !== undefined)(skipReason ? `team store (PostgreSQL) 
     expect(status.stdout).toContain(`${broken}  not pushed: session ${broken} cannot be read`);
   }, 60_000);
 
+  it('lists a session whose lease lapsed — killed here, or silent on another machine past the lock timeout — as running (interrupted), as the local listing does', async () => {
+    const ws = workspace('lapsed', 'lapsed');
+    cluster.psql('CREATE DATABASE lapsed');
+    expect((await ws.run(['remote', 'init'])).code).toBe(0);
+    writeFileSync(join(ws.cwd, 'spec.yaml'), chainSpec({ steps: 20, provider: 'scripted', scripted: '  scripted:\n    latency_ms: 1000' }));
+    const run = startCli(['run', 'spec.yaml'], { cwd: ws.cwd, env: ws.env });
+    const lease = () => cluster.psql('SELECT count(*) FROM acode_leases', 'lapsed');
+    for (let waited = 0; lease() === '0' && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lease()).toBe('1');
+    const id = cluster.psql('SELECT session_id FROM acode_leases', 'lapsed');
+    const listed = async (extra: Record<string, string> = {}) => {
+      const json = JSON.parse((await ws.run(['sessions', 'list', '--remote', '--json'], extra)).stdout) as { session_id: string; status: string; interrupted: boolean }[];
+      const table = (await ws.run(['sessions', 'list', '--remote'], extra)).stdout;
+      return { row: json.find((r) => r.session_id === id)!, line: table.split('\n').find((l) => l.startsWith(id))! };
+    };
+    // Alive, its heartbeat fresh: running.
+    let seen = await listed();
+    expect(seen.row).toMatchObject({ status: 'running', interrupted: false });
+    expect(seen.line).toMatch(new RegExp(`^${id}\\s+e2e-chain\\s+running\\s+\\d+/20`));
+    run.child.kill('SIGKILL');
+    outputs.push(await run.done);
+    // Killed on this machine: its pid here is gone, whatever the heartbeat says.
+    seen = await listed();
+    expect(seen.row).toMatchObject({ status: 'running', interrupted: true });
+    expect(seen.line).toMatch(new RegExp(`^${id}\\s+e2e-chain\\s+running \\(interrupted\\)\\s+\\d+/20`));
+    // As the local listing words it.
+    expect((await ws.run(['sessions', 'list'])).stdout).toMatch(new RegExp(`^${id}\\s+e2e-chain\\s+running \\(interrupted\\)`, 'm'));
+    // Held on another machine (its pid there cannot be looked at from here), its heartbeat fresh: running.
+    cluster.psql(`UPDATE acode_leases SET host = 'far-away', heartbeat_at = now()`, 'lapsed');
+    seen = await listed();
+    expect(seen.row).toMatchObject({ status: 'running', interrupted: false });
+    expect(seen.line).toMatch(new RegExp(`^${id}\\s+e2e-chain\\s+running\\s+\\d+/20`));
+    // Its heartbeat silent longer than resume.lock_timeout_seconds (60 s): killed there.
+    cluster.psql(`UPDATE acode_leases SET heartbeat_at = now() - interval '61 seconds'`, 'lapsed');
+    seen = await listed();
+    expect(seen.row).toMatchObject({ status: 'running', interrupted: true });
+    expect(seen.line).toMatch(new RegExp(`^${id}\\s+e2e-chain\\s+running \\(interrupted\\)\\s+\\d+/20`));
+    // A longer lock timeout in config: 61 s of silence is not yet a lapse.
+    writeFileSync(join(ws.home, 'config.yml'), 'resume:\n  lock_timeout_seconds: 120\n');
+    seen = await listed();
+    expect(seen.row).toMatchObject({ status: 'running', interrupted: false });
+    rmSync(join(ws.home, 'config.yml'));
+    // No lease at all (never taken, or let go) while the store says running: nobody runs it.
+    cluster.psql('DELETE FROM acode_leases', 'lapsed');
+    expect((await listed()).row).toMatchObject({ status: 'running', interrupted: true });
+  }, 90_000);
+
   it('leaves the password nowhere under ACODE_HOME nor in any output', () => {
     const secret = cluster.password;
     const pieces = [secret, encodeURIComponent(secret), secret.slice(0, 8), secret.slice(-8)];

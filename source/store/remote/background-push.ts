@@ -150,8 +150,10 @@ export function startBackgroundPush(home: string, target: RemoteTarget, sessionI
     }, delayMs);
     timer.unref();
   };
-  // A resume has just pushed and taken the lease: the first tick comes after the interval. A new run pushes at once.
-  schedule(options.claim ? nextDelay : 0);
+  // The first tick comes after the interval, a new run's too: loading pg, connecting and the first
+  // push then happen while a long run runs, and after a short one's steps (as it stops), never
+  // while its first steps start. A resume has just pushed and taken the lease before it.
+  schedule(nextDelay);
 
   return {
     async stop() {

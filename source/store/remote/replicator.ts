@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../engine/events.js';
 import type { SessionSummary } from '../session-record.js';
 import type { RemoteConnection } from './remote-client.js';
 import { blobsOf, readOutbox } from './session-outbox.js';
-import { writeCursor, type SyncCursor } from './sync-cursor.js';
+import { writeCursorAsync, type SyncCursor } from './sync-cursor.js';
 
 /** Events per INSERT: one round trip and one commit each. */
 export const eventBatchSize = 500;
@@ -80,8 +80,15 @@ async function pushBlobs(db: RemoteConnection, dir: string, events: readonly Eng
   return { inserted, missing };
 }
 
-/** PostgreSQL's jsonb holds no U+0000 (22P05): the store's copy has U+FFFD in its place, the local log keeps it. */
-const jsonbText = (event: EngineEvent) => JSON.stringify(event, (_key, value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value));
+/**
+ * PostgreSQL's jsonb holds no U+0000 (22P05): the store's copy has U+FFFD in its place, the local
+ * log keeps it. JSON writes U+0000 as \u0000: only an event whose text holds that is written again,
+ * string by string (a replacer called for every value made this the push's largest cost).
+ */
+const jsonbText = (event: EngineEvent) => {
+  const text = JSON.stringify(event);
+  return text.includes('\\u0000') ? JSON.stringify(event, (_key, value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)) : text;
+};
 
 /** One batch in one statement (its own transaction): every row new or already there, never twice. */
 async function insertEvents(db: RemoteConnection, sessionId: string, batch: readonly EngineEvent[]): Promise<number> {
@@ -125,8 +132,8 @@ export async function pushSession(db: RemoteConnection, dir: string, row: Sessio
     for (const event of batch) stored.add(event.event_id);
     while (next < ids.length && stored.has(ids[next]!)) cursorId = ids[next++]!;
     const whole = next === ids.length && outbox.waiting === undefined;
-    writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(whole ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
+    await writeCursorAsync(dir, row.session_id, { remote, event_id: cursorId, ...(whole ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   }
-  if (outbox.pending.length === 0) writeCursor(dir, row.session_id, { remote, event_id: cursorId, ...(outbox.waiting === undefined ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
+  if (outbox.pending.length === 0) await writeCursorAsync(dir, row.session_id, { remote, event_id: cursorId, ...(outbox.waiting === undefined ? { log_bytes: outbox.logBytes, epoch: outbox.epoch } : keptRead(outbox.cursor)), with_record: true });
   return result;
 }

@@ -76,7 +76,8 @@ export function blobsOf(event: EngineEvent): string[] {
   const found: string[] = [];
   const visit = (value: unknown, key: string) => {
     if (typeof value === 'string') {
-      if (/blob$/.test(key) && /^[0-9a-f]{64}$/.test(value)) found.push(value);
+      // Most strings are not under a *blob key: the key is looked at first, the value's pattern only then.
+      if (value.length === 64 && key.endsWith('blob') && /^[0-9a-f]{64}$/.test(value)) found.push(value);
     } else if (Array.isArray(value)) {
       for (const item of value) visit(item, key);
     } else if (typeof value === 'object' && value !== null) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileDurable } from '../durable-file.js';
+import { open, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { tempPathFor, writeFileDurable } from '../durable-file.js';
 
 /** The file in a session's folder saying how far its events have reached the team store. */
 export const cursorFileName = 'sync-cursor.json';
@@ -43,4 +44,28 @@ export function readCursor(dir: string, remote: string): SyncCursor {
 /** Replaces the cursor atomically and durably (temp → fsync → rename): a crash leaves the old one or the new. */
 export function writeCursor(dir: string, sessionId: string, cursor: SyncCursor): void {
   writeFileDurable(join(dir, cursorFileName), `${JSON.stringify(cursor)}\n`, 0o600, sessionId);
+}
+
+/**
+ * writeCursor with its flushes off the event loop (libuv's thread pool): a run's background push
+ * moves the cursor after each batch, and a disk slow to flush then holds up no step. The same
+ * replacement (temp → fdatasync → rename → fsync of the folder): a crash leaves the old or the new.
+ */
+export async function writeCursorAsync(dir: string, sessionId: string, cursor: SyncCursor): Promise<void> {
+  const path = join(dir, cursorFileName);
+  const temp = tempPathFor(path, sessionId);
+  const file = await open(temp, 'w', 0o600);
+  try {
+    await file.writeFile(`${JSON.stringify(cursor)}\n`);
+    await file.datasync();
+  } finally {
+    await file.close();
+  }
+  await rename(temp, path);
+  const folder = await open(dirname(path), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
 }

@@ -57,7 +57,7 @@ describe('Ctrl+Z', () => {
     await terminal.waitFor((s) => /RUN=0/.test(s), 30_000);
     expect(existsSync(join(cwd, 'artifacts', 'browse-report.md'))).toBe(true);
     terminal.run(`clear; sh -c 'node ${cliPath}; echo "EXIT=$?"'`);
-    await terminal.waitFor((s) => /chain-resume-demo/.test(s) && /1 sessions/.test(s));
+    await terminal.waitFor((s) => /chain-resume-demo/.test(s) && / 1 session · /.test(s));
     expect(terminal.cursorVisible()).toBe(false);
     terminal.press('C-z');
     const stopped = await terminal.waitFor((s) => /Stopped/.test(s));

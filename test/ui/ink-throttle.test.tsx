@@ -11,11 +11,12 @@ describe("Ink's frame throttle (patches/ink)", () => {
   // woke twice a frame with nothing to do, ~2.3 ms of CPU a second of the run view (bench frames: 17.2 → 12.9 ms quiet).
   it('sets no timer for a frame drawn at once, and draws a frame asked for too soon once the wait is over', async () => {
     const { stdout, stdin } = fakeTerminal(80, 24);
-    const options = { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, patchConsole: false, exitOnCtrlC: false, maxFps: 60 };
+    const options = { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, patchConsole: false, exitOnCtrlC: false, maxFps: 2 };
     const instance = render(<Text>frame 1</Text>, options);
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Time past the throttle's wait (17 ms at 60 fps) is the point: the next frame may be drawn at once.
-    await wait(40);
+    // Time past the throttle's wait (500 ms at 2 fps: wide enough that a loaded machine's slow turns of the
+    // event loop stay inside it) is the point: the next frame may be drawn at once.
+    await wait(600);
     /** The timers set while `step` runs and React commits what it asked (its scheduler runs on setImmediate). */
     const timersSetBy = async (step: () => void) => {
       const spy = vi.spyOn(globalThis, 'setTimeout');
@@ -33,7 +34,7 @@ describe("Ink's frame throttle (patches/ink)", () => {
     expect(await timersSetBy(() => instance.rerender(<Text>frame 3</Text>))).toBe(1);
     expect(stdout.written()).not.toContain('frame 3');
     // Drawn once its wait is over, by that timer: the frame shows.
-    await vi.waitFor(() => expect(stdout.written()).toContain('frame 3'), { timeout: 1000, interval: 5 });
+    await vi.waitFor(() => expect(stdout.written()).toContain('frame 3'), { timeout: 3000, interval: 5 });
     instance.unmount();
   });
 });

@@ -5,7 +5,7 @@ import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
 import { isNumbered, patternFor, patternWords } from '../engine/patterns/pattern-for.js';
-import { checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
+import { aliveUntil, checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { homedir } from 'node:os';
 import { formatAgo, homeRelative } from '../human-units.js';
 import { ranIn } from '../state/browser-rows.js';
@@ -127,8 +127,7 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const pattern = patternFor(spec);
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
   // A step under way counts its time up to now; one its process was killed in, up to that process's last heartbeat.
-  const aliveUntil = lock.kind === 'held' ? Date.now() : lock.kind === 'stale' ? Date.parse(lock.owner.heartbeat_at) : undefined;
-  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil);
+  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil(lock));
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;

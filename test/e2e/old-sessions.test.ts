@@ -63,6 +63,7 @@ async function history(home: Home, id: string): Promise<EngineEvent[]> {
   return JSON.parse(result.stdout) as EngineEvent[];
 }
 
+/** Each event's step as `sessions history` names it (a chain's from 1; the raw log keeps 0-based ids) and its attempt. */
 const stepsOf = (events: EngineEvent[], type: EngineEvent['type']) => events.flatMap((e) => (e.type === type && 'step' in e ? [`${e.step}${'attempt' in e ? `#${e.attempt}` : ''}`] : []));
 
 describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
@@ -96,7 +97,7 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
       for (const event of events) if ('step' in event && event.step !== null) expect(typeof event.step, `${id} event ${event.event_id}`).toBe('string');
     }
     expect((await runCli(['sessions', 'show', crashed], home)).stdout).toMatch(/status\s+running \(interrupted/);
-    expect(stepsOf(await history(home, forked), 'step_reused')).toEqual(['0']);
+    expect(stepsOf(await history(home, forked), 'step_reused')).toEqual(['1']);
   });
 
   it('replays each old log to its old checkpoint, read in the new shape', () => {
@@ -125,8 +126,8 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
     expect(result.stderr).toContain('took over the session lock');
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps_total: 4, steps_skipped: 2, steps_executed: 2 });
     const events = await history(home, crashed);
-    expect(stepsOf(events, 'step_started').slice(before)).toEqual(['2#2', '3#1']);
-    expect(stepsOf(events, 'step_completed')).toEqual(['0#1', '1#1', '2#2', '3#1']);
+    expect(stepsOf(events, 'step_started').slice(before)).toEqual(['3#2', '4#1']);
+    expect(stepsOf(events, 'step_completed')).toEqual(['1#1', '2#1', '3#2', '4#1']);
     expect(readFileSync(join(home.cwd, 'notes.md')).equals(notes)).toBe(true);
     expect(readFileSync(join(home.cwd, 'artifacts/crash-report.md'), 'utf8')).toBe(
       '0: wrote notes\n1: step 1 after: wrote notes\n2: step 2 after: step 1 after: wrote notes\n3: step 3 after: step 2 after: step 1 after: wrote notes\n',
@@ -141,7 +142,7 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
     const result = await runCli(['resume', paused, '--json'], home);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: 2, steps_executed: 1 });
-    expect(stepsOf(await history(home, paused), 'step_completed')).toEqual(['0#1', '1#1', '2#2']);
+    expect(stepsOf(await history(home, paused), 'step_completed')).toEqual(['1#1', '2#1', '3#2']);
     expect(readFileSync(join(home.cwd, 'artifacts/pause-report.md'), 'utf8')).toBe('0: step 0 after: \n1: step 1 after: step 0 after: \n2: step 2 after: step 1 after: step 0 after: \n');
   });
 
@@ -151,7 +152,7 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: 1, steps_executed: 2 });
     expect(readFileSync(join(home.cwd, 'artifacts/gate-report.md'), 'utf8')).toBe('analysed with review: approved');
-    expect(stepsOf(await history(home, awaiting), 'step_started')).toEqual(['0#1', '1#1', '1#2', '2#1']);
+    expect(stepsOf(await history(home, awaiting), 'step_started')).toEqual(['1#1', '2#1', '2#2', '3#1']);
   });
 
   it('forks the completed one and the forked one, reusing their finished steps', async () => {
@@ -161,8 +162,8 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
       const result = await runCli(['fork', from, '--from-step', fromStep, '--json'], home);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { session_id: string };
-      expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: reused, steps_executed: 3 - reused });
-      expect(stepsOf(await history(home, summary.session_id), 'step_reused')).toEqual(Array.from({ length: reused }, (_, i) => String(i)));
+      expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: 0, steps_reused: reused, steps_executed: 3 - reused });
+      expect(stepsOf(await history(home, summary.session_id), 'step_reused')).toEqual(Array.from({ length: reused }, (_, i) => String(i + 1)));
       expect(readFileSync(join(home.cwd, 'artifacts/chain-report.md')).equals(expected)).toBe(true);
     }
     // The sources are left as they were.

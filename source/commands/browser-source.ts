@@ -7,13 +7,13 @@ import type { FirstRows, SessionDetails, SessionSource } from '../state/browser-
 import { describeOwner } from '../session/lock-owner.js';
 import type { SessionRepository } from '../session/repository.js';
 import type { Checkpoint } from '../engine/session-progress.js';
-import { checkpointSteps, replaySteps, sessionSteps, type SessionStep } from '../state/session-steps.js';
+import { aliveUntil, checkpointSteps, replaySteps, sessionSteps, type SessionStep } from '../state/session-steps.js';
 import { defaultHome } from '../store/acode-home.js';
 import { changeStamp, liveStamp, storeStamp } from '../store/change-stamp.js';
 import { withLiveness } from '../store/resumability.js';
 import { readIndexHead, writeIndexHead } from '../store/index-head.js';
 import { readIndexView } from '../store/session-index.js';
-import { SessionLock } from '../store/session-lock.js';
+import { SessionLock, type LockState } from '../store/session-lock.js';
 import { peekSession, type SessionPeek } from '../store/session-peek.js';
 import type { SessionSummary } from '../store/session-record.js';
 import { mayRunAhead } from '../store/summary-rows.js';
@@ -55,9 +55,11 @@ function peekedSteps(peek: SessionPeek, live: boolean): { steps: SessionStep[]; 
 }
 
 /** Every step of a session with what it did, for the step view: the whole log is replayed. */
-async function viewSteps(peek: SessionPeek, id: string, live: boolean, resumable: boolean): Promise<SessionStepsView> {
+async function viewSteps(peek: SessionPeek, id: string, lock: LockState, resumable: boolean): Promise<SessionStepsView> {
   const { checkpoint: cp, pattern, spec } = peek;
-  const replayed = replaySteps(peek.events(), cp.steps_total);
+  const live = lock.kind === 'held';
+  // A killed step's time, as `sessions show` counts it: up to its process's last heartbeat.
+  const replayed = replaySteps(peek.events(), cp.steps_total, aliveUntil(lock));
   // A log that trails its checkpoint (not written by a run) tells no step's results.
   const fromLog = replayed.progress.last_event_id >= cp.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, live) : checkpointSteps(pattern, cp, live);
@@ -252,7 +254,7 @@ export async function createSessionSource(ctx: CommandContext): Promise<PollingS
       return lock.kind === 'held' ? { pid: lock.owner.pid, host: lock.owner.host, heartbeatAt: lock.owner.heartbeat_at } : null;
     },
     async steps(id, resumable) {
-      return viewSteps(peekSession(join(sessionsDir, id)), id, lockOf(id).kind === 'held', resumable);
+      return viewSteps(peekSession(join(sessionsDir, id)), id, lockOf(id), resumable);
     },
     // Planning needs the whole resume machinery: it loads on the first Enter, not at start-up.
     async plan(id) {

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { titleOf } from '../engine/pattern.js';
+import { stepCalled } from '../engine/step-names.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import { describePlan, type PlannedStep } from '../engine/continuation-plan.js';
 import { stepName } from '../engine/step-names.js';
@@ -53,7 +53,8 @@ export interface ResumeFlags {
 /** A planned step in JSON: `step` is its name (the one form every view and flag uses), not the id the log keeps. */
 const namedStep = <T extends PlannedStep>({ name, ...step }: T) => ({ ...step, step: name });
 
-const titles = (candidate: Pick<ResumeCandidate, 'pattern' | 'progress'>) => (id: string) => titleOf(candidate.pattern, candidate.progress, id);
+/** How the plan's lines name a step: as --step takes it (`step web/1`). */
+const titles = (candidate: Pick<ResumeCandidate, 'pattern' | 'progress'>) => (id: string) => stepCalled(candidate.pattern.type, id);
 
 function writeLines(writes: readonly PendingWriteState[], strategy: SettledStrategy, cwd: string, title: (id: string) => string): string[] {
   return writes.map((w) => `write to ${relative(cwd, w.path) || w.path} (${title(w.step)}): ${describeRecovery(w, strategy)}`);

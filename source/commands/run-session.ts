@@ -5,7 +5,7 @@ import type { ApprovalDesk } from '../engine/approval.js';
 import type { SessionExecutor, RunSummary } from '../engine/session-executor.js';
 import { redact } from '../secrets/redactor.js';
 import { executeRun, type RunView } from '../session/execute.js';
-import type { PreparedRun } from '../session/prepared-run.js';
+import type { PreparedRun, RunIntro } from '../session/prepared-run.js';
 import { headline, statusWords } from '../session/status-words.js';
 import { approvalHint } from '../state/approval-hint.js';
 import { paint, type CommandContext } from './command-context.js';
@@ -48,9 +48,18 @@ interface PlainTally {
   saving?: ResumeSaving;
 }
 
-function closingLine(ctx: CommandContext, summary: RunSummary, saved: boolean, tally: PlainTally): string {
+/**
+ * "3 steps (1 executed, 2 skipped)": a resume skips the steps completed earlier; a fork reuses its
+ * source's ("2 reused from 5f56…"), it skips nothing.
+ */
+function stepCounts(summary: RunSummary, intro: RunIntro): string {
+  const notRun = intro.kind === 'fork' ? `${summary.steps_skipped} reused from ${intro.from}` : `${summary.steps_skipped} skipped`;
+  return `${plural(summary.steps_total, 'step')} (${summary.steps_executed} executed, ${notRun})`;
+}
+
+function closingLine(ctx: CommandContext, summary: RunSummary, intro: RunIntro, saved: boolean, tally: PlainTally): string {
   const spend = runSpendText(tally.dollars, tally.saving);
-  const counts = `${plural(summary.steps_total, 'step')} (${summary.steps_executed} executed, ${summary.steps_skipped} skipped) · tokens ${summary.tokens.input} in / ${summary.tokens.output} out${spend ? ` · ${spend}` : ''}`;
+  const counts = `${stepCounts(summary, intro)} · tokens ${summary.tokens.input} in / ${summary.tokens.output} out${spend ? ` · ${spend}` : ''}`;
   const status = summary.status === 'created' || summary.status === 'running' ? 'failed' : summary.status;
   const label = paint(ctx, statusWords[status].hue, headline(status));
   if (status === 'awaiting_approval') return `${label}: ${counts}${saved ? `\n${approvalHint(summary.session_id)}` : ''}`;
@@ -161,11 +170,14 @@ async function openView(ctx: CommandContext, prepared: PreparedRun, executor: Se
 /**
  * `--json`'s object: the run's summary with the session's name (its --name, else null), its workflow
  * and its dollars — every model call of the session as priced when made, rounded to a millionth;
- * null when some agent's model has no price (a local server, the scripted provider).
+ * null when some agent's model has no price (a local server, the scripted provider). A fork's steps
+ * taken from its source are `steps_reused` (with `forked_from`), not `steps_skipped`: it skips none.
  */
 async function jsonSummary(prepared: PreparedRun, summary: RunSummary) {
   const priced = (await unpricedAgents(prepared.spec)).length === 0;
-  return { ...summary, name: prepared.name ?? null, workflow_name: prepared.spec.name, dollars: priced ? jsonDollars(prepared.progress.cost_usd) : null };
+  const fork = prepared.intro.kind === 'fork' ? prepared.intro.from : null;
+  const counts = { steps_skipped: fork === null ? summary.steps_skipped : 0, steps_reused: fork === null ? 0 : summary.steps_skipped, forked_from: fork };
+  return { ...summary, ...counts, name: prepared.name ?? null, workflow_name: prepared.spec.name, dollars: priced ? jsonDollars(prepared.progress.cost_usd) : null };
 }
 
 /**
@@ -179,7 +191,7 @@ export async function runSession(ctx: CommandContext, prepared: PreparedRun, opt
   try {
     const { summary, userStopped } = await executeRun(prepared, { approvals: options.approvals, open: (executor) => openView(ctx, prepared, executor, options, tally, push) });
     if (options.json) ctx.stdout.write(`${JSON.stringify(await jsonSummary(prepared, summary))}\n`);
-    if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.saved, tally)}\n`);
+    if (!ctx.interactive || options.json) ctx.stderr.write(`${closingLine(ctx, summary, prepared.intro, prepared.saved, tally)}\n`);
     return exitCodeFor(summary, userStopped);
   } finally {
     await push?.stop();

@@ -1,11 +1,10 @@
 import { loadResumeConfig } from '../config/resume-config.js';
-import { stepTitle } from '../engine/step-id.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
 import type { EngineEvent, SessionStatus } from '../engine/events.js';
 import { fenceEvents } from '../engine/epoch-fence.js';
 import { compareEvents, toCheckpoint } from '../engine/session-progress.js';
 import { isNumbered, patternFor, patternWords } from '../engine/patterns/pattern-for.js';
-import { checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
+import { aliveUntil, checkpointSteps, replaySteps, sessionSteps, stepStateStyle, type SessionStep } from '../state/session-steps.js';
 import { homedir } from 'node:os';
 import { formatAgo, homeRelative } from '../human-units.js';
 import { ranIn } from '../state/browser-rows.js';
@@ -18,7 +17,7 @@ import { openRepository, paint, type CommandContext } from './command-context.js
 import { checkStatus, parseLimit } from './list-flags.js';
 import { callsDollars, formatDollars, jsonDollars, roundDollars, pricerFor, type StepPricer } from '../state/step-cost.js';
 import { firstLine, type StepResult } from '../state/step-results.js';
-import { stepName, stepNamed, stepNamesText } from '../engine/step-names.js';
+import { stepCalled, stepName, stepNamed, stepNamesText } from '../engine/step-names.js';
 import { stepDetailLines, stepFacts } from '../state/step-detail-lines.js';
 import stringWidth from 'string-width';
 import { printable, terminalText } from '../printable-text.js';
@@ -127,14 +126,12 @@ export async function showSession(ctx: CommandContext, id: string, flags: { json
   const pattern = patternFor(spec);
   // The checkpoint is a lazy snapshot of the log: what the log says is newer, unless the log trails it (not written by a run).
   // A step under way counts its time up to now; one its process was killed in, up to that process's last heartbeat.
-  const aliveUntil = lock.kind === 'held' ? Date.now() : lock.kind === 'stale' ? Date.parse(lock.owner.heartbeat_at) : undefined;
-  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil);
+  const replayed = replaySteps(events, record.checkpoint.steps_total, aliveUntil(lock));
   const fromLog = replayed.progress.last_event_id >= record.checkpoint.last_event_id;
   const steps = fromLog ? sessionSteps(pattern, replayed, lock.kind === 'held') : checkpointSteps(pattern, { ...record.checkpoint, in_progress: Object.keys(record.checkpoint.in_progress) }, lock.kind === 'held');
   const cp = fromLog ? toCheckpoint(replayed.progress) : record.checkpoint;
-  // Named as the pattern names its steps ("step 3", "task 2", "web step 1"): a task called "2" is not step 3.
-  const titles = new Map(pattern.shape(replayed.progress).map((node) => [node.id, node.title]));
-  const titleOf = (step: string) => titles.get(step) ?? stepTitle(step);
+  // Named as --step takes it ("step 3", "step web/1", "step 2" for a task called "2").
+  const titleOf = (step: string) => stepCalled(pattern.type, step);
   const results = fromLog ? replayed.results : new Map<string, StepResult>();
   const price = await pricerFor(spec);
   if (flags.step !== undefined) return showStep(ctx, record.session_id, pattern.type, steps, flags.step, results, price, flags.json);

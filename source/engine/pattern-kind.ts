@@ -9,6 +9,11 @@ export interface PatternWords {
   laneLabel(group: string): string;
   /** The shape in a few words: "3 steps", "4 tasks in 3 levels", "5 steps in 2 branches, then reduce". */
   shapeWords(steps: readonly Pick<ShapeNode, 'group'>[]): string;
+  /**
+   * What a message calls a step before its name: `task` where the name is the spec's own id (a
+   * workflow's `task 2` is its task "2", never read as a position); `step` when absent.
+   */
+  stepWord?: string;
   /** The browser's one-line step list draws a glyph per step, lane by lane (many short steps), rather than each step's name. */
   glyphsByLane?: boolean;
 }

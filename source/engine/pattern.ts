@@ -1,7 +1,7 @@
 import type { AgentCliStep, ApprovalStep, PatternType } from '../spec/schema.js';
 import { isNumbered } from './patterns/pattern-for.js';
 import type { SessionProgress } from './session-progress.js';
-import { stepTitle, type StepId } from './step-id.js';
+import type { StepId } from './step-id.js';
 import { stepName } from './step-names.js';
 import type { Variables } from './template-context.js';
 import type { StopReason } from './events.js';
@@ -117,10 +117,3 @@ export function stepNamer(pattern: Pattern, progress: SessionProgress): (id: Ste
   };
 }
 
-/**
- * A step's title as its pattern names it ("step 2", "task 1", "web step 1"), for messages: a
- * workflow task whose id is a number is no chain step. From the id when the pattern does not know it.
- */
-export function titleOf(pattern: Pattern, progress: SessionProgress, id: StepId): string {
-  return pattern.shape(progress).find((node) => node.id === id)?.title ?? stepTitle(id);
-}

@@ -13,7 +13,8 @@ import type { EngineEvent, EngineEventBody } from './events.js';
 import { pricedCall, type StepPricer } from './prices.js';
 import type { ReusableSteps } from './step-input-key.js';
 import type { Journal } from './journal.js';
-import { completedInOrder, titleOf, type Pattern, type PatternStep } from './pattern.js';
+import { completedInOrder, type Pattern, type PatternStep } from './pattern.js';
+import { stepCalled } from './step-names.js';
 import { patternFor } from './patterns/pattern-for.js';
 import type { Provider } from './provider.js';
 import { defaultAutoResume, selectStrategy, type AutoResumePolicy, type Stop, type StepTries } from './resume-strategy.js';
@@ -256,9 +257,9 @@ export class SessionExecutor {
     return total !== this.progress.steps_total ? { steps_total: total } : {};
   }
 
-  /** How the pattern names a step in messages (only on the way to a stop: it walks the shape). */
+  /** How messages name a step: `step web/1`, the name `--step` and `--from-step` take (step-names.ts). */
   private title(id: StepId): string {
-    return titleOf(this.pattern, this.progress, id);
+    return stepCalled(this.pattern.type, id);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { hasZeroBasedTail, isNumbered } from './patterns/pattern-for.js';
+import { hasZeroBasedTail, isNumbered, patternWords } from './patterns/pattern-for.js';
 import { chainIndex, chainStepId, type StepId } from './step-id.js';
 
 /**
@@ -19,6 +19,16 @@ export function stepName(pattern: string, id: StepId): string {
     if (tail) return `${tail[1]}${Number(tail[2]) + 1}`;
   }
   return id;
+}
+
+/**
+ * How a message names a step: `step 2`, `step web/1`, `step worker/3`, `task overview` — the name
+ * a person can paste into `--step` or `--from-step` (the patterns' titles, "web step 1", "worker 1
+ * of round 2", named nothing a flag takes). A workflow says `task`: its names are the spec's task
+ * ids, and `task 2` is not read as the second step.
+ */
+export function stepCalled(pattern: string, id: StepId): string {
+  return `${patternWords(pattern).stepWord ?? 'step'} ${stepName(pattern, id)}`;
 }
 
 /** The stored id a step's name means in a pattern (the inverse of stepName), before checking the step exists. */

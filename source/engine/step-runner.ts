@@ -21,7 +21,7 @@ export interface StepHost {
   /** Another step's stop, which ends the session: no new attempt starts after it. */
   readonly sessionStop: StopRun | undefined;
   emit(body: EngineEventBody): EngineEvent;
-  /** How the pattern names a step in messages ("step 2", "task review"). */
+  /** How messages name a step ("step 2", "step web/1", "step review"): its name, as --step takes it. */
   title(id: StepId): string;
   /** The steps the pattern knows of now, when more than the session said (see step_started.steps_total). */
   stepsTotalNow(): { steps_total?: number };

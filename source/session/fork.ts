@@ -75,8 +75,9 @@ export async function forkSession(repository: SessionRepository, request: ForkRe
   const reuse = reusable ? reusable.reusable.size : plan.reuse.length;
 
   const provider = createProvider(spec, request.env);
-  const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, ...fields } = source.record;
-  const inherited = fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inheritedArtifacts(replayed, source.record) };
+  const { session_id: _id, schemaVersion: _v, created_at: _c, updated_at: _u, checkpoint: _cp, name: _name, first_input: firstInput, ...fields } = source.record;
+  // The source's first input is the fork's when it runs the same spec; an edited one's is journaled as its first step starts.
+  const inherited = { ...(fields.artifacts_dir === undefined ? {} : { artifacts_inherited: inheritedArtifacts(replayed, source.record) }), ...(firstInput === undefined || edited ? {} : { first_input: firstInput }) };
   const session = await repository.create({ ...fields, ...inherited, ...(request.name === undefined ? {} : { name: request.name }), ...(edited ? { spec_path: resolve(edited.file), spec_hash: hashText(edited.text) } : {}), specText: edited?.text ?? (await source.specText()), spec, stepsTotal: steps });
   const record = session.record;
   const lease = await takeLease(repository, record.session_id, config.lock_timeout_seconds);

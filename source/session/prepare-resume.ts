@@ -2,7 +2,8 @@ import type { Variables } from '../engine/template-context.js';
 import { requireEnforceableCap } from './cost-cap.js';
 import { raiseLimits } from '../spec/raised-limits.js';
 import { existsSync, statSync } from 'node:fs';
-import { titleOf, type Pattern } from '../engine/pattern.js';
+import type { Pattern } from '../engine/pattern.js';
+import { stepCalled } from '../engine/step-names.js';
 import { patternFor } from '../engine/patterns/pattern-for.js';
 import { autoResumePolicy, loadResumeConfig, type ResumeConfig } from '../config/resume-config.js';
 import { AcodeError, ExitCode } from '../errors/acode-error.js';
@@ -76,7 +77,7 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
  * resume would stop with the log changed (and a damaged conversation would be replayed to the model).
  */
 function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress: SessionProgress, changes: readonly FileChange[], pattern: Pattern): void {
-  const stepTitle = (id: string) => titleOf(pattern, progress, id);
+  const stepTitle = (id: string) => stepCalled(pattern.type, id);
   const needed: [hash: string, what: string][] = [];
   for (const write of Object.values(progress.pending_writes)) {
     needed.push([write.after_blob, `the content ${stepTitle(write.step)} was writing to ${write.path}`]);

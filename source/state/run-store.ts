@@ -30,6 +30,8 @@ export interface StepView {
   tokens?: TokenUsage;
   durationMs?: number;
   note?: string;
+  /** Skipped because a fork took it from its source (said "reused", not "completed earlier"). */
+  reused?: boolean;
   /** When it became done, skipped or failed, counted in events: views print lanes in the order they finish. */
   finishedSeq?: number;
   /** When its current attempt started (ms since the epoch), for the elapsed time while it runs. */
@@ -61,7 +63,7 @@ export interface RunState {
   pattern: string;
   steps: StepView[];
   phase: RunPhase;
-  /** Steps completed in an earlier run and skipped by this one. */
+  /** Steps completed in an earlier run and skipped by this one (a fork's: reused from its source). */
   skipped: number;
   /** What the skipped steps spent when they ran: what this run did not spend again. */
   saving: ResumeSaving;
@@ -266,7 +268,8 @@ export function createRunStore(init: RunStoreInit): RunStore {
           });
           return;
         case 'step_skipped': {
-          const next = update(steps, event.step, ended('skipped'));
+          // A fork's steps copied from its source before the run: reused, not skipped.
+          const next = update(steps, event.step, { ...ended('skipped'), ...(init.forkOf !== undefined ? { reused: true } : {}) });
           set({ steps: next, saving: { ...savingWith(get().saving, event.agent, event.usage, init.price), stepsTotal: next.length } });
           return;
         }
@@ -281,7 +284,7 @@ export function createRunStore(init: RunStoreInit): RunStore {
           return;
         case 'step_reused':
           // Taken during the run (fork --spec): the row ends as a step completed earlier does.
-          if (event.input_unchanged) set({ steps: update(steps, event.step, ended('skipped')) });
+          if (event.input_unchanged) set({ steps: update(steps, event.step, { ...ended('skipped'), reused: true }), skipped: get().skipped + 1 });
           return;
         case 'session_forked':
         case 'limits_raised':

@@ -49,6 +49,19 @@ export interface ReplayedSteps {
 }
 
 /** Replays the log the way a resume does (superseded holders fenced out, (ts, id) order). */
+/** What `aliveUntil` reads of a session's lock (store/session-lock.ts LockState): its owner's last heartbeat. */
+export type LockLook = { kind: 'free' } | { kind: 'held' | 'stale'; owner: { heartbeat_at: string } };
+
+/**
+ * Until when the process that ran a session's open steps was known alive, for their time: now, while
+ * a live process holds its lock; a stale lock's last heartbeat, when that process was killed; unknown
+ * without a lock. `sessions show` and the browser's step view both count a killed step's time by it.
+ */
+export function aliveUntil(lock: LockLook, now = Date.now()): number | undefined {
+  if (lock.kind === 'held') return now;
+  return lock.kind === 'stale' ? Date.parse(lock.owner.heartbeat_at) : undefined;
+}
+
 export function replaySteps(events: readonly EngineEvent[], stepsTotal: number, aliveUntil?: number): ReplayedSteps {
   const progress = initialProgress(stepsTotal);
   const failed = new Set<StepId>();

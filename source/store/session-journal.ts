@@ -4,7 +4,7 @@ import type { EngineEvent, EngineEventType, SessionStatus, StopReason } from '..
 import { JournalSealedError, type Journal } from '../engine/journal.js';
 import { applyEvent, replayEvents, toCheckpoint, type Checkpoint, type SessionProgress } from '../engine/session-progress.js';
 import { EventLogWriter, readEventLog, type FileSync } from './event-log.js';
-import type { SessionRecord } from './session-record.js';
+import { firstInputGist, type SessionRecord } from './session-record.js';
 
 /**
  * Events that are durable (fdatasync'ed) when record() returns, because something outside the log
@@ -153,7 +153,12 @@ export class SessionJournal implements Journal {
     this.requireOwned();
     this.lostOrThrow(() => this.log.append(event, atOnce));
     this.latest = { progress, eventId: event.event_id, ts: event.ts };
-    if (!statusChange && !this.checkpointDue()) return;
+    // The session's first step to start (none completed yet): the start of its input, as the event has it
+    // (redacted), goes into session.json with a snapshot written once the step is durable — before its
+    // model is called, so a session killed in its first step keeps it. Once a session.
+    const firstInput = event.type === 'step_started' && event.prompt && this.db.data.first_input === undefined && Object.keys(progress.completed).length === 0 ? firstInputGist(event.prompt.input) : undefined;
+    if (firstInput !== undefined) this.db.data.first_input = firstInput;
+    if (!statusChange && firstInput === undefined && !this.checkpointDue()) return;
     // Durable already (atOnce): the snapshot can follow at once. Otherwise it waits for the next flush's fdatasync.
     if (atOnce) this.writeCheckpoint(toCheckpoint(progress), event.ts, this.log.position);
     else this.pending = { checkpoint: structuredClone(toCheckpoint(progress)), ts: event.ts, position: this.log.position };

@@ -59,10 +59,25 @@ export const sessionRecordSchema = z.object({
    * (the store keeps events as written), and are found under `to` on the machine that pulled them.
    */
   relocations: z.array(z.object({ from: z.string(), to: z.string(), through_event: z.number().int() })).optional(),
+  /**
+   * The start of the first step's input as rendered (firstInputGist: redacted, 40 characters), set
+   * from the first `step_started` the session journals: what tells apart the browser's rows of one
+   * workflow run without variables. Absent before that, and in sessions written before it.
+   */
+  first_input: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
   checkpoint: checkpointSchema,
 });
+
+/** Characters of the first step's input a session keeps in its record and index row. */
+export const firstInputChars = 40;
+
+/** "Research AI agents and write a short…": an input's first characters (whole code points), its whitespace one space. */
+export function firstInputGist(input: string): string {
+  const chars = [...input.replace(/\s+/g, ' ').trim()];
+  return chars.length > firstInputChars ? `${chars.slice(0, firstInputChars).join('')}…` : chars.join('');
+}
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 
@@ -83,6 +98,8 @@ export const sessionSummarySchema = z.object({
   variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   stop_reason: z.string().nullable(),
   last_response: z.string(),
+  /** The start of its first step's input (session record's first_input); absent in older rows. */
+  first_input: z.string().optional(),
   /** Why the session's files could not be read; such rows are listed, never hidden. */
   damaged: z.string().nullable(),
 });
@@ -105,6 +122,7 @@ export function summarize(record: SessionRecord): SessionSummary {
     variables: record.variables,
     stop_reason: record.checkpoint.stop_reason,
     last_response: record.checkpoint.last_response_preview,
+    ...(record.first_input === undefined ? {} : { first_input: record.first_input }),
     damaged: null,
   };
 }

@@ -68,8 +68,8 @@ describe('acode run and resume with the scripted provider', () => {
     const ws = workspace(chainSpec({ steps: 3, provider: 'scripted' }));
     const result = await runCli(['run', 'spec.yaml', '--json'], ws);
     const summary = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(summary).sort()).toEqual(['artifacts', 'dollars', 'name', 'session_id', 'status', 'steps_executed', 'steps_skipped', 'steps_total', 'tokens', 'workflow_name']);
-    expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0, artifacts: [join(ws.cwd, 'artifacts/out/report.md')] });
+    expect(Object.keys(summary).sort()).toEqual(['artifacts', 'dollars', 'forked_from', 'name', 'session_id', 'status', 'steps_executed', 'steps_reused', 'steps_skipped', 'steps_total', 'tokens', 'workflow_name']);
+    expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_executed: 3, steps_skipped: 0, steps_reused: 0, forked_from: null, artifacts: [join(ws.cwd, 'artifacts/out/report.md')] });
   });
 
   it('pauses on SIGINT, flushes the checkpoint and prints the resume command', async () => {

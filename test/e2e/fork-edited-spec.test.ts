@@ -73,6 +73,8 @@ describe('acode fork --spec', () => {
     expect(fork.stderr).not.toContain('resuming');
     expect(fork.stderr).toContain(`↷ step 1/3 researcher reused from session ${id}: its input is unchanged`);
     expect(fork.stderr).toMatch(/▶ step 2\/3 analyst/);
+    // Its closing line counts the step taken from the source as reused, not skipped.
+    expect(fork.stderr).toContain(`✓ completed: 3 steps (2 executed, 1 reused from ${id})`);
   });
 
   it("runs only the step whose agent's system prompt changed when its answer leaves the rest unchanged", async () => {

@@ -82,7 +82,10 @@ describe('fork --from-step', () => {
         const result = await runCli(['fork', id!, '--from-step', from, '--json'], ws);
         expect(result.code, result.stderr).toBe(0);
         expect(result.stderr).toContain(`reusing ${reused} step`);
-        expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps_skipped: reused });
+        // A fork reuses its source's steps, it skips none: its closing line and --json say so.
+        const summary = JSON.parse(result.stdout) as { steps_total: number };
+        expect(summary).toMatchObject({ status: 'completed', steps_skipped: 0, steps_reused: reused, forked_from: id });
+        expect(result.stderr).toContain(`✓ completed: ${summary.steps_total} steps (${summary.steps_total - reused} executed, ${reused} reused from ${id})`);
       }
     });
   }

@@ -64,6 +64,7 @@ async function history(home: Home, id: string): Promise<EngineEvent[]> {
   return JSON.parse(result.stdout) as EngineEvent[];
 }
 
+/** Each event's step as `sessions history` names it (a chain's from 1; the raw log keeps 0-based ids) and its attempt. */
 const stepsOf = (events: EngineEvent[], type: EngineEvent['type']) => events.flatMap((e) => (e.type === type && 'step' in e ? [`${e.step}${'attempt' in e ? `#${e.attempt}` : ''}`] : []));
 
 describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
@@ -162,7 +163,7 @@ describe('sessions written by acode b3ef8a7 (session schema 1)', () => {
       const result = await runCli(['fork', from, '--from-step', fromStep, '--json'], home);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { session_id: string };
-      expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: reused, steps_executed: 3 - reused });
+      expect(summary).toMatchObject({ status: 'completed', steps_total: 3, steps_skipped: 0, steps_reused: reused, steps_executed: 3 - reused });
       expect(stepsOf(await history(home, summary.session_id), 'step_reused')).toEqual(Array.from({ length: reused }, (_, i) => String(i + 1)));
       expect(readFileSync(join(home.cwd, 'artifacts/chain-report.md')).equals(expected)).toBe(true);
     }

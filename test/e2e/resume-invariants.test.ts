@@ -178,8 +178,8 @@ describe('states, fork and the continuation plan', () => {
     rmSync(join(ws.cwd, 'artifacts/out'), { recursive: true });
     const fork = await runCli(['fork', original.session_id, '--from-step', '3', '--json'], ws);
     expect(fork.code, fork.stderr).toBe(0);
-    const summary = JSON.parse(fork.stdout) as { session_id: string; steps_executed: number; steps_skipped: number; status: string };
-    expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 2 });
+    const summary = JSON.parse(fork.stdout) as { session_id: string; steps_executed: number; steps_reused: number; status: string };
+    expect(summary).toMatchObject({ status: 'completed', steps_executed: 2, steps_skipped: 0, steps_reused: 2, forked_from: original.session_id });
     expect(summary.session_id).not.toBe(original.session_id);
     expect(readFileSync(join(ws.cwd, 'artifacts/out/report.md')).equals(report)).toBe(true);
     const events = JSON.parse((await runCli(['sessions', 'history', summary.session_id, '--json'], ws)).stdout) as { type: string; from_session?: string }[];

@@ -72,7 +72,7 @@ pattern:
     const result = await runCli(['run', 'spec.yaml'], ws);
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('failed: b step 2 (w)');
+    expect(result.stderr).toContain('failed: step b/2 (w)');
     // The session has failed: nothing is left that a 20 s wait could be for.
     expect(elapsed).toBeLessThan(15_000);
     const events = await history(ws, onlySession(ws));

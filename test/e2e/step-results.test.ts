@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createSessionSource } from '../../source/commands/browser-source.js';
+import { stepFacts } from '../../source/state/step-detail-lines.js';
 import { chainSpec } from '../helpers/chain-spec.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { openAiServerPerTest, type ChatRequest, type OpenAiTestServer, type Reply } from '../helpers/openai-server.js';
@@ -154,6 +156,12 @@ describe('every step\'s result', () => {
     expect(killed).toMatch(/interrupted +attempt 1 +≥ (\d+\.\d)s/);
     expect(Number(/≥ (\d+\.\d)s/.exec(killed)![1])).toBeGreaterThanOrEqual(1.5);
     expect((await runCli(['sessions', 'show', id, '--step', '1'], ws)).stdout).toMatch(/^elapsed +≥ [1-9]/m);
+    // The browser's step view counts it the same way, from the same heartbeat (it said "time unknown (killed)").
+    const source = await createSessionSource({ stdout: process.stdout, stderr: process.stderr, interactive: false, color: false, env: { ACODE_HOME: home }, cwd, hardExit: () => { throw new Error('hardExit'); }, confirm: async () => false });
+    const viewed = (await source.steps(id, true)).steps[0]!;
+    const { state, facts } = stepFacts(viewed.step, viewed.result, viewed.dollars);
+    expect(state).toBe('interrupted');
+    expect(facts).toContain(`≥ ${/≥ (\d+\.\ds)/.exec(killed)![1]}`);
     // The resume journals when the process it took over from was last alive: the killed attempt's time stays counted.
     expect((await runCli(['resume', id], ws)).code).toBe(0);
     const step = JSON.parse((await runCli(['sessions', 'show', id, '--step', '1', '--json'], ws)).stdout) as { elapsed_ms: number; attempt: number };
@@ -180,8 +188,8 @@ describe('every step\'s result', () => {
     const session = await show(ws, id);
     // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
     const expected = (session.checkpoint.tokens.input * 0.15 + session.checkpoint.tokens.output * 0.6) / 1e6;
-    // Rounded to a millionth of a dollar (what a price per million tokens means), never further off.
-    expect(Math.abs(session.dollars! - expected)).toBeLessThanOrEqual(5e-7 + 1e-12);
+    // --json rounds dollars to a millionth (docs/commands.md): within half a millionth of the exact sum.
+    expect(Math.abs(session.dollars! - expected)).toBeLessThanOrEqual(5e-7);
     expect(session.steps.every((step) => step.dollars !== null && step.dollars > 0)).toBe(true);
     // Rounded to what a price per million tokens means: no float noise (0.000024149999999999997).
     const raw = (await runCli(['sessions', 'show', id, '--json'], ws)).stdout;

@@ -120,7 +120,8 @@ describe('f in the step view, in a real terminal', () => {
     terminal.press('Enter');
     screen = await terminal.waitFor((s) => new RegExp(`the fork of ${from.slice(0, 8)} from step 2 is session [0-9a-f]{8}; it ended \\(exit 0\\)`).test(s.replace(/\s+/g, ' ')), 20_000);
     const forked = new RegExp(`from step 2 is session ([0-9a-f]{8})`).exec(screen.replace(/\s+/g, ' '))![1]!;
-    expect(screen).toMatch(new RegExp(`❯ ${forked} step-view +completed +3/3`));
+    // Two rows of one workflow without variables: each quotes its first step's input (the fork's is its source's).
+    expect(screen).toMatch(new RegExp(`❯ ${forked} step-view · “Step 0: go” +completed +3/3`));
     // The fork asked the model for steps 2 and 3 only.
     expect(server.requests.filter((r) => r.step === 0)).toHaveLength(0);
     expect(server.requests.some((r) => r.step === 2)).toBe(true);

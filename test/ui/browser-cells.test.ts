@@ -37,4 +37,25 @@ describe("the browser's table cells", () => {
     expect(lines[7]).toContain('inj');
     expect(lines[8]).toContain('short 名');
   });
+
+  it('tells rows of one workflow apart by their variables where these differ, else by the start of their first input', async () => {
+    const { ctx } = generatedStore(1);
+    const base = { ...(await createSessionSource(ctx)).initial.rows[0]!, workflow_name: 'notes', status: 'completed' as const, interrupted: false };
+    const cells = (rows: (typeof base)[]) =>
+      tableLines({ visible: rows, top: 0, pageSize: rows.length, selected: 0, unloaded: 0, query: '', taken: 0 }, 160, Date.now())
+        .map((line) => line.map((segment) => segment.text).join(''))
+        .filter((line) => /^. \d{8} /.test(line))
+        .map((line) => line.slice(11, line.indexOf('completed')).trim());
+    const board = { ...base, session_id: '1'.padStart(16, '0'), variables: {}, first_input: 'Summarise the quarterly report for the b…' };
+    const launch = { ...base, session_id: '2'.padStart(16, '0'), variables: {}, first_input: 'Draft the launch email' };
+    // No variables: the first input, quoted.
+    expect(cells([board, launch])).toEqual(['notes · “Summarise the quarterly report for the b…”', 'notes · “Draft the launch email”']);
+    // The same variables tell nothing: the first input still.
+    expect(cells([{ ...board, variables: { lang: 'en' } }, { ...launch, variables: { lang: 'en' } }])).toEqual(['notes · “Summarise the quarterly report for the b…”', 'notes · “Draft the launch email”']);
+    // Variables that differ: the variables, as before.
+    expect(cells([{ ...board, variables: { topic: 'a' } }, { ...launch, variables: { topic: 'b' } }])).toEqual(['notes · topic=a', 'notes · topic=b']);
+    // Older rows without a first input, and a lone title, stay as they were.
+    expect(cells([{ ...board, first_input: undefined }, { ...launch, first_input: undefined }])).toEqual(['notes', 'notes']);
+    expect(cells([board])).toEqual(['notes']);
+  });
 });

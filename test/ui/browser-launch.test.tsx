@@ -215,7 +215,34 @@ describe('rows of one workflow told apart', () => {
     expect(rows).toHaveLength(2);
     for (const row of store.getState().visible) {
       expect(rows.find((l) => l.includes(row.session_id.slice(0, 8)))).toContain(`launch-demo · topic=${String(row.variables.topic)} `);
+      // Each keeps the start of its first step's input, the session killed in its second step too.
+      expect(row.first_input).toBe(`one ${String(row.variables.topic)}`);
     }
+  });
+
+  it("quotes the start of each one's first input when no variables tell them apart", async () => {
+    const root = tempDir();
+    const cwd = join(root, 'project');
+    const env = { ACODE_HOME: join(root, 'home') };
+    mkdirSync(cwd, { recursive: true });
+    const notes = (input: string) => `version: 0\nname: notes\nruntime:\n  provider: scripted\nagents:\n  worker: { prompt: "You work." }\npattern:\n  type: chain\n  config:\n    steps:\n      - { agent: worker, input: "${input}" }\n`;
+    writeFileSync(join(cwd, 'board.yaml'), notes('Summarise the quarterly report   for the board, in five bullets'));
+    writeFileSync(join(cwd, 'launch.yaml'), notes('Draft the launch email'));
+    expect((await runCli(['run', 'board.yaml'], { cwd, env })).code).toBe(0);
+    expect((await runCli(['run', 'launch.yaml'], { cwd, env })).code).toBe(0);
+    // The index row carries it: the first 40 characters, whitespace as one space.
+    const listed = JSON.parse((await runCli(['sessions', 'list', '--json'], { cwd, env })).stdout) as { first_input?: string }[];
+    expect(listed.map((row) => row.first_input).sort()).toEqual(['Draft the launch email', 'Summarise the quarterly report for the b…']);
+    const ctx: CommandContext = { stdout: process.stdout, stderr: process.stderr, interactive: false, color: false, env, cwd, hardExit: () => { throw new Error('hardExit in a test'); }, confirm: async () => false };
+    const source = await createSessionSource(ctx);
+    const store = createBrowserStore(source, cwd);
+    const ui = renderInk(<BrowserApp store={store} now={now} />);
+    const rows = await source.poll();
+    if (rows) store.getState().replaceRows(rows);
+    // At 100 columns the workflow column widens by half the spare room: the quote is cut there.
+    const frame = await ui.waitForFrame((f) => f.includes('“Draft'));
+    expect(frame).toMatch(/ notes · “Draft the launch em/);
+    expect(frame).toMatch(/ notes · “Summarise the quart/);
   });
 
   it('keeps a lone workflow name as it is', async () => {

@@ -13,7 +13,7 @@ const usage = { input: 1200, output: 3400 };
 const spinner = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
 
 /** The run view of a spec's real shape (as `acode run` builds it), fed engine events by hand. */
-function setup(spec: WorkflowSpec) {
+function setup(spec: WorkflowSpec, forkOf?: string) {
   const pattern = patternFor(spec);
   const answerApproval = vi.fn();
   const store = createRunStore({
@@ -23,6 +23,7 @@ function setup(spec: WorkflowSpec) {
     steps: pattern.shape(initialProgress(0)),
     controls: { cancel: vi.fn(), retryNow: vi.fn(), abandonRetry: vi.fn(), answerApproval },
     now: () => 0,
+    ...(forkOf ? { forkOf } : {}),
   });
   const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
   let id = 0;
@@ -143,6 +144,19 @@ describe('the run view of a parallel run', () => {
     expect(frame).toMatch(/✓ branch docs_research · 1\/1 done · 1 skipped\n +↷ docs_research\/1 docs_reader completed earlier/);
     expect(frame).toMatch(/▸ branch web_research · 1\/3 done · 1 skipped · 1 running\n +↷ web_research\/1 web_scraper completed earlier/);
     expect(frame).toContain('2/5 done · 2 skipped (completed earlier) · 3 remaining · 1 running');
+  });
+
+  it("counts a fork's steps taken from its source as reused per branch, not skipped", async () => {
+    const { ui, apply, started, start } = setup(spec('parallel-hitl-branch-demo.yaml'), '5f5637338d37b7e9');
+    started(2);
+    apply({ type: 'step_skipped', step: 'web_research/0', agent: 'web_scraper' });
+    apply({ type: 'step_skipped', step: 'docs_research/0', agent: 'docs_reader' });
+    start('web_research/1', 'approval');
+    const frame = await ui.waitForFrame((f) => f.includes('1 running'));
+    expect(frame).toMatch(/✓ branch docs_research · 1\/1 done · 1 reused\n +↷ docs_research\/1 docs_reader reused/);
+    expect(frame).toMatch(/▸ branch web_research · 1\/3 done · 1 reused · 1 running\n +↷ web_research\/1 web_scraper reused/);
+    expect(frame).toContain('2/5 done · 2 reused from 5f5637338d37b7e9 · 3 remaining · 1 running');
+    expect(frame).not.toMatch(/skipped|completed earlier/);
   });
 
   it('ends with every branch and the reduce printed, and the artifacts', async () => {

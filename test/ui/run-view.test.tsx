@@ -72,10 +72,19 @@ describe('the run view', () => {
     const ui = renderInk(<RunView store={store} onForceQuit={vi.fn()} />);
     store.getState().apply(ev(started(1, 2)));
     store.getState().apply(ev({ type: 'step_skipped', step: '0', agent: 'researcher' }));
-    const frame = await ui.waitForFrame((f) => f.includes('1 skipped'));
+    let frame = await ui.waitForFrame((f) => f.includes('1 reused'));
     expect(frame).toContain('session ffff1234abcd1234');
     expect(frame).toContain('(fork of 5f5637338d37b7e9)');
     expect(frame).not.toContain('(resumed)');
+    // A fork reuses its source's steps, it skips none: the row and the totals say so.
+    expect(frame).toMatch(/↷ +1 researcher reused/);
+    expect(frame).toContain('1/2 done · 1 reused from 5f5637338d37b7e9 · 1 remaining');
+    expect(frame).not.toMatch(/skipped|completed earlier/);
+    // One taken during the run (fork --spec, its input unchanged) is counted with them.
+    store.getState().apply(ev({ type: 'step_reused', step: '1', agent: 'writer', response: 'r', from_session: '5f5637338d37b7e9', input_unchanged: true }));
+    frame = await ui.waitForFrame((f) => f.includes('2/2 done'));
+    expect(frame).toMatch(/↷ +2 writer reused/);
+    expect(frame).toContain('2/2 done · 2 reused from 5f5637338d37b7e9 · 0 remaining');
   });
 
   it('marks steps completed before the crash as skipped and counts them', async () => {

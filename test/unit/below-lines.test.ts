@@ -4,7 +4,7 @@ import { noSaving } from '../../source/state/step-cost.js';
 import { rowsBelow, wrappedRows } from '../../source/ui/run/below-lines.js';
 
 const steps: StepView[] = [0, 1, 2, 3, 4, 5].map((n) => ({ id: String(n), index: n, agent: 'worker', title: `step ${n + 1}`, group: null, status: n === 0 ? 'running' : 'pending', attempt: n === 0 ? 1 : 0 }));
-const live: Parameters<typeof rowsBelow>[0] = { steps, skipped: 0, tokens: { input: 0, output: 0 }, pattern: 'chain', dollars: undefined, saving: noSaving(6, undefined), retry: null, phase: 'running', message: undefined, sessionId: 'abcd1234abcd1234', saved: true, artifacts: [], approval: null };
+const live: Parameters<typeof rowsBelow>[0] = { steps, skipped: 0, forkOf: null, tokens: { input: 0, output: 0 }, pattern: 'chain', dollars: undefined, saving: noSaving(6, undefined), retry: null, phase: 'running', message: undefined, sessionId: 'abcd1234abcd1234', saved: true, artifacts: [], approval: null };
 const retry: RunState['retry'] = { step: '0', reason: 'rate limited (HTTP 429)', message: 'slow down', at: 41_000, since: 0, attempt: 2, maxAttempts: 5 };
 
 describe('the rows under a live run’s steps', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepIdOfName, stepName, stepNamed, stepNamesText } from '../../source/engine/step-names.js';
+import { stepCalled, stepIdOfName, stepName, stepNamed, stepNamesText } from '../../source/engine/step-names.js';
 
 describe('one name per step, in every view and every flag', () => {
   it('counts positions from 1 where the stored id counts them from 0', () => {
@@ -40,5 +40,16 @@ describe('one name per step, in every view and every flag', () => {
     expect(stepNamed('chain', [{ id: '0' }, { id: '1' }], '2')).toBe('1');
     expect(stepNamesText('parallel', steps)).toBe('web/1, web/2, reduce');
     expect(stepNamesText('chain', [{ id: '0' }, { id: '1' }])).toBe('1-2');
+  });
+
+  it('names a step in messages by the name --step takes: step 2, step web/1, step worker/3; a workflow says task', () => {
+    expect(stepCalled('chain', '1')).toBe('step 2');
+    expect(stepCalled('parallel', 'web/0')).toBe('step web/1');
+    expect(stepCalled('parallel', 'reduce')).toBe('step reduce');
+    expect(stepCalled('routing', 'technical/1')).toBe('step technical/2');
+    expect(stepCalled('orchestrator_workers', 'worker/2')).toBe('step worker/3');
+    // A task's name is its id: "task 2" is the task called 2, never read as the second step.
+    expect(stepCalled('workflow', '2')).toBe('task 2');
+    expect(stepCalled('workflow', 'overview')).toBe('task overview');
   });
 });

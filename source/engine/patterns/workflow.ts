@@ -74,6 +74,7 @@ export const workflowKind: EngineKind<WorkflowPattern> = {
   words: {
     lane: ['level', 'levels'],
     laneLabel: (group) => group,
+    stepWord: 'task',
     shapeWords: (steps) => `${plural(steps.length, 'task')} in ${plural(new Set(steps.map((step) => step.group).filter((group) => group !== null)).size, 'level')}`,
   },
   numbered: false,

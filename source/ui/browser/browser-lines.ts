@@ -206,21 +206,33 @@ function cellSegments(cell: Cell, width: number, gap: number, selected: boolean)
 /** A session's variables as the search reads them: `topic=AI agents lang=en`. */
 const variablesText = (row: BrowserRow) => Object.entries(row.variables).map(([k, v]) => `${k}=${String(v)}`).join(' ');
 
+/** How a row is told apart from others of its title on screen: by its variables, or by its first step's input. */
+type TellApart = 'variables' | 'input' | null;
+
+/** The first step's input as a row quotes it: `“Research AI agents…”` (the cell takes terminal controls out). */
+const inputText = (row: BrowserRow) => (row.first_input ? `“${row.first_input}”` : '');
+
+/** What the workflow cell adds after the title to tell the row apart (`topic=AI agents`, `“Research…”`), if anything. */
+function apartText(row: BrowserRow, by: TellApart): string {
+  return by === 'variables' ? variablesText(row) : by === 'input' ? inputText(row) : '';
+}
+
 /**
  * One row's cells, by column. `tellApart`: another row on screen has the same title, so the
- * workflow cell adds the session's variables (`research · topic=AI agents`); a team-store row's
- * last column is the host it last ran on.
+ * workflow cell adds the session's variables (`research · topic=AI agents`) — or, when the
+ * variables do not tell them apart (none, or the same), the start of its first step's input
+ * (`research · “Research AI agents…”`); a team-store row's last column is the host it last ran on.
  */
-function rowCells(row: BrowserRow, query: string, now: number, tellApart = false): Record<ColumnKey, Cell> {
+function rowCells(row: BrowserRow, query: string, now: number, tellApart: TellApart = null): Record<ColumnKey, Cell> {
   const matched = matchedChars(row, query);
   const status = statusLabel(row);
   const title = sessionTitle(row);
-  const vars = tellApart ? variablesText(row) : '';
+  const extra = apartText(row, tellApart);
   const titleMatched = titleMatches(row, matched);
-  const varsMatched = vars && matched?.variables ? [...matched.variables].map((i) => i + title.length + ' · '.length) : [];
+  const varsMatched = tellApart === 'variables' && extra && matched?.variables ? [...matched.variables].map((i) => i + title.length + ' · '.length) : [];
   return {
     id: { text: row.session_id.slice(0, 8), matched: matched?.id },
-    workflow: { text: vars ? `${title} · ${vars}` : title, matched: varsMatched.length ? new Set([...(titleMatched ?? []), ...varsMatched]) : titleMatched },
+    workflow: { text: extra ? `${title} · ${extra}` : title, matched: varsMatched.length ? new Set([...(titleMatched ?? []), ...varsMatched]) : titleMatched },
     status: { text: status, color: labelHue(status) },
     steps: { text: `${row.steps_done}/${row.steps_total}` },
     tokens: { text: formatCount(row.tokens.input + row.tokens.output) },
@@ -258,13 +270,26 @@ export function tableLines(view: TableView, width: number, now: number): Line[] 
   const top = Math.max(0, Math.min(view.top, view.selected), view.selected - shown + 1);
   const rows = view.visible.slice(top, top + shown);
   const below = view.visible.length + view.unloaded - top - shown;
-  // Titles shared by rows on screen: those rows are told apart by their variables (the column widens for them).
-  const titles = new Map<string, number>();
-  for (const row of rows) titles.set(sessionTitle(row), (titles.get(sessionTitle(row)) ?? 0) + 1);
+  // Titles shared by rows on screen: those rows are told apart by their variables where these differ,
+  // else by their first step's input (the column widens for them).
+  const titles = new Map<string, { rows: number; variables: Set<string> }>();
+  for (const row of rows) {
+    const seen = titles.get(sessionTitle(row)) ?? { rows: 0, variables: new Set<string>() };
+    seen.rows++;
+    seen.variables.add(variablesText(row));
+    titles.set(sessionTitle(row), seen);
+  }
   // Only where the table has room to spare (its directory column shows): a narrow one keeps its cells uncut.
   const roomy = columnsFor(width).some((column) => column.key === 'directory');
-  const tellApart = (row: BrowserRow) => roomy && titles.get(sessionTitle(row))! > 1 && Object.keys(row.variables).length > 0;
-  const wants = Math.max(0, ...rows.filter(tellApart).map((row) => stringWidth(`${sessionTitle(row)} · ${variablesText(row)}`) + 1 - workflowWidth));
+  const tellApart = (row: BrowserRow): TellApart => {
+    const shared = titles.get(sessionTitle(row))!;
+    if (!roomy || shared.rows < 2) return null;
+    const vars = Object.keys(row.variables).length > 0;
+    if (vars && shared.variables.size > 1) return 'variables';
+    if (row.first_input) return 'input';
+    return vars ? 'variables' : null;
+  };
+  const wants = Math.max(0, ...rows.map((row) => apartText(row, tellApart(row))).map((extra, i) => (extra ? stringWidth(`${sessionTitle(rows[i]!)} · ${extra}`) + 1 - workflowWidth : 0)));
   const columns = columnsFor(width, wants);
   const team = rows.some((row) => row.team);
   const head = ' '.repeat(markerWidth) + columns.map((c) => fit(team && c.key === 'directory' ? 'HOST' : c.title, c.width) + ' '.repeat(c.gap)).join('');

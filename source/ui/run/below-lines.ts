@@ -16,15 +16,20 @@ import type { Line } from '../browser/browser-lines.js';
  * live area's budget (live-rows.ts) counts them as drawn, wrapped at a narrow terminal's width.
  */
 
+/** "1 skipped (completed earlier)" in a resume; in a fork, "2 reused from 5f56…": a fork skips nothing. */
+export function notRunText(skipped: number, forkOf: string | null): string {
+  return forkOf === null ? `${skipped} skipped (completed earlier)` : `${skipped} reused from ${forkOf}`;
+}
+
 /** "2/5 done · 1 skipped (completed earlier) · 3 remaining · tokens 1.2k in / 300 out · 4.1s". */
-export function summaryLine(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern'>, elapsedMs: number): Line {
+export function summaryLine(s: Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'forkOf'>, elapsedMs: number): Line {
   const done = s.steps.filter((step) => step.status === 'done' || step.status === 'skipped').length;
   const running = s.steps.filter((step) => step.status === 'running').length;
   const dot = { text: ' · ', dim: true };
   return [
     { text: `${done}/${s.steps.length} done`, bold: true },
     dot,
-    { text: `${s.skipped} skipped (completed earlier)`, color: 'blueBright' },
+    { text: notRunText(s.skipped, s.forkOf), color: 'blueBright' },
     dot,
     { text: `${s.steps.length - done} remaining` },
     dot,
@@ -84,7 +89,7 @@ const plain = (line: Line) => line.map((segment) => segment.text).join('');
 const widestElapsed = 999 * 60_000 + 59_000;
 
 /** What the rows under the steps are worked out from. */
-type BelowState = Pick<RunState, 'steps' | 'skipped' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message' | 'sessionId' | 'saved' | 'artifacts' | 'approval'>;
+type BelowState = Pick<RunState, 'steps' | 'skipped' | 'forkOf' | 'tokens' | 'pattern' | 'dollars' | 'saving' | 'retry' | 'phase' | 'message' | 'sessionId' | 'saved' | 'artifacts' | 'approval'>;
 
 /**
  * Rows under a live run's steps: a blank row, the totals, the spend (when priced), a retry's
@@ -107,7 +112,7 @@ export function rowsBelow(s: BelowState, columns: number): number {
 export function useRowsBelow(store: RunStore, columns: number): number {
   const below: BelowState = useStore(
     store,
-    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message, sessionId: s.sessionId, saved: s.saved, artifacts: s.artifacts, approval: s.approval })),
+    useShallow((s) => ({ steps: s.steps, skipped: s.skipped, forkOf: s.forkOf, tokens: s.tokens, pattern: s.pattern, dollars: s.dollars, saving: s.saving, retry: s.retry, phase: s.phase, message: s.message, sessionId: s.sessionId, saved: s.saved, artifacts: s.artifacts, approval: s.approval })),
   );
   // useShallow keeps the object while every field is the same: it is what changes.
   return useMemo(() => rowsBelow(below, columns), [below, columns]);

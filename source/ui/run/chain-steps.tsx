@@ -39,6 +39,7 @@ function staticItems(steps: readonly StepView[], skipped: number): StaticItem[] 
 export function ChainSteps({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
   const skipped = useStore(store, (s) => s.skipped);
+  const forkOf = useStore(store, (s) => s.forkOf);
   // <Static> prints each item once: wait for session_started so the header knows what it shows.
   const started = useStore(store, (s) => s.phase !== 'starting');
   const streaming = useStore(store, (s) => Object.keys(s.streams).length > 0);
@@ -59,7 +60,7 @@ export function ChainSteps({ store }: { store: RunStore }) {
             <Header key={item.key} store={store} />
           ) : item.kind === 'skipped' ? (
             <Text key={item.key} color="blueBright">
-              ↷ steps 1–{item.count} skipped (completed earlier)
+              ↷ steps 1–{item.count} {forkOf === null ? 'skipped (completed earlier)' : `reused from ${forkOf}`}
             </Text>
           ) : (
             <StepRow key={item.key} step={item.step} />

@@ -22,7 +22,8 @@ function LaneHeader({ lane }: { lane: Lane }) {
   const { counts } = lane;
   const status = counts.failed ? 'failed' : counts.running ? 'running' : counts.waiting ? 'waiting' : lane.finished ? 'done' : 'pending';
   const extra = [
-    counts.skipped ? `${counts.skipped} skipped` : '',
+    // A fork's steps taken from its source are reused, not skipped.
+    counts.skipped ? `${counts.skipped} ${lane.steps.some((step) => step.reused) ? 'reused' : 'skipped'}` : '',
     counts.running ? `${counts.running} running` : '',
     counts.waiting ? `${counts.waiting} waiting` : '',
   ].filter(Boolean);

@@ -16,12 +16,13 @@ import { TickProvider, useTick } from './run-tick.js';
 function Summary({ store }: { store: RunStore }) {
   const steps = useStore(store, (s) => s.steps);
   const skipped = useStore(store, (s) => s.skipped);
+  const forkOf = useStore(store, (s) => s.forkOf);
   const tokens = useStore(store, (s) => s.tokens);
   const pattern = useStore(store, (s) => s.pattern);
   const startedAt = useStore(store, (s) => s.startedAt);
   const finishedAt = useStore(store, (s) => s.finishedAt);
   const { now } = useTick();
-  return <LineText line={summaryLine({ steps, skipped, tokens, pattern }, (finishedAt ?? now) - startedAt)} wrap="wrap" />;
+  return <LineText line={summaryLine({ steps, skipped, forkOf, tokens, pattern }, (finishedAt ?? now) - startedAt)} wrap="wrap" />;
 }
 
 function Outcome({ store }: { store: RunStore }) {

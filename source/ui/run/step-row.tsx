@@ -25,7 +25,9 @@ export function StepRow({ step, name, nameWidth = 0, indent = 0, live = false, s
         ? formatDuration(step.durationMs ?? 0)
         : `${formatDuration(step.durationMs ?? 0)} · ${formatCount(step.tokens.input)} in / ${formatCount(step.tokens.output)} out`
       : step.status === 'skipped'
-        ? 'completed earlier'
+        ? step.reused
+          ? 'reused'
+          : 'completed earlier'
         : step.status === 'running' && step.retry
           ? `retry ${step.retry.n}/${step.retry.max}`
           : step.status === 'running' && step.attempt > 1

@@ -68,7 +68,7 @@ describe('Ctrl+Z', () => {
     terminal.resize(70, 20);
     terminal.run('fg');
     // FIXED: source/ui/screen-render.tsx: the browser kept the old width after fg, its rows wrapped past the terminal's height.
-    const narrow = await terminal.waitFor((s) => /WORKFLOW/.test(s) && /chain-resume-demo/.test(s) && /d delete · …/.test(s));
+    const narrow = await terminal.waitFor((s) => /WORKFLOW/.test(s) && /chain-resume-demo/.test(s) && /Tab filter ·…$/m.test(s));
     expect(narrow.split('\n').find((line) => line.includes('WORKFLOW'))).toMatch(/^ *ID +WORKFLOW/);
     // FIXED: source/ui/screen-render.tsx: the browser's full-screen frame is no inline one, which hides the cursor as it draws.
     expect(terminal.cursorVisible()).toBe(false);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateSessions } from '../../bench/generate-sessions.js';
 import { readIndexHead } from '../../source/store/index-head.js';
 import { appendIndexEntry, baseName, indexFiles, logName, readIndexLog } from '../../source/store/index-log.js';
@@ -130,6 +130,10 @@ describe('the index log', () => {
     const child = bundleForChild(compactor);
     for (let round = 0; round < 6; round++) {
       const proc = spawn(process.execPath, [child, home, changed], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // Ended even when the test times out waiting on it: the compactor loops until killed (one was left running for hours).
+      onTestFinished(() => {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      });
       let durable = 0;
       let out = '';
       proc.stdout.on('data', (chunk: Buffer) => {

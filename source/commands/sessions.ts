@@ -232,8 +232,11 @@ export async function sessionHistory(ctx: CommandContext, id: string, flags: { j
   const pattern = session.record.pattern_type;
   const events = fenceEvents(await session.events())
     .sort(compareEvents)
-    .map((event) => ('step' in event && typeof event.step === 'string' ? { ...event, step: stepName(pattern, event.step) } : event))
-    .map((event) => ('cost_usd' in event && typeof event.cost_usd === 'number' ? { ...event, cost_usd: roundDollars(event.cost_usd) } : event));
+    .map((event) => ({
+      ...event,
+      ...('step' in event && typeof event.step === 'string' ? { step: stepName(pattern, event.step) } : {}),
+      ...('cost_usd' in event && typeof event.cost_usd === 'number' ? { cost_usd: roundDollars(event.cost_usd) } : {}),
+    }));
   if (flags.json) {
     ctx.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return ExitCode.ok;

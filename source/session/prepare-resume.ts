@@ -77,18 +77,18 @@ function checkProvider(spec: WorkflowSpec, env: NodeJS.ProcessEnv, sessionId: st
  * resume would stop with the log changed (and a damaged conversation would be replayed to the model).
  */
 function requireSnapshots(session: StoredSession, blobs: SessionBlobs, progress: SessionProgress, changes: readonly FileChange[], pattern: Pattern): void {
-  const stepTitle = (id: string) => stepCalled(pattern.type, id);
+  const called = (id: string) => stepCalled(pattern.type, id);
   const needed: [hash: string, what: string][] = [];
   for (const write of Object.values(progress.pending_writes)) {
-    needed.push([write.after_blob, `the content ${stepTitle(write.step)} was writing to ${write.path}`]);
-    if (write.before_blob) needed.push([write.before_blob, `the content ${write.path} had before ${stepTitle(write.step)} wrote it`]);
+    needed.push([write.after_blob, `the content ${called(write.step)} was writing to ${write.path}`]);
+    if (write.before_blob) needed.push([write.before_blob, `the content ${write.path} had before ${called(write.step)} wrote it`]);
   }
   for (const [step, blob] of Object.entries(progress.conversations)) {
-    if (!progress.completed[step]) needed.push([blob, `the saved conversation of ${stepTitle(step)}`]);
+    if (!progress.completed[step]) needed.push([blob, `the saved conversation of ${called(step)}`]);
   }
   for (const [step, outcomes] of Object.entries(progress.tool_outcomes)) {
     // A tool's whole answer, replayed to the model when the unfinished step's round runs again.
-    for (const outcome of Object.values(outcomes)) if (outcome.kind === 'result' && outcome.output_blob) needed.push([outcome.output_blob, `a tool's answer in ${stepTitle(step)}`]);
+    for (const outcome of Object.values(outcomes)) if (outcome.kind === 'result' && outcome.output_blob) needed.push([outcome.output_blob, `a tool's answer in ${called(step)}`]);
   }
   for (const change of changes) if (change.seen.blob) needed.push([change.seen.blob, `the content of ${change.path} when the session last saw it`]);
   for (const [hash, what] of needed) {
